@@ -1,0 +1,39 @@
+// swift-tools-version:6.0
+//
+// Typeahead: a sharded search-and-suggestion cluster.
+//
+// Layering (each C library is imported by exactly one Swift module):
+//   CLMDB     -> Storage     (LMDB environments, transactions, cursors)
+//   CUTF8Proc -> Analysis    (normalisation and word splitting)
+//   CYAJL     -> Catalog     (JSON Lines catalog parsing and validation)
+//   Index     (catalog model, on-disk trie, postings, ranking, suggest/search, generations)
+//   CSQLite   -> Benchmarks  (the SQLite FTS5 peer used by `typeahead bench`)
+//   typeahead (the executable: argument parsing only)
+import PackageDescription
+
+let package = Package(
+    name: "Typeahead",
+    products: [
+        .executable(name: "typeahead", targets: ["typeahead"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
+        .systemLibrary(name: "CNghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        .systemLibrary(name: "CUTF8Proc", pkgConfig: "libutf8proc", providers: [.apt(["libutf8proc-dev"])]),
+        .systemLibrary(name: "CYAJL", pkgConfig: "yajl", providers: [.apt(["libyajl-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+
+        .target(name: "Storage", dependencies: ["CLMDB"]),
+        .target(name: "Analysis", dependencies: ["CUTF8Proc"]),
+        .target(name: "Catalog", dependencies: ["CYAJL", "Analysis"]),
+        .target(name: "Index", dependencies: ["Storage", "Analysis", "Catalog"]),
+        .target(name: "Benchmarks", dependencies: ["Index", "Catalog", "Analysis", "CSQLite"]),
+        .executableTarget(name: "typeahead", dependencies: ["Index", "Catalog", "Benchmarks"]),
+
+        .testTarget(name: "StorageTests", dependencies: ["Storage"]),
+        .testTarget(name: "AnalysisTests", dependencies: ["Analysis"]),
+        .testTarget(name: "CatalogTests", dependencies: ["Catalog"]),
+        .testTarget(name: "IndexTests", dependencies: ["Index", "Catalog", "Analysis", "Storage"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

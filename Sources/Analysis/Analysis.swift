@@ -1,0 +1,1 @@
+// The Analysis module. See the module's files for its parts.

@@ -1,0 +1,1 @@
+// The Benchmarks module. See the module's files for its parts.

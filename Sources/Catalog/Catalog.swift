@@ -1,0 +1,1 @@
+// The Catalog module. See the module's files for its parts.

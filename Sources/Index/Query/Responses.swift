@@ -1,0 +1,131 @@
+/// A half-open range of UTF-16 code units in a title: the unit Swift's `NSRange` and JavaScript
+/// strings use, so clients can apply it directly.
+public struct Highlight: Sendable, Hashable {
+    public var start: Int
+    public var end: Int
+    public init(start: Int, end: Int) {
+        self.start = start
+        self.end = end
+    }
+}
+
+/// One entry in a suggest or search response.
+public struct EntryHit: Sendable, Hashable {
+    public var id: String
+    public var title: String
+    public var categories: [String]
+    public var weight: UInt64
+    /// Sorted by key.
+    public var attributes: [Attribute]
+    /// The text the field takes when this suggestion is chosen: the entry's title.
+    public var completion: String
+    /// Ranges of the title that query words matched, sorted, non-overlapping.
+    public var highlights: [Highlight]
+    /// The key this hit was ranked by; shards return it so that a coordinator merges exactly.
+    public var rank: RankKey
+
+    public init(id: String, title: String, categories: [String], weight: UInt64, attributes: [Attribute],
+                completion: String, highlights: [Highlight], rank: RankKey) {
+        self.id = id
+        self.title = title
+        self.categories = categories
+        self.weight = weight
+        self.attributes = attributes
+        self.completion = completion
+        self.highlights = highlights
+        self.rank = rank
+    }
+}
+
+/// A key/value attribute returned with hits (an image name, a price).
+public struct Attribute: Sendable, Hashable, Comparable {
+    public var key: String
+    public var value: String
+    public init(key: String, value: String) {
+        self.key = key
+        self.value = value
+    }
+    public static func < (a: Attribute, b: Attribute) -> Bool { (a.key, a.value) < (b.key, b.value) }
+}
+
+/// A category whose name matches the partial word: choosing it turns the typing into a chip.
+public struct CategorySuggestion: Sendable, Hashable {
+    public var name: String
+    /// Entries that match the rest of the query (complete words and tokens) in this category.
+    public var count: Int
+    /// The token to add when chosen.
+    public var token: SearchToken
+    /// The field text with the partial word removed.
+    public var replacementText: String
+    /// Edits needed for the partial word to match the name (ranks first).
+    public var typos: Int
+
+    public init(name: String, count: Int, token: SearchToken, replacementText: String, typos: Int) {
+        self.name = name
+        self.count = count
+        self.token = token
+        self.replacementText = replacementText
+        self.typos = typos
+    }
+}
+
+/// A query completion: the typed complete words followed by the completed partial word.
+public struct QueryCompletion: Sendable, Hashable {
+    /// The field text with the partial word replaced by the completed word, as written in the
+    /// best entry that contains it.
+    public var text: String
+    /// The completed word, analysed (folded); distinct within a response.
+    public var term: String
+    /// Edits between the partial word and the nearest prefix of `term`.
+    public var typos: Int
+    /// The rank key of the best matching entry that contains `term`.
+    public var best: RankKey
+
+    public init(text: String, term: String, typos: Int, best: RankKey) {
+        self.text = text
+        self.term = term
+        self.typos = typos
+        self.best = best
+    }
+}
+
+/// The answer to a ``SuggestRequest``.
+public struct SuggestResponse: Sendable, Hashable {
+    public var entries: [EntryHit]
+    public var categories: [CategorySuggestion]
+    public var completions: [QueryCompletion]
+
+    public init(entries: [EntryHit] = [], categories: [CategorySuggestion] = [], completions: [QueryCompletion] = []) {
+        self.entries = entries
+        self.categories = categories
+        self.completions = completions
+    }
+}
+
+/// A category and how many matching entries carry it.
+public struct Facet: Sendable, Hashable {
+    public var name: String
+    public var count: Int
+    public init(name: String, count: Int) {
+        self.name = name
+        self.count = count
+    }
+}
+
+/// The answer to a ``SearchRequest``.
+public struct SearchResponse: Sendable, Hashable {
+    public var hits: [EntryHit]
+    /// Exact number of matching entries.
+    public var totalHits: Int
+    /// Every category of the matching entries, by count descending then name.
+    public var facets: [Facet]
+    /// Pass back as `pageToken` for the next page; nil on the last page.
+    public var nextPageToken: String?
+
+    public init(hits: [EntryHit] = [], totalHits: Int = 0, facets: [Facet] = [], nextPageToken: String? = nil) {
+        self.hits = hits
+        self.totalHits = totalHits
+        self.facets = facets
+        self.nextPageToken = nextPageToken
+    }
+}

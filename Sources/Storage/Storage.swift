@@ -1,0 +1,1 @@
+// The Storage module. See the module's files for its parts.

@@ -1,0 +1,2 @@
+import XCTest
+final class AnalysisTestsSmoke: XCTestCase { func testModuleLoads() { XCTAssertTrue(true) } }

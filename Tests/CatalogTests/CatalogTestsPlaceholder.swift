@@ -1,0 +1,2 @@
+import XCTest
+final class CatalogTestsSmoke: XCTestCase { func testModuleLoads() { XCTAssertTrue(true) } }

@@ -1,0 +1,2 @@
+import XCTest
+final class IndexTestsSmoke: XCTestCase { func testModuleLoads() { XCTAssertTrue(true) } }

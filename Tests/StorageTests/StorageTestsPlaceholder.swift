@@ -1,0 +1,2 @@
+import XCTest
+final class StorageTestsSmoke: XCTestCase { func testModuleLoads() { XCTAssertTrue(true) } }
