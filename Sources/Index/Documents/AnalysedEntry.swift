@@ -1,0 +1,53 @@
+import Analysis
+import Catalog
+
+/// A catalog entry together with its analysed words: the unit the builder and the updater index.
+///
+/// Word lists are deduplicated across fields in field order (title, aliases, description), so a
+/// word is listed once, in the best field it occurs in. That loses nothing: a query word's best
+/// (distance, field) pair for an exact duplicate is always the earlier field.
+struct AnalysedEntry: Sendable {
+    let entry: CatalogEntry
+    /// Analysed title words in title order (duplicates kept: they define `sortTitle`).
+    let titleWords: [String]
+    /// `titleWords` joined by single spaces: the suggest tiebreak and the startsWith test.
+    let sortTitle: String
+    /// Distinct analysed alias words that are not title words.
+    let aliasWords: [String]
+    /// Distinct analysed description words that are not title or alias words.
+    let descriptionWords: [String]
+    /// Categories without duplicates, in catalog order.
+    let categories: [String]
+
+    init(_ entry: CatalogEntry, analyzer: Analyzer) {
+        self.entry = entry
+        titleWords = analyzer.terms(in: entry.title)
+        sortTitle = titleWords.joined(separator: " ")
+        var seen = Set(titleWords)
+        var aliases: [String] = []
+        for alias in entry.aliases {
+            for term in analyzer.terms(in: alias) where seen.insert(term).inserted {
+                aliases.append(term)
+            }
+        }
+        aliasWords = aliases
+        var description: [String] = []
+        if let text = entry.description {
+            for term in analyzer.terms(in: text) where seen.insert(term).inserted {
+                description.append(term)
+            }
+        }
+        descriptionWords = description
+        var categorySet = Set<String>()
+        categories = entry.categories.filter { categorySet.insert($0).inserted }
+    }
+
+    /// Distinct words that suggest matches against (title and alias words).
+    var nameTerms: [String] {
+        var seen = Set<String>()
+        var terms: [String] = []
+        for word in titleWords where seen.insert(word).inserted { terms.append(word) }
+        terms.append(contentsOf: aliasWords)
+        return terms
+    }
+}

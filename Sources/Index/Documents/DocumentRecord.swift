@@ -1,0 +1,140 @@
+import Catalog
+import Storage
+
+/// The stored form of one entry: the value of the `docs` database, keyed by document number.
+///
+/// Layout (version 1), hot fields first so that verifying a candidate decodes only a prefix:
+/// ```
+/// u8      version = 1
+/// varint  weight
+/// string  id
+/// string  sortTitle              analysed title words joined by " "
+/// string  title
+/// string  aliasWords             distinct analysed alias words not in the title, joined by " "
+/// string  descriptionWords       distinct analysed description words not in title/aliases, " "-joined
+/// varint  n, n × string          categories
+/// varint  n, n × string          aliases, as written
+/// u8 present, [string]           description, as written
+/// varint  n, n × (string, string) attributes, sorted by key
+/// ```
+/// Words never contain a space (spaces separate words), so " "-joined lists are unambiguous.
+enum DocumentRecord {
+    static let version: UInt8 = 1
+
+    static func encode(_ doc: AnalysedEntry, into writer: inout ByteWriter) {
+        let entry = doc.entry
+        writer.byte(version)
+        writer.varint(entry.weight)
+        writer.string(entry.id)
+        writer.string(doc.sortTitle)
+        writer.string(entry.title)
+        writer.string(doc.aliasWords.joined(separator: " "))
+        writer.string(doc.descriptionWords.joined(separator: " "))
+        writer.varint(doc.categories.count)
+        for category in doc.categories { writer.string(category) }
+        writer.varint(entry.aliases.count)
+        for alias in entry.aliases { writer.string(alias) }
+        if let description = entry.description {
+            writer.byte(1)
+            writer.string(description)
+        } else {
+            writer.byte(0)
+        }
+        let attributes = entry.attributes.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        writer.varint(attributes.count)
+        for (key, value) in attributes {
+            writer.string(key)
+            writer.string(value)
+        }
+    }
+}
+
+/// A zero-copy view of a stored entry, valid inside the read transaction that fetched it.
+///
+/// Decoding the view reads only the offsets of the hot fields; strings are materialised only for
+/// the few hits a response returns.
+struct DocumentView {
+    let docnum: UInt32
+    let weight: UInt64
+    let id: Bytes
+    let sortTitle: Bytes
+    let title: Bytes
+    let aliasWords: Bytes
+    let descriptionWords: Bytes
+    /// Offset of the categories count within `record`.
+    private let categoriesOffset: Int
+    private let record: Bytes
+
+    init(docnum: UInt32, record: Bytes) throws(IndexError) {
+        var reader = ByteReader(record)
+        guard try reader.byte() == DocumentRecord.version else {
+            throw .corrupt("document \(docnum) has an unknown record version")
+        }
+        self.docnum = docnum
+        self.record = record
+        weight = try reader.varint()
+        id = try reader.slice()
+        sortTitle = try reader.slice()
+        title = try reader.slice()
+        aliasWords = try reader.slice()
+        descriptionWords = try reader.slice()
+        categoriesOffset = reader.offset
+    }
+
+    /// Calls `body` with each category's bytes until it returns false.
+    func forEachCategory(_ body: (Bytes) throws -> Bool) throws {
+        var reader = ByteReader(record, offset: categoriesOffset)
+        let count = try reader.int()
+        for _ in 0..<count {
+            if try !body(try reader.slice()) { return }
+        }
+    }
+
+    func hasCategory(_ name: [UInt8]) throws -> Bool {
+        var found = false
+        try forEachCategory { category in
+            if category.elementsEqual(name) { found = true }
+            return !found
+        }
+        return found
+    }
+
+    var categories: [String] {
+        get throws {
+            var result: [String] = []
+            try forEachCategory { result.append($0.string); return true }
+            return result
+        }
+    }
+
+    /// The whole entry, as it was indexed.
+    func materialize() throws(IndexError) -> CatalogEntry {
+        var reader = ByteReader(record, offset: categoriesOffset)
+        var categories: [String] = []
+        for _ in 0..<(try reader.int()) { categories.append(try reader.string()) }
+        var aliases: [String] = []
+        for _ in 0..<(try reader.int()) { aliases.append(try reader.string()) }
+        let description: String? = try reader.byte() == 1 ? try reader.string() : nil
+        var attributes: [String: String] = [:]
+        for _ in 0..<(try reader.int()) {
+            let key = try reader.string()
+            attributes[key] = try reader.string()
+        }
+        return CatalogEntry(id: id.string, title: title.string, categories: categories, weight: weight,
+                            aliases: aliases, description: description, attributes: attributes)
+    }
+
+    /// Attributes sorted by key (the stored order).
+    func attributes() throws(IndexError) -> [Attribute] {
+        var reader = ByteReader(record, offset: categoriesOffset)
+        for _ in 0..<(try reader.int()) { try reader.skipSlice() }
+        for _ in 0..<(try reader.int()) { try reader.skipSlice() }
+        if try reader.byte() == 1 { try reader.skipSlice() }
+        var result: [Attribute] = []
+        for _ in 0..<(try reader.int()) {
+            let key = try reader.string()
+            result.append(Attribute(key: key, value: try reader.string()))
+        }
+        return result
+    }
+}

@@ -1,0 +1,61 @@
+import Storage
+
+/// Reads the encodings of ``ByteWriter`` from a zero-copy LMDB value.
+///
+/// Malformed input (a varint running past the end or over 10 bytes, a length past the end) does not
+/// trap: it throws ``IndexError/corrupt(_:)``, because a damaged file must give an error, not a crash.
+/// Like the `Bytes` it reads, a reader is valid only inside the read transaction that produced it.
+struct ByteReader {
+    let bytes: Bytes
+    private(set) var offset: Int
+
+    init(_ bytes: Bytes, offset: Int = 0) {
+        self.bytes = bytes
+        self.offset = offset
+    }
+
+    var isAtEnd: Bool { offset >= bytes.count }
+
+    mutating func byte() throws(IndexError) -> UInt8 {
+        guard offset < bytes.count else { throw .corrupt("record ends early") }
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    mutating func varint() throws(IndexError) -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            guard offset < bytes.count, shift < 70 else { throw .corrupt("bad varint") }
+            let b = bytes[offset]
+            offset += 1
+            result |= UInt64(b & 0x7F) << shift
+            if b < 0x80 { return result }
+            shift += 7
+        }
+    }
+
+    mutating func int() throws(IndexError) -> Int {
+        let v = try varint()
+        guard v <= UInt64(Int32.max) else { throw .corrupt("count out of range") }
+        return Int(v)
+    }
+
+    /// A sub-view of the next `varint`-prefixed bytes (no copy).
+    mutating func slice() throws(IndexError) -> Bytes {
+        let count = try int()
+        guard count <= bytes.count - offset else { throw .corrupt("length past end of record") }
+        defer { offset += count }
+        return bytes[offset..<(offset + count)]
+    }
+
+    mutating func string() throws(IndexError) -> String {
+        try slice().string
+    }
+
+    mutating func skipSlice() throws(IndexError) {
+        let count = try int()
+        guard count <= bytes.count - offset else { throw .corrupt("length past end of record") }
+        offset += count
+    }
+}

@@ -1,0 +1,65 @@
+/// Appends the index's binary encodings to a byte buffer.
+///
+/// Encodings used throughout the index (documented once, here):
+/// - `varint`: unsigned LEB128, 7 bits per byte, least significant group first, at most 10 bytes.
+/// - `u32be`: four bytes, big-endian, so that LMDB's byte order of keys is numeric order.
+/// - `string`: a varint byte count followed by the UTF-8 bytes.
+struct ByteWriter {
+    private(set) var bytes: [UInt8]
+
+    init(capacity: Int = 64) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
+
+    mutating func byte(_ value: UInt8) { bytes.append(value) }
+
+    mutating func varint<T: BinaryInteger>(_ value: T) {
+        var v = UInt64(value)
+        while v >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            v >>= 7
+        }
+        bytes.append(UInt8(v))
+    }
+
+    mutating func u32be(_ value: UInt32) {
+        bytes.append(UInt8(truncatingIfNeeded: value >> 24))
+        bytes.append(UInt8(truncatingIfNeeded: value >> 16))
+        bytes.append(UInt8(truncatingIfNeeded: value >> 8))
+        bytes.append(UInt8(truncatingIfNeeded: value))
+    }
+
+    mutating func u64be(_ value: UInt64) {
+        for shift in stride(from: 56, through: 0, by: -8) {
+            bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+        }
+    }
+
+    mutating func string(_ value: String) {
+        var value = value
+        value.withUTF8 { utf8 in
+            varint(utf8.count)
+            bytes.append(contentsOf: utf8)
+        }
+    }
+
+    mutating func raw<C: Collection>(_ value: C) where C.Element == UInt8 {
+        bytes.append(contentsOf: value)
+    }
+
+    mutating func lengthPrefixed<C: Collection>(_ value: C) where C.Element == UInt8 {
+        varint(value.count)
+        bytes.append(contentsOf: value)
+    }
+}
+
+extension UInt32 {
+    /// The four big-endian bytes of the value: keys in this form sort numerically in LMDB.
+    var bigEndianBytes: [UInt8] {
+        [UInt8(truncatingIfNeeded: self >> 24), UInt8(truncatingIfNeeded: self >> 16),
+         UInt8(truncatingIfNeeded: self >> 8), UInt8(truncatingIfNeeded: self)]
+    }
+}

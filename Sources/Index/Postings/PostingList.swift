@@ -1,0 +1,64 @@
+import Storage
+
+/// The postings of one term in the base segment: which documents contain it.
+///
+/// Value of the `terms` database (key: the analysed term's UTF-8 bytes):
+/// ```
+/// varint  nameCount          documents with the term in the title or an alias
+/// varint  descriptionCount   documents with the term only in the description
+/// nameCount × varint         document numbers, ascending, delta-encoded (first one absolute)
+/// descriptionCount × varint  likewise
+/// ```
+/// Base document numbers are assigned in static rank order (weight descending, sortTitle, id), so
+/// ascending document numbers are best-first: a prefix of a posting list is its top entries.
+/// Size: about 1–3 bytes per posting.
+enum PostingList {
+    static func encode(name: [UInt32], description: [UInt32], into writer: inout ByteWriter) {
+        writer.varint(name.count)
+        writer.varint(description.count)
+        appendDeltas(name, into: &writer)
+        appendDeltas(description, into: &writer)
+    }
+
+    private static func appendDeltas(_ docs: [UInt32], into writer: inout ByteWriter) {
+        var previous: UInt32 = 0
+        for (i, doc) in docs.enumerated() {
+            writer.varint(i == 0 ? doc : doc - previous)
+            previous = doc
+        }
+    }
+}
+
+/// Decodes a ``PostingList`` value without copying it.
+struct PostingListView {
+    let nameCount: Int
+    let descriptionCount: Int
+    private let bytes: Bytes
+    private let start: Int
+
+    init(_ bytes: Bytes) throws(IndexError) {
+        var reader = ByteReader(bytes)
+        nameCount = try reader.int()
+        descriptionCount = try reader.int()
+        self.bytes = bytes
+        start = reader.offset
+    }
+
+    /// Calls `body` with every document of the name list, then (if `includeDescription`) of the
+    /// description list, each list in ascending order.
+    func forEach(includeDescription: Bool, _ body: (UInt32, _ inDescription: Bool) throws -> Void) throws {
+        var reader = ByteReader(bytes, offset: start)
+        var doc: UInt32 = 0
+        for i in 0..<nameCount {
+            let delta = try reader.varint()
+            doc = i == 0 ? UInt32(truncatingIfNeeded: delta) : doc &+ UInt32(truncatingIfNeeded: delta)
+            try body(doc, false)
+        }
+        guard includeDescription else { return }
+        for i in 0..<descriptionCount {
+            let delta = try reader.varint()
+            doc = i == 0 ? UInt32(truncatingIfNeeded: delta) : doc &+ UInt32(truncatingIfNeeded: delta)
+            try body(doc, true)
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+
+/// The opaque cursor of search pagination: the rank key of the last hit of a page, plus a
+/// fingerprint of the query it belongs to.
+///
+/// Pages are found by key ("everything after this key"), never by skipping, so a page costs the
+/// same wherever it is and results do not repeat or vanish when entries are added between pages.
+/// Encoding (base64url, no padding): `u8 version=1, u8 sort, u64be fingerprint, varint typos,
+/// varint field, u8 startsWith, varint weight, string id`.
+struct PageToken {
+    var sort: SearchRequest.Sort
+    var fingerprint: UInt64
+    var after: RankKey
+
+    func encoded() -> String {
+        var writer = ByteWriter()
+        writer.byte(1)
+        writer.byte(sort == .relevance ? 0 : 1)
+        writer.u64be(fingerprint)
+        writer.varint(after.typos)
+        writer.varint(after.field)
+        writer.byte(after.startsWith ? 1 : 0)
+        writer.varint(after.weight)
+        writer.string(after.id)
+        return Data(writer.bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    init(sort: SearchRequest.Sort, fingerprint: UInt64, after: RankKey) {
+        self.sort = sort
+        self.fingerprint = fingerprint
+        self.after = after
+    }
+
+    init(decoding text: String) throws(IndexError) {
+        let invalid = IndexError.invalidArgument("pageToken is not a token this service issued")
+        guard text.utf8.count <= 2048 else { throw invalid }
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.utf8.count % 4 != 0 { base64 += "=" }
+        guard let data = Data(base64Encoded: base64) else { throw invalid }
+        var bytes = Array(data)
+        var offset = 0
+        func byte() throws(IndexError) -> UInt8 {
+            guard offset < bytes.count else { throw invalid }
+            defer { offset += 1 }
+            return bytes[offset]
+        }
+        func varint() throws(IndexError) -> UInt64 {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while true {
+                let b = try byte()
+                guard shift < 64 else { throw invalid }
+                value |= UInt64(b & 0x7F) << shift
+                if b < 0x80 { return value }
+                shift += 7
+            }
+        }
+        guard try byte() == 1 else { throw invalid }
+        let sortByte = try byte()
+        guard sortByte <= 1 else { throw invalid }
+        sort = sortByte == 0 ? .relevance : .weight
+        var fingerprint: UInt64 = 0
+        for _ in 0..<8 { fingerprint = fingerprint << 8 | UInt64(try byte()) }
+        self.fingerprint = fingerprint
+        let typos = try varint(), field = try varint()
+        let startsWith = try byte()
+        let weight = try varint()
+        let idLength = try varint()
+        guard typos < 1000, field < 1000, startsWith <= 1, idLength <= UInt64(bytes.count - offset) else { throw invalid }
+        let idBytes = bytes[offset..<(offset + Int(idLength))]
+        guard let id = String(validating: idBytes, as: UTF8.self) else { throw invalid }
+        bytes = []
+        after = RankKey(typos: Int(typos), field: Int(field), startsWith: startsWith == 1, weight: weight, sortTitle: "", id: id)
+    }
+
+    /// FNV-1a over everything that defines a result order.
+    static func fingerprint(of query: PreparedQuery, sort: SearchRequest.Sort, typos: TypoMode) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
+            for b in bytes { hash = (hash ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+            hash = (hash ^ 0xFF) &* 0x0000_0100_0000_01B3
+        }
+        mix(sort.rawValue.utf8)
+        mix(typos.rawValue.utf8)
+        for word in query.complete { mix(word.bytes) }
+        mix(query.partial.map { [0x01] + $0.bytes } ?? [0x00])
+        for token in query.tokens.sorted() { mix(Schema.tokenTerm(token)) }
+        return hash
+    }
+}

@@ -1,0 +1,49 @@
+import Analysis
+
+/// A request turned into query words, validated.
+struct PreparedQuery {
+    let parsed: ParsedQuery
+    var complete: [QueryWord]
+    var partial: QueryWord?
+    /// Distinct tokens.
+    let tokens: [SearchToken]
+    /// Category names the tokens require, as bytes.
+    let tokenCategories: [[UInt8]]
+    /// The bytes a title must start with to rank as "starts with the typed text".
+    let startsWithPrefix: [UInt8]
+
+    /// Longest text accepted, in UTF-8 bytes: a search field never needs more.
+    static let maximumTextBytes = 4096
+    static let maximumTokens = 32
+
+    init(text: String, tokens: [SearchToken], typos: TypoMode, analyzer: Analyzer) throws(IndexError) {
+        guard text.utf8.count <= Self.maximumTextBytes else {
+            throw .invalidArgument("text is \(text.utf8.count) bytes; the limit is \(Self.maximumTextBytes)")
+        }
+        guard tokens.count <= Self.maximumTokens else {
+            throw .invalidArgument("\(tokens.count) tokens; the limit is \(Self.maximumTokens)")
+        }
+        parsed = analyzer.parseQuery(text)
+        complete = parsed.completeWords.map { QueryWord($0, isPartial: false, typos: typos) }
+        partial = parsed.partialWord.map { QueryWord($0, isPartial: true, typos: typos) }
+        var seen = Set<SearchToken>()
+        self.tokens = tokens.filter { seen.insert($0).inserted }
+        tokenCategories = self.tokens.filter { $0.kind == .category }.map { Array($0.value.utf8) }
+        var prefix = Array(parsed.completeWords.joined(separator: " ").utf8)
+        if let partial = parsed.partialWord {
+            if !prefix.isEmpty { prefix.append(0x20) }
+            prefix.append(contentsOf: partial.utf8)
+        }
+        startsWithPrefix = prefix
+    }
+
+    var hasWords: Bool { !complete.isEmpty || partial != nil }
+
+    /// Whether `sortTitle` starts with the typed words (see Semantics.md).
+    func startsWith(_ sortTitle: Bytes) -> Bool {
+        if !hasWords { return true }
+        guard sortTitle.count >= startsWithPrefix.count, sortTitle.hasPrefix(startsWithPrefix) else { return false }
+        if partial != nil { return true }
+        return sortTitle.count == startsWithPrefix.count || sortTitle[startsWithPrefix.count] == 0x20
+    }
+}

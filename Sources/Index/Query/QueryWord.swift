@@ -1,0 +1,78 @@
+import Analysis
+import Storage
+
+/// One analysed query word with its typo budget, ready to be matched against stored words.
+struct QueryWord {
+    let text: String
+    let bytes: [UInt8]
+    let scalars: [UInt32]
+    /// The word being typed: it matches a prefix of a stored word.
+    let isPartial: Bool
+    /// Edits allowed.
+    let budget: Int
+    private var automaton: EditAutomaton
+
+    init(_ text: String, isPartial: Bool, typos: TypoMode) {
+        self.text = text
+        bytes = Array(text.utf8)
+        scalars = text.unicodeScalars.map(\.value)
+        self.isPartial = isPartial
+        budget = typos == .off ? 0 : EditDistance.budget(forLength: scalars.count)
+        automaton = EditAutomaton(query: scalars, budget: budget, prefixMode: isPartial)
+    }
+
+    /// A fresh automaton for walking terms.
+    var termAutomaton: EditAutomaton { EditAutomaton(query: scalars, budget: budget, prefixMode: isPartial) }
+
+    /// The distance from this query word to a stored word (its nearest prefix when partial), or nil
+    /// when it exceeds the budget.
+    mutating func distance<C: Collection>(to word: C) -> Int? where C.Element == UInt8 {
+        if budget == 0 {
+            if isPartial { return word.starts(with: bytes) ? 0 : nil }
+            return word.elementsEqual(bytes) ? 0 : nil
+        }
+        if word.starts(with: bytes) && (isPartial || word.count == bytes.count) { return 0 }
+        if !isPartial {
+            // Length filter: each edit changes the length by at most one scalar, and a scalar is 1–4 bytes.
+            if word.count > (scalars.count + budget) * 4 || word.count < scalars.count - budget { return nil }
+        }
+        return automaton.distance(to: word)
+    }
+
+    /// The minimum distance to any word of a " "-joined word list, or nil.
+    mutating func bestDistance(in words: Bytes) -> Int? {
+        var best: Int?
+        var start = 0
+        let count = words.count
+        while start < count {
+            var end = start
+            while end < count, words[end] != 0x20 { end += 1 }
+            if end > start, let d = distance(to: words[start..<end]) {
+                if d == 0 { return 0 }
+                if best == nil || d < best! { best = d }
+            }
+            start = end + 1
+        }
+        return best
+    }
+}
+
+/// Splits a " "-joined word list (zero-copy).
+struct WordList: Sequence {
+    let bytes: Bytes
+    struct Iterator: IteratorProtocol {
+        let bytes: Bytes
+        var position = 0
+        mutating func next() -> Bytes? {
+            let count = bytes.count
+            while position < count {
+                var end = position
+                while end < count, bytes[end] != 0x20 { end += 1 }
+                defer { position = end + 1 }
+                if end > position { return bytes[position..<end] }
+            }
+            return nil
+        }
+    }
+    func makeIterator() -> Iterator { Iterator(bytes: bytes) }
+}

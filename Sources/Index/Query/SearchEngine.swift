@@ -1,0 +1,126 @@
+import Analysis
+import Storage
+
+/// Answers a ``SearchRequest`` (submit) against one generation, as Semantics.md defines it.
+///
+/// Search must count every match (`totalHits`, facets), so it always evaluates the whole match set:
+/// the query word or token with the fewest postings drives, and each candidate is verified from its
+/// stored words. The page is the best `pageSize` keys after the token's key, kept in a bounded list.
+struct SearchEngine {
+    let generation: Generation
+    let analyzer: Analyzer
+
+    func search(_ request: SearchRequest, in txn: borrowing ReadTransaction) throws -> SearchResponse {
+        guard (1...SearchRequest.maximumPageSize).contains(request.pageSize) else {
+            throw IndexError.invalidArgument("pageSize must be between 1 and \(SearchRequest.maximumPageSize), got \(request.pageSize)")
+        }
+        var query = try PreparedQuery(text: request.text, tokens: request.tokens, typos: request.typos, analyzer: analyzer)
+        let fingerprint = PageToken.fingerprint(of: query, sort: request.sort, typos: request.typos)
+        var after: RankKey?
+        if let text = request.pageToken, !text.isEmpty {
+            let token = try PageToken(decoding: text)
+            guard token.fingerprint == fingerprint, token.sort == request.sort else {
+                throw IndexError.invalidArgument("pageToken belongs to a different query; start again without it")
+            }
+            after = token.after
+        }
+        let hasDeletions = try generation.hasDeletions(in: txn)
+        let words = query.complete + (query.partial.map { [$0] } ?? [])
+
+        // The driver: the cheapest word or token.
+        var best: (cost: Int, terms: [[UInt8]])?
+        for word in words {
+            let terms = try generation.terms(matching: word, in: txn).map(\.term)
+            var cost = 0
+            for term in terms {
+                cost += try generation.postingCount(of: term, includeDescription: true, in: txn)
+                if let current = best, cost >= current.cost { break }
+            }
+            if best == nil || cost < best!.cost { best = (cost, terms) }
+        }
+        for token in query.tokens {
+            let term = Schema.tokenTerm(token)
+            let cost = try generation.postingCount(of: term, includeDescription: false, in: txn)
+            if best == nil || cost < best!.cost { best = (cost, [term]) }
+        }
+
+        var candidates: [UInt32] = []
+        if let driver = best {
+            for term in driver.terms {
+                try generation.appendPostings(of: term, includeDescription: true, to: &candidates, in: txn)
+            }
+            sortUnique(&candidates)
+        } else {
+            try txn.withCursor(generation.schema.docs) { cursor in
+                var entry = try cursor.first()
+                while let key = entry?.key {
+                    candidates.append(key.loadBigEndian(UInt32.self, at: 0))
+                    entry = try cursor.next()
+                }
+            }
+        }
+
+        var page = TopCandidates(limit: request.pageSize, dedupe: false)
+        var total = 0
+        var remaining = 0
+        var facets: [[UInt8]: Int] = [:]
+        for docnum in candidates {
+            if hasDeletions, try generation.isDeleted(docnum, in: txn) { continue }
+            guard let doc = try generation.document(docnum, in: txn) else { continue }
+            guard let key = try evaluate(doc, &query) else { continue }
+            total += 1
+            if request.facets {
+                try doc.forEachCategory { facets[Array($0), default: 0] += 1; return true }
+            }
+            let ranked = request.sort == .relevance ? key
+                : CandidateKey(typos: 0, field: 0, startsWith: true, weight: key.weight, sortTitle: nil, id: key.id)
+            if let after, !ranked.isAfter(after) { continue }
+            remaining += 1
+            page.insert(ranked, docnum: docnum, title: doc.title)
+        }
+
+        var response = SearchResponse(totalHits: total)
+        for item in page.items {
+            guard let doc = try generation.document(item.docnum, in: txn) else { continue }
+            response.hits.append(try HitBuilder.hit(doc, key: item.key, words: words, analyzer: analyzer))
+        }
+        if remaining > request.pageSize, let last = page.items.last {
+            response.nextPageToken = PageToken(sort: request.sort, fingerprint: fingerprint, after: last.key.rankKey()).encoded()
+        }
+        response.facets = facets.map { Facet(name: String(decoding: $0.key, as: UTF8.self), count: $0.value) }
+            .sorted { $0.count != $1.count ? $0.count > $1.count : $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        return response
+    }
+
+    /// The relevance key of a matching document, or nil if it does not match.
+    private func evaluate(_ doc: DocumentView, _ query: inout PreparedQuery) throws -> CandidateKey? {
+        for category in query.tokenCategories {
+            guard try doc.hasCategory(category) else { return nil }
+        }
+        var typos = 0, field = 0
+        for i in query.complete.indices {
+            guard let (d, f) = bestField(&query.complete[i], doc) else { return nil }
+            typos += d
+            field += f
+        }
+        if query.partial != nil {
+            guard let (d, f) = bestField(&query.partial!, doc) else { return nil }
+            typos += d
+            field += f
+        }
+        return CandidateKey(typos: typos, field: field, startsWith: query.startsWith(doc.sortTitle),
+                            weight: doc.weight, sortTitle: nil, id: doc.id)
+    }
+
+    /// The smallest (distance, field) of a query word over the title (0), alias (1) and description (2) words.
+    private func bestField(_ word: inout QueryWord, _ doc: DocumentView) -> (Int, Int)? {
+        var best: (Int, Int)?
+        for (field, list) in [doc.sortTitle, doc.aliasWords, doc.descriptionWords].enumerated() {
+            if let d = word.bestDistance(in: list), best == nil || d < best!.0 {
+                best = (d, field)
+                if d == 0 { break }
+            }
+        }
+        return best
+    }
+}

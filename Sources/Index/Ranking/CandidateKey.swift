@@ -1,0 +1,85 @@
+import Storage
+
+/// ``RankKey`` as it is compared while evaluating a query: the same order, but its strings are
+/// zero-copy views into the read transaction, so ranking a candidate allocates nothing.
+struct CandidateKey {
+    var typos: Int
+    var field: Int
+    var startsWith: Bool
+    var weight: UInt64
+    /// Nil for search (which has no title tiebreak).
+    var sortTitle: Bytes?
+    var id: Bytes
+
+    /// Same order as `RankKey.<`.
+    static func < (a: CandidateKey, b: CandidateKey) -> Bool {
+        if a.typos != b.typos { return a.typos < b.typos }
+        if a.field != b.field { return a.field < b.field }
+        if a.startsWith != b.startsWith { return a.startsWith }
+        if a.weight != b.weight { return a.weight > b.weight }
+        if let x = a.sortTitle, let y = b.sortTitle {
+            let order = x.compare(y)
+            if order != 0 { return order < 0 }
+        }
+        return a.id.compare(b.id) < 0
+    }
+
+    func rankKey() -> RankKey {
+        RankKey(typos: typos, field: field, startsWith: startsWith, weight: weight,
+                sortTitle: sortTitle?.string ?? "", id: id.string)
+    }
+
+    /// Compares with a materialised key (a page token's), in the same order.
+    func isAfter(_ key: RankKey) -> Bool {
+        if typos != key.typos { return typos > key.typos }
+        if field != key.field { return field > key.field }
+        if startsWith != key.startsWith { return !startsWith }
+        if weight != key.weight { return weight < key.weight }
+        if let title = sortTitle {
+            let order = title.compare(key.sortTitle)
+            if order != 0 { return order > 0 }
+        }
+        return id.compare(key.id) > 0
+    }
+}
+
+/// The best `limit` candidates by key, optionally keeping only the best of each distinct title.
+///
+/// A sorted array: inserting is O(limit) but a candidate worse than the current last is rejected
+/// after one comparison, which is the common case. Dedupe is exact: a title displaced off the end
+/// had `limit` better distinct titles ahead of it, so it could never return.
+struct TopCandidates {
+    struct Item {
+        var key: CandidateKey
+        var docnum: UInt32
+        var title: Bytes
+    }
+    let limit: Int
+    let dedupe: Bool
+    private(set) var items: [Item] = []
+
+    init(limit: Int, dedupe: Bool) {
+        self.limit = limit
+        self.dedupe = dedupe
+        items.reserveCapacity(limit + 1)
+    }
+
+    var isFull: Bool { items.count >= limit }
+    var worst: CandidateKey? { items.last?.key }
+
+    mutating func insert(_ key: CandidateKey, docnum: UInt32, title: Bytes) {
+        guard limit > 0 else { return }
+        if items.count >= limit, let last = items.last, !(key < last.key) { return }
+        if dedupe, let existing = items.firstIndex(where: { $0.title.compare(title) == 0 }) {
+            if !(key < items[existing].key) { return }
+            items.remove(at: existing)
+        }
+        var low = 0, high = items.count
+        while low < high {
+            let mid = (low + high) / 2
+            if items[mid].key < key { low = mid + 1 } else { high = mid }
+        }
+        items.insert(Item(key: key, docnum: docnum, title: title), at: low)
+        if items.count > limit { items.removeLast() }
+    }
+}

@@ -1,0 +1,114 @@
+import Storage
+
+/// Reads shared by suggest and search. Every method takes the read transaction it runs in; the
+/// views it returns are valid until that transaction ends.
+extension Generation {
+    func document(_ docnum: UInt32, in txn: borrowing ReadTransaction) throws -> DocumentView? {
+        guard let record = try txn.get(schema.docs, docnum) else { return nil }
+        return try DocumentView(docnum: docnum, record: record)
+    }
+
+    /// Whether any base document is deleted (decides whether candidates need the check).
+    func hasDeletions(in txn: borrowing ReadTransaction) throws -> Bool {
+        try txn.count(schema.deleted) > 0
+    }
+
+    func isDeleted(_ docnum: UInt32, in txn: borrowing ReadTransaction) throws -> Bool {
+        docnum < baseCount && (try txn.get(schema.deleted, docnum)) != nil
+    }
+
+    /// Appends the documents of one term, base and delta, to `docs` (not sorted, may repeat).
+    func appendPostings(of term: [UInt8], includeDescription: Bool, to docs: inout [UInt32],
+                        in txn: borrowing ReadTransaction) throws {
+        if let value = try txn.get(schema.terms, term) {
+            try PostingListView(value).forEach(includeDescription: includeDescription) { doc, _ in docs.append(doc) }
+        }
+        try txn.withCursor(schema.deltaTerms) { cursor in
+            var entry = try cursor.seek(term)
+            while let value = entry?.value {
+                if value.count == 5, includeDescription || value[4] == 0 {
+                    docs.append(value.loadBigEndian(UInt32.self, at: 0))
+                }
+                entry = try cursor.nextDuplicate()
+            }
+        }
+    }
+
+    /// How many postings a term has (base and delta), for choosing the cheapest driver.
+    func postingCount(of term: [UInt8], includeDescription: Bool, in txn: borrowing ReadTransaction) throws -> Int {
+        var count = 0
+        if let value = try txn.get(schema.terms, term) {
+            let list = try PostingListView(value)
+            count += list.nameCount + (includeDescription ? list.descriptionCount : 0)
+        }
+        count += try txn.withCursor(schema.deltaTerms) { cursor in
+            try cursor.seek(term) == nil ? 0 : try cursor.duplicateCount()
+        }
+        return count
+    }
+
+    /// The terms (base and delta) a query word matches, with their distances, in byte order.
+    func terms(matching word: QueryWord, in txn: borrowing ReadTransaction) throws -> [(term: [UInt8], distance: Int)] {
+        if word.budget == 0 && !word.isPartial { return [(word.bytes, 0)] }
+        var found: [[UInt8]: Int] = [:]
+        for database in [schema.terms, schema.deltaTerms] {
+            try txn.withCursor(database) { cursor in
+                if word.budget == 0 {
+                    for key in try TermWalk.keys(&cursor, withPrefix: word.bytes) { found[key] = 0 }
+                } else {
+                    var automaton = word.termAutomaton
+                    for (term, distance) in try TermWalk.matches(&cursor, automaton: &automaton) {
+                        found[term] = min(found[term] ?? distance, distance)
+                    }
+                }
+            }
+        }
+        return found.map { ($0.key, $0.value) }.sorted { $0.term.lexicographicallyPrecedes($1.term) }
+    }
+
+    /// The heavy trie node of a prefix, if the prefix is heavy.
+    func heavyNode(_ prefix: [UInt8], in txn: borrowing ReadTransaction) throws -> HeavyNode? {
+        guard let value = try txn.get(schema.trie, prefix) else { return nil }
+        return try HeavyNode(decoding: value)
+    }
+
+    /// Live entries per category (every category the generation has seen).
+    func categoryCount(_ name: [UInt8], in txn: borrowing ReadTransaction) throws -> Int {
+        guard let value = try txn.get(schema.categories, name), value.count == 8 else { return 0 }
+        return Int(value.loadBigEndian(UInt64.self, at: 0))
+    }
+
+    /// Categories whose name has a word the partial word matches, with the smallest distance.
+    func categories(matching word: QueryWord, in txn: borrowing ReadTransaction) throws -> [[UInt8]: Int] {
+        var matches: [[UInt8]: Int] = [:]
+        var words: [(term: [UInt8], distance: Int)] = []
+        try txn.withCursor(schema.categoryWords) { cursor in
+            if word.budget == 0 {
+                words = try TermWalk.keys(&cursor, withPrefix: word.bytes).map { ($0, 0) }
+            } else {
+                var automaton = word.termAutomaton
+                words = try TermWalk.matches(&cursor, automaton: &automaton)
+            }
+            for (term, distance) in words {
+                var entry = try cursor.seek(term)
+                while let name = entry?.value {
+                    let key = Array(name)
+                    matches[key] = min(matches[key] ?? distance, distance)
+                    entry = try cursor.nextDuplicate()
+                }
+            }
+        }
+        return matches
+    }
+}
+
+/// Sorts and removes repeats in place.
+func sortUnique(_ docs: inout [UInt32]) {
+    docs.sort()
+    var write = 0
+    for read in docs.indices where read == 0 || docs[read] != docs[read - 1] {
+        docs[write] = docs[read]
+        write += 1
+    }
+    docs.removeSubrange(write...)
+}

@@ -1,0 +1,66 @@
+import Storage
+
+/// The LMDB databases of one index generation (one LMDB environment per generation directory).
+///
+/// | database         | key                         | value                                    |
+/// |------------------|-----------------------------|------------------------------------------|
+/// | `meta`           | ASCII name                  | see ``MetaKey``                          |
+/// | `docs`           | u32be document number       | ``DocumentRecord``                       |
+/// | `ids`            | entry id, UTF-8             | u32be document number of its live version|
+/// | `terms`          | analysed term, UTF-8        | ``PostingList`` (base segment)           |
+/// | `trie`           | term prefix, UTF-8          | ``HeavyNode``                            |
+/// | `delta_terms`    | analysed term (dupsort)     | u32be document number + u8 field (0 name, 1 description) |
+/// | `deleted`        | u32be document number       | empty: base documents deleted or replaced|
+/// | `categories`     | category name, UTF-8        | u64be live entry count                   |
+/// | `category_words` | analysed word (dupsort)     | category name whose name has that word   |
+///
+/// The *base segment* is written once by a build, with document numbers 0..<baseCount in static rank
+/// order (weight descending, sortTitle, id), which makes every posting list and trie list best-first.
+/// Upserts add *delta* documents (numbers from baseCount on) indexed in `delta_terms`, and mark
+/// replaced base documents in `deleted`; queries read both and merge with the same comparator.
+/// Filters are pseudo-terms in `terms`/`delta_terms`: byte 0x01, the token kind, 0x00, the value.
+struct Schema {
+    let meta: Database
+    let docs: Database
+    let ids: Database
+    let terms: Database
+    let trie: Database
+    let deltaTerms: Database
+    let deleted: Database
+    let categories: Database
+    let categoryWords: Database
+
+    init(environment: Environment, create: Bool) throws {
+        meta = try environment.database(named: "meta", create: create)
+        docs = try environment.database(named: "docs", create: create)
+        ids = try environment.database(named: "ids", create: create)
+        terms = try environment.database(named: "terms", create: create)
+        trie = try environment.database(named: "trie", create: create)
+        deltaTerms = try environment.database(named: "delta_terms", flags: [.duplicateSort, .duplicateFixed], create: create)
+        deleted = try environment.database(named: "deleted", create: create)
+        categories = try environment.database(named: "categories", create: create)
+        categoryWords = try environment.database(named: "category_words", flags: [.duplicateSort], create: create)
+    }
+
+    /// The pseudo-term that lists the entries carrying a token.
+    static func tokenTerm(_ token: SearchToken) -> [UInt8] {
+        [0x01] + Array(token.kind.rawValue.utf8) + [0x00] + Array(token.value.utf8)
+    }
+}
+
+/// Keys of the `meta` database.
+enum MetaKey {
+    /// "typeahead-generation-1": the layout version of this file.
+    static let format = "format"
+    static let formatValue = "typeahead-generation-1"
+    /// u32be: documents in the base segment.
+    static let baseCount = "base_count"
+    /// u32be: the next document number an upsert assigns.
+    static let nextDocument = "next_document"
+    /// u64be: live entries.
+    static let liveCount = "live_count"
+    /// "1" once the build finished; a generation without it is partial and is removed.
+    static let complete = "complete"
+    /// Trie parameters as "listSize,heavyThreshold".
+    static let trieParameters = "trie_parameters"
+}

@@ -1,0 +1,81 @@
+import Storage
+
+/// A materialised node of the on-disk prefix trie: the best entries below one prefix.
+///
+/// The trie is *path-addressed*: a node is identified by its prefix (the UTF-8 bytes of an analysed
+/// word prefix, cut at a scalar boundary), and LMDB's B+tree over those keys is the child index —
+/// keys with a common prefix are adjacent, so a node's subtree is one contiguous key range, visited in
+/// preorder by a cursor. Only *heavy* nodes (more than ``TrieParameters/heavyThreshold`` postings
+/// below them) are stored in the `trie` database; a light prefix is answered by scanning its few
+/// terms in the `terms` database.
+///
+/// Value layout:
+/// ```
+/// u8      flags            bit 0: startsWith list truncated; bit 1: all list truncated
+/// varint  postings         name postings below the prefix (an upper bound of its documents)
+/// varint  n, n × varint    startsWith: the best documents whose first title word starts with the prefix
+/// varint  n, n × varint    all: the best documents with any name word starting with the prefix
+/// ```
+/// Document numbers ascend (best first) and are delta-encoded. Both lists keep at most
+/// ``TrieParameters/listSize`` documents. They compose exactly bottom-up: the best K below a node are
+/// among the best K of its children and of its own term, because every child's set is a subset of
+/// the node's.
+struct HeavyNode {
+    var startsWith: [UInt32]
+    var startsWithTruncated: Bool
+    var all: [UInt32]
+    var allTruncated: Bool
+    var postings: Int
+
+    func encode(into writer: inout ByteWriter) {
+        writer.byte((startsWithTruncated ? 1 : 0) | (allTruncated ? 2 : 0))
+        writer.varint(postings)
+        for list in [startsWith, all] {
+            writer.varint(list.count)
+            var previous: UInt32 = 0
+            for (i, doc) in list.enumerated() {
+                writer.varint(i == 0 ? doc : doc - previous)
+                previous = doc
+            }
+        }
+    }
+
+    init(startsWith: [UInt32], startsWithTruncated: Bool, all: [UInt32], allTruncated: Bool, postings: Int) {
+        self.postings = postings
+        self.startsWith = startsWith
+        self.startsWithTruncated = startsWithTruncated
+        self.all = all
+        self.allTruncated = allTruncated
+    }
+
+    init(decoding bytes: Bytes) throws(IndexError) {
+        var reader = ByteReader(bytes)
+        let flags = try reader.byte()
+        postings = try reader.int()
+        var lists: [[UInt32]] = []
+        for _ in 0..<2 {
+            let count = try reader.int()
+            var list: [UInt32] = []
+            list.reserveCapacity(count)
+            var doc: UInt32 = 0
+            for i in 0..<count {
+                let delta = UInt32(truncatingIfNeeded: try reader.varint())
+                doc = i == 0 ? delta : doc &+ delta
+                list.append(doc)
+            }
+            lists.append(list)
+        }
+        startsWith = lists[0]
+        all = lists[1]
+        startsWithTruncated = flags & 1 != 0
+        allTruncated = flags & 2 != 0
+    }
+}
+
+/// How the trie is materialised; recorded in the generation's metadata.
+struct TrieParameters: Sendable, Hashable {
+    /// Documents kept per list in a heavy node.
+    var listSize: Int = 32
+    /// A prefix whose terms have more postings than this is stored as a heavy node.
+    var heavyThreshold: Int = 32
+}

@@ -1,0 +1,62 @@
+import Storage
+
+/// Enumerates the terms of a sorted term database that an ``EditAutomaton`` accepts.
+///
+/// A depth-first walk of the path-addressed trie: the cursor visits keys in byte order (preorder of
+/// the trie), rows of the automaton are shared along common prefixes, and when a row shows that no
+/// extension can match, the cursor jumps past the whole subtree by seeking to `prefix + 0xFF` (UTF-8
+/// never contains 0xFF, so every key with that prefix sorts before it). Cost: proportional to the trie
+/// nodes within the budget's reach, not to the dictionary size.
+enum TermWalk {
+    /// Keys below this byte are reserved for pseudo-terms (filters) and are never words.
+    static let firstWordByte: UInt8 = 0x02
+
+    static func matches(_ cursor: inout Cursor, automaton: inout EditAutomaton) throws -> [(term: [UInt8], distance: Int)] {
+        var found: [(term: [UInt8], distance: Int)] = []
+        var path: [UInt8] = []
+        var boundaries: [Int] = [0]
+        automaton.truncate(to: 0)
+        var entry = try cursor.seek(atLeast: [firstWordByte])
+        while let key = entry?.key {
+            var lcp = 0
+            let n = min(key.count, path.count)
+            while lcp < n, key[lcp] == path[lcp] { lcp += 1 }
+            var depth = automaton.depth
+            while boundaries[depth] > lcp { depth -= 1 }
+            automaton.truncate(to: depth)
+            path.removeSubrange(boundaries[depth]...)
+            boundaries.removeSubrange((depth + 1)...)
+
+            var position = boundaries[depth]
+            var alive = true
+            while position < key.count {
+                let length = min(UTF8Scalars.sequenceLength(key[position]), key.count - position)
+                let bytes = key[position..<(position + length)]
+                var scalar: UInt32 = 0
+                UTF8Scalars.forEach(bytes) { scalar = $0 }
+                path.append(contentsOf: bytes)
+                position += length
+                boundaries.append(position)
+                if !automaton.push(scalar) { alive = false; break }
+            }
+            if !alive {
+                entry = try cursor.seek(atLeast: path + [0xFF])
+                continue
+            }
+            if let distance = automaton.distance { found.append((Array(key), distance)) }
+            entry = try cursor.nextKey()
+        }
+        return found
+    }
+
+    /// Every key that starts with `prefix` (distance 0), in order.
+    static func keys(_ cursor: inout Cursor, withPrefix prefix: [UInt8]) throws -> [[UInt8]] {
+        var keys: [[UInt8]] = []
+        var entry = try cursor.seek(atLeast: prefix)
+        while let key = entry?.key, key.hasPrefix(prefix) {
+            keys.append(Array(key))
+            entry = try cursor.nextKey()
+        }
+        return keys
+    }
+}

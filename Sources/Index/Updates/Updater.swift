@@ -1,0 +1,133 @@
+import Analysis
+import Catalog
+import Storage
+
+/// What an upsert or delete batch changed.
+public struct UpdateSummary: Sendable, Hashable {
+    /// Entries that did not exist before.
+    public var inserted = 0
+    /// Entries that replaced an existing entry with the same id.
+    public var replaced = 0
+    /// Entries removed.
+    public var deleted = 0
+    /// Ids asked to be deleted that did not exist.
+    public var missing = 0
+    public init() {}
+}
+
+/// Applies incremental changes to a generation, one atomic write transaction per batch.
+///
+/// New versions go to the delta segment (`delta_terms`, document numbers from `next_document` on);
+/// a replaced or deleted base document is marked in `deleted`, a replaced delta document is removed
+/// outright. Category counts and category words are kept in step, so every cached figure the query
+/// path reads is exact after the call returns. Within a batch, a later entry with the same id wins.
+struct Updater {
+    let generation: Generation
+    let analyzer: Analyzer
+
+    func upsert(_ entries: [CatalogEntry]) throws -> UpdateSummary {
+        let analysed = entries.map { AnalysedEntry($0, analyzer: analyzer) }
+        let schema = generation.schema
+        return try generation.environment.write { txn in
+            var summary = UpdateSummary()
+            var next = try Self.readU32(txn.get(schema.meta, MetaKey.nextDocument))
+            var live = try Self.readU64(txn.get(schema.meta, MetaKey.liveCount))
+            var writer = ByteWriter(capacity: 1024)
+            for doc in analysed {
+                if let existing = try txn.get(schema.ids, doc.entry.id) {
+                    try remove(existing.loadBigEndian(UInt32.self, at: 0), txn)
+                    live -= 1
+                    summary.replaced += 1
+                } else {
+                    summary.inserted += 1
+                }
+                guard next < UInt32.max else { throw IndexError(.failedPrecondition, "document numbers exhausted; rebuild the shard") }
+                let number = next
+                next += 1
+                writer.removeAll()
+                DocumentRecord.encode(doc, into: &writer)
+                try txn.put(schema.docs, number, writer.bytes)
+                try txn.put(schema.ids, doc.entry.id, number)
+                for term in doc.nameTerms { try txn.put(schema.deltaTerms, term, Self.posting(number, field: 0)) }
+                for term in doc.descriptionWords { try txn.put(schema.deltaTerms, term, Self.posting(number, field: 1)) }
+                for category in doc.categories {
+                    try txn.put(schema.deltaTerms, Schema.tokenTerm(.category(category)), Self.posting(number, field: 0))
+                    let count = try Self.readU64(txn.get(schema.categories, category), default: 0)
+                    try txn.put(schema.categories, category, count + 1)
+                    if count == 0 {
+                        for word in Set(analyzer.terms(in: category)) { try txn.put(schema.categoryWords, word, category) }
+                    }
+                }
+                live += 1
+            }
+            try txn.put(schema.meta, MetaKey.nextDocument, next)
+            try txn.put(schema.meta, MetaKey.liveCount, live)
+            return summary
+        }
+    }
+
+    func delete(ids: [String]) throws -> UpdateSummary {
+        let schema = generation.schema
+        return try generation.environment.write { txn in
+            var summary = UpdateSummary()
+            var live = try Self.readU64(txn.get(schema.meta, MetaKey.liveCount))
+            for id in ids {
+                guard let existing = try txn.get(schema.ids, id) else {
+                    summary.missing += 1
+                    continue
+                }
+                try remove(existing.loadBigEndian(UInt32.self, at: 0), txn)
+                try txn.delete(schema.ids, id)
+                live -= 1
+                summary.deleted += 1
+            }
+            try txn.put(schema.meta, MetaKey.liveCount, live)
+            return summary
+        }
+    }
+
+    /// Removes one live document from the query path (its id mapping is the caller's business).
+    private func remove(_ docnum: UInt32, _ txn: borrowing WriteTransaction) throws {
+        let schema = generation.schema
+        guard let record = try txn.get(schema.docs, docnum) else {
+            throw IndexError.corrupt("id maps to missing document \(docnum)")
+        }
+        // Copy what is needed: values read in a write transaction die at the next write.
+        let view = try DocumentView(docnum: docnum, record: record)
+        let categories = try view.categories
+        let nameTerms = Array(Set(WordList(bytes: view.sortTitle).map { Array($0) })) + WordList(bytes: view.aliasWords).map { Array($0) }
+        let descriptionTerms = WordList(bytes: view.descriptionWords).map { Array($0) }
+
+        for category in categories {
+            let count = try Self.readU64(txn.get(schema.categories, category), default: 0)
+            try txn.put(schema.categories, category, count > 0 ? count - 1 : 0)
+        }
+        if docnum < generation.baseCount {
+            try txn.put(schema.deleted, docnum, [UInt8]())
+            return
+        }
+        for term in nameTerms { try txn.delete(schema.deltaTerms, term, value: Self.posting(docnum, field: 0)) }
+        for term in descriptionTerms { try txn.delete(schema.deltaTerms, term, value: Self.posting(docnum, field: 1)) }
+        for category in categories {
+            try txn.delete(schema.deltaTerms, Schema.tokenTerm(.category(category)), value: Self.posting(docnum, field: 0))
+        }
+        try txn.delete(schema.docs, docnum)
+    }
+
+    static func posting(_ docnum: UInt32, field: UInt8) -> [UInt8] {
+        docnum.bigEndianBytes + [field]
+    }
+
+    static func readU32(_ bytes: Bytes?) throws -> UInt32 {
+        guard let bytes, bytes.count == 4 else { throw IndexError.corrupt("bad counter in meta") }
+        return bytes.loadBigEndian(UInt32.self, at: 0)
+    }
+
+    static func readU64(_ bytes: Bytes?, default value: UInt64? = nil) throws -> UInt64 {
+        guard let bytes, bytes.count == 8 else {
+            if let value { return value }
+            throw IndexError.corrupt("bad counter in meta")
+        }
+        return bytes.loadBigEndian(UInt64.self, at: 0)
+    }
+}
