@@ -1,2 +1,0 @@
-import XCTest
-final class AnalysisTestsSmoke: XCTestCase { func testModuleLoads() { XCTAssertTrue(true) } }
