@@ -7,6 +7,7 @@
 //   CUTF8Proc -> Analysis    (normalisation and word splitting)
 //   CYAJL     -> Catalog     (JSON Lines catalog parsing and validation)
 //   Index     (catalog model, on-disk trie, postings, ranking, suggest/search, generations)
+//   Wire      (the API's messages: JSON mapping now, protobuf and gRPC framing next)
 //   CSQLite   -> Benchmarks  (the SQLite FTS5 peer used by `typeahead bench`)
 //   typeahead (the executable: argument parsing only)
 import PackageDescription
@@ -27,13 +28,15 @@ let package = Package(
         .target(name: "Analysis", dependencies: ["CUTF8Proc"]),
         .target(name: "Catalog", dependencies: ["CYAJL", "Analysis"]),
         .target(name: "Index", dependencies: ["Storage", "Analysis", "Catalog"]),
+        .target(name: "Wire", dependencies: ["Index"]),
         .target(name: "Benchmarks", dependencies: ["Index", "Catalog", "Analysis", "CSQLite"]),
-        .executableTarget(name: "typeahead", dependencies: ["Index", "Catalog", "Benchmarks"]),
+        .executableTarget(name: "typeahead", dependencies: ["Index", "Catalog", "Wire", "Benchmarks"]),
 
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "AnalysisTests", dependencies: ["Analysis"]),
         .testTarget(name: "CatalogTests", dependencies: ["Catalog"]),
         .testTarget(name: "IndexTests", dependencies: ["Index", "Catalog", "Analysis", "Storage"]),
+        .testTarget(name: "CLITests", dependencies: ["Wire", "Index"]),
     ],
     swiftLanguageModes: [.v6]
 )
