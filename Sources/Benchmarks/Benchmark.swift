@@ -25,7 +25,7 @@ public struct Benchmark {
     public var sessions = 2000
     public var compareWithSQLite = true
     public var workDirectory: String
-    public var output: (String) -> Void = { print($0); fflush(stdout) }
+    public var output: (String) -> Void = { print($0) }
 
     public init(datasets: [Dataset], workDirectory: String) {
         self.datasets = datasets
@@ -43,7 +43,9 @@ public struct Benchmark {
         var catalogPath = dataset.path ?? ""
         if dataset.path == nil {
             catalogPath = directory + "/catalog.jsonl"
-            FileManager.default.createFile(atPath: catalogPath, contents: nil)
+            guard FileManager.default.createFile(atPath: catalogPath, contents: nil) else {
+                throw PeerError("cannot create \(catalogPath)")
+            }
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: catalogPath))
             var buffer = ""
             for entry in SyntheticCatalog(seed: 42, count: dataset.synthetic) {

@@ -65,8 +65,8 @@ public struct KeystrokeWorkload: Sendable {
     private static func typoPosition(in characters: [Character], random: inout SplitMix64) -> Int? {
         var candidates: [Int] = []
         var runStart = 0
-        for (i, c) in characters.enumerated() + [(characters.count, " ")] {
-            if !c.isLetter {
+        for i in 0...characters.count {
+            if i == characters.count || !characters[i].isLetter {
                 if i - runStart >= 4 { candidates.append(contentsOf: (runStart + 2)..<i) }
                 runStart = i + 1
             }

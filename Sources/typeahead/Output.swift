@@ -1,11 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import Foundation
 
 func printError(_ message: String) {
     var line = message
     if !line.hasSuffix("\n") { line += "\n" }
-    fputs(line, stderr)
+    FileHandle.standardError.write(Data(line.utf8))
 }
 
 /// Pads or cuts to a display width (counting characters, which is close enough for a table).

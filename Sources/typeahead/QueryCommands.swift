@@ -55,20 +55,19 @@ enum SuggestCommand {
         if args.flag("--interactive") {
             while let line = readLine(strippingNewline: true) {
                 request.text = line
-                try show(try shard.suggest(request), request: request, json: args.flag("--json"))
-                fflush(stdout)
+                // Written straight to the descriptor so a pipe sees each answer as it comes.
+                FileHandle.standardOutput.write(Data(render(try shard.suggest(request), request: request, json: args.flag("--json")).utf8))
             }
             return 0
         }
-        try show(try shard.suggest(request), request: request, json: args.flag("--json"))
+        print(render(try shard.suggest(request), request: request, json: args.flag("--json")), terminator: "")
         return 0
     }
 
-    static func show(_ response: SuggestResponse, request: SuggestRequest, json: Bool) throws {
-        if json {
-            print(ResponseJSON.suggest(response).serialized())
-            return
-        }
+    static func render(_ response: SuggestResponse, request: SuggestRequest, json: Bool) -> String {
+        if json { return ResponseJSON.suggest(response).serialized() + "\n" }
+        var out = ""
+        func print(_ line: String) { out += line + "\n" }
         print("\"\(request.text)\"")
         if response.entries.isEmpty && response.completions.isEmpty && response.categories.isEmpty {
             print("  (no suggestions)")
@@ -89,6 +88,7 @@ enum SuggestCommand {
                 print("    \(column(String(i + 1) + ".", 4))\(column(highlighted(hit), 44)) \(column(hit.categories.joined(separator: ", "), 18)) weight \(hit.weight)")
             }
         }
+        return out
     }
 
     /// The title with matched words in [brackets].

@@ -69,7 +69,7 @@ struct WordList: Sequence {
                 var end = position
                 while end < count, bytes[end] != 0x20 { end += 1 }
                 defer { position = end + 1 }
-                if end > position { return bytes[position..<end] }
+                if end > position { return bytes[range: position..<end] }
             }
             return nil
         }

@@ -272,7 +272,8 @@ struct SuggestEngine {
                     entry = try cursor.seek(atLeast: base)
                     continue
                 }
-                if !hasDeletions || !(try generation.isDeleted(docnum, in: txn)) {
+                let deleted = hasDeletions ? try generation.isDeleted(docnum, in: txn) : false
+                if !deleted {
                     try consider(try DocumentView(docnum: docnum, record: value), &query, &acc)
                 }
                 entry = try cursor.next()

@@ -14,7 +14,8 @@ extension Generation {
     }
 
     func isDeleted(_ docnum: UInt32, in txn: borrowing ReadTransaction) throws -> Bool {
-        docnum < baseCount && (try txn.get(schema.deleted, docnum)) != nil
+        guard docnum < baseCount else { return false }
+        return try txn.get(schema.deleted, docnum) != nil
     }
 
     /// Appends the documents of one term, base and delta, to `docs` (not sorted, may repeat).
