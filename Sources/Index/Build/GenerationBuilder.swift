@@ -93,7 +93,7 @@ struct GenerationBuilder {
             nodes.sort { $0.0.lexicographicallyPrecedes($1.0) }
             for (prefix, node) in nodes {
                 writer.removeAll()
-                node.encode(into: &writer)
+                node.encode(into: &writer, prefixLength: prefix.count)
                 try txn.put(schema.trie, prefix, writer.bytes, flags: .append)
             }
             statistics.heavyNodes = nodes.count

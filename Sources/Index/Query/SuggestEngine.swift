@@ -49,7 +49,10 @@ struct SuggestEngine {
         var categoryCounts: [[UInt8]: Int]?
 
         mutating func noteCompletion(_ term: Bytes, distance: Int, key: CandidateKey, docnum: UInt32) {
-            let word = Array(term)
+            noteCompletion(Array(term), distance: distance, key: key, docnum: docnum)
+        }
+
+        mutating func noteCompletion(_ word: [UInt8], distance: Int, key: CandidateKey, docnum: UInt32) {
             if let existing = completions[word] {
                 if existing.distance < distance || (existing.distance == distance && !(key < existing.key)) { return }
             }
@@ -81,14 +84,20 @@ struct SuggestEngine {
                                weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
         acc.entries.insert(key, docnum: doc.docnum, title: doc.title)
         if acc.wantsCompletions, query.partial != nil {
+            let completionKey = Self.completionKey(doc, typos: typos)
             for list in [doc.sortTitle, doc.aliasWords] {
                 for word in WordList(bytes: list) {
                     if let d = query.partial!.distance(to: word) {
-                        acc.noteCompletion(word, distance: d, key: key, docnum: doc.docnum)
+                        acc.noteCompletion(word, distance: d, key: completionKey, docnum: doc.docnum)
                     }
                 }
             }
         }
+    }
+
+    /// A completion's order is its best entry's rank key without startsWith (Semantics.md).
+    static func completionKey(_ doc: DocumentView, typos: Int) -> CandidateKey {
+        CandidateKey(typos: typos, field: 0, startsWith: true, weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
     }
 
     private func bestNameDistance(_ word: inout QueryWord, _ doc: DocumentView) -> Int? {
@@ -116,52 +125,85 @@ struct SuggestEngine {
         guard query.complete.isEmpty, query.tokens.isEmpty, let partial = query.partial,
               let node = try generation.heavyNode(partial.bytes, in: txn) else { return nil }
         var acc = newAccumulator(query, request, countCategories: false)
+        let typosPossible = partial.budget > 0
 
-        // Delta documents: all of them that match, evaluated directly.
-        var candidates: [UInt32] = []
+        // Delta documents: every one that matches, verified like any candidate.
+        var deltaDocs: [UInt32] = []
         for (term, _) in try deltaTerms(matching: partial, in: txn) {
-            try appendDeltaPostings(of: term, to: &candidates, in: txn)
+            try appendDeltaPostings(of: term, to: &deltaDocs, in: txn)
         }
-        // Base documents the node lists.
-        candidates.append(contentsOf: node.startsWith)
-        candidates.append(contentsOf: node.all)
-        sortUnique(&candidates)
-        for docnum in candidates {
-            if hasDeletions, try generation.isDeleted(docnum, in: txn) { continue }
+        sortUnique(&deltaDocs)
+        for docnum in deltaDocs {
             guard let doc = try generation.document(docnum, in: txn) else { continue }
             try consider(doc, &query, &acc)
         }
 
-        // Everything the lists leave out ranks after `boundary`: unlisted startsWith documents come
-        // after the last listed one, unlisted others after the last of the `all` list, and base
-        // documents that match only with typos after every typo-free match.
-        var bounds: [CandidateKey] = []
+        // Base entries, in rank order: the startsWith list, then (only if that list is complete,
+        // since otherwise unlisted startsWith documents outrank every other one) the rest of `all`.
+        // Listed documents contain a word starting with the partial word: no typos, no verification.
+        func baseKey(_ doc: DocumentView, startsWith: Bool) -> CandidateKey {
+            CandidateKey(typos: 0, field: 0, startsWith: startsWith, weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
+        }
+        for docnum in node.startsWith {
+            if hasDeletions, try generation.isDeleted(docnum, in: txn) { continue }
+            guard let doc = try generation.document(docnum, in: txn) else { continue }
+            let key = baseKey(doc, startsWith: true)
+            if acc.entries.isFull, let worst = acc.entries.worst, !(key < worst) { break }
+            acc.entries.insert(key, docnum: docnum, title: doc.title)
+        }
+        if !node.startsWithTruncated {
+            let listed = Set(node.startsWith)
+            for docnum in node.all where !listed.contains(docnum) {
+                if hasDeletions, try generation.isDeleted(docnum, in: txn) { continue }
+                guard let doc = try generation.document(docnum, in: txn) else { continue }
+                let key = baseKey(doc, startsWith: false)
+                if acc.entries.isFull, let worst = acc.entries.worst, !(key < worst) { break }
+                acc.entries.insert(key, docnum: docnum, title: doc.title)
+            }
+        }
+
+        // Everything the lists leave out ranks after a bound: unlisted startsWith documents after the
+        // last listed one, other unlisted documents after the last of `all`, and base documents that
+        // match only with typos after every typo-free match. The answer is exact when every entry
+        // returned ranks within the bounds and, if anything is left out, the entries are full.
+        var bound: CandidateKey?
         if node.startsWithTruncated, let last = node.startsWith.last, let doc = try generation.document(last, in: txn) {
-            bounds.append(CandidateKey(typos: 0, field: 0, startsWith: true, weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id))
+            bound = baseKey(doc, startsWith: true)
+        } else if node.allTruncated, let last = node.all.last, let doc = try generation.document(last, in: txn) {
+            bound = baseKey(doc, startsWith: false)
         }
-        if node.allTruncated, let last = node.all.last, let doc = try generation.document(last, in: txn) {
-            bounds.append(CandidateKey(typos: 0, field: 0, startsWith: false, weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id))
-        }
-        let typosPossible = partial.budget > 0
-        let hidden = !bounds.isEmpty || typosPossible
-        func isSafe(_ key: CandidateKey) -> Bool {
+        func isSafe(_ key: CandidateKey, bound: CandidateKey?) -> Bool {
             if typosPossible && key.typos > 0 { return false }
-            return bounds.allSatisfy { !($0 < key) }
+            if let bound, bound < key { return false }
+            return true
         }
-        // Entries: all must be safe, and there must be enough of them if anything is hidden.
-        if hidden {
-            guard acc.entries.items.allSatisfy({ isSafe($0.key) }) else { return nil }
+        let entriesHidden = node.startsWithTruncated || node.allTruncated || typosPossible
+        if entriesHidden {
+            guard acc.entries.items.allSatisfy({ isSafe($0.key, bound: bound) }) else { return nil }
             guard acc.entries.isFull || acc.entries.limit == 0 else { return nil }
         }
-        // Completions: the first `limit` must be typo-free and safe (a hidden word could only rank
-        // before a visible one if it needed fewer typos).
-        if acc.wantsCompletions && hidden {
+
+        // Completions: the node lists the best terms below the prefix by their most popular
+        // document. The first `limit` of them, merged with the delta's, decide the answer.
+        guard acc.wantsCompletions else { return acc }
+        let wanted = request.limits.completions
+        var completionBound: CandidateKey?
+        for (index, listed) in node.completions.prefix(wanted).enumerated() {
+            if hasDeletions, try generation.isDeleted(listed.best, in: txn) { return nil }
+            guard let doc = try generation.document(listed.best, in: txn) else { return nil }
+            let key = Self.completionKey(doc, typos: 0)
+            acc.noteCompletion(listed.term, distance: 0, key: key, docnum: listed.best)
+            if index == min(wanted, node.completions.count) - 1 { completionBound = key }
+        }
+        let completionsHidden = node.completionsTruncated || typosPossible
+        if completionsHidden {
             let ranked = acc.completions.values.sorted { a, b in
                 a.distance != b.distance ? a.distance < b.distance : a.key < b.key
             }
-            guard ranked.count >= request.limits.completions else { return nil }
-            for item in ranked.prefix(request.limits.completions) {
-                guard item.distance == 0, isSafe(item.key) else { return nil }
+            guard ranked.count >= wanted else { return nil }
+            for item in ranked.prefix(wanted) {
+                guard item.distance == 0 else { return nil }
+                if node.completionsTruncated, let completionBound, completionBound < item.key { return nil }
             }
         }
         return acc

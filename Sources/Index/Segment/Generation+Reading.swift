@@ -70,7 +70,7 @@ extension Generation {
     /// The heavy trie node of a prefix, if the prefix is heavy.
     func heavyNode(_ prefix: [UInt8], in txn: borrowing ReadTransaction) throws -> HeavyNode? {
         guard let value = try txn.get(schema.trie, prefix) else { return nil }
-        return try HeavyNode(decoding: value)
+        return try HeavyNode(decoding: value, prefix: prefix)
     }
 
     /// Live entries per category (every category the generation has seen).
