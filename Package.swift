@@ -25,7 +25,7 @@ let package = Package(
 
         .target(name: "Storage", dependencies: ["CLMDB"]),
         .target(name: "Analysis", dependencies: ["CUTF8Proc"]),
-        .target(name: "Catalog", dependencies: ["CYAJL", "Analysis"]),
+        .target(name: "Catalog", dependencies: ["CYAJL"]),
         .target(name: "Index", dependencies: ["Storage", "Analysis", "Catalog"]),
         .target(name: "Benchmarks", dependencies: ["Index", "Catalog", "Analysis", "CSQLite"]),
         .executableTarget(name: "typeahead", dependencies: ["Index", "Catalog", "Benchmarks"]),
