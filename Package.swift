@@ -27,7 +27,7 @@ let package = Package(
 
         .target(name: "Storage", dependencies: ["CLMDB"]),
         .target(name: "Analysis", dependencies: ["CUTF8Proc"]),
-        .target(name: "Catalog", dependencies: ["CYAJL", "Analysis"]),
+        .target(name: "Catalog", dependencies: ["CYAJL"]),
         .target(name: "Index", dependencies: ["Storage", "Analysis", "Catalog"], exclude: ["Semantics.md"]),
         .target(name: "Wire", dependencies: ["Index"]),
         .target(name: "Benchmarks", dependencies: ["Index", "Catalog", "Analysis", "CSQLite"]),

@@ -36,7 +36,7 @@ public struct KeystrokeWorkload: Sendable {
             cumulative.append(total)
         }
         for session in 0..<sessions {
-            let target = random.nextDouble() * total
+            let target = random.uniform() * total
             var low = 0, high = cumulative.count - 1
             while low < high {
                 let mid = (low + high) / 2
@@ -44,7 +44,7 @@ public struct KeystrokeWorkload: Sendable {
             }
             var characters = Array(entries[low].title.prefix(maximumLength))
             var typoAt = Int.max
-            if random.nextDouble() < typoRate, let position = Self.typoPosition(in: characters, random: &random) {
+            if random.uniform() < typoRate, let position = Self.typoPosition(in: characters, random: &random) {
                 typoAt = position
                 switch random.next() % 3 {
                 case 0: characters[position] = Character(Unicode.Scalar(UInt8(97 + random.next() % 26)))
@@ -76,16 +76,3 @@ public struct KeystrokeWorkload: Sendable {
     }
 }
 
-/// A small, fast, seedable generator (Steele, Lea & Flood's SplitMix64).
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    public mutating func nextDouble() -> Double { Double(next() >> 11) / Double(1 << 53) }
-}
