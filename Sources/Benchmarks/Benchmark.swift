@@ -143,7 +143,7 @@ public struct Benchmark {
                       recorder.count)
     }
 
-    static func micros(_ nanoseconds: UInt64) -> String {
+    public static func micros(_ nanoseconds: UInt64) -> String {
         let us = Double(nanoseconds) / 1000
         return us < 10 ? String(format: "%.2f µs", us) : us < 1000 ? String(format: "%.1f µs", us) : String(format: "%.2f ms", us / 1000)
     }

@@ -1,3 +1,4 @@
+import Benchmarks
 import Foundation
 import Index
 import Wire
@@ -38,14 +39,16 @@ enum SuggestCommand {
       --completions N         query completions, 0–100 (default 5)
       --no-dedupe             keep entries whose titles are identical
       --interactive           read one field text per line from standard input
+      --repeat N              answer N times and print latency percentiles to standard error
     """
 
     static func run(_ argv: [String]) throws -> Int32 {
         let args = try Arguments(argv, command: "suggest", flags: ["--json", "--no-dedupe", "--interactive"],
-                                 options: ["--dir", "--typos", "--token", "--limit", "--categories", "--completions"])
+                                 options: ["--dir", "--typos", "--token", "--limit", "--categories", "--completions", "--repeat"])
         if args.wantsHelp { print(help); return 0 }
         let shard = try Shard(directory: try args.required("--dir"), readOnly: true)
         var request = SuggestRequest(text: QueryOptions.text(args))
+        let repeats = try args.integer("--repeat", default: 0, range: 0...10_000_000)
         request.tokens = try QueryOptions.tokens(args)
         request.typos = try args.choice("--typos", default: TypoMode.auto)
         request.dedupe = !args.flag("--no-dedupe")
@@ -59,6 +62,15 @@ enum SuggestCommand {
                 FileHandle.standardOutput.write(Data(render(try shard.suggest(request), request: request, json: args.flag("--json")).utf8))
             }
             return 0
+        }
+        if repeats > 0 {
+            var latencies = LatencyRecorder()
+            for _ in 0..<repeats {
+                let start = monotonicNanoseconds()
+                _ = try shard.suggest(request)
+                latencies.record(monotonicNanoseconds() - start)
+            }
+            printError("\(repeats) runs: p50 \(Benchmark.micros(latencies.percentile(0.5))), p99 \(Benchmark.micros(latencies.percentile(0.99))), max \(Benchmark.micros(latencies.percentile(1)))")
         }
         print(render(try shard.suggest(request), request: request, json: args.flag("--json")), terminator: "")
         return 0

@@ -89,6 +89,8 @@ struct GenerationBuilder {
                 }
             }
             try trie.finish()
+            let words = terms.filter { $0[0] >= TermWalk.firstWordByte }
+            try txn.put(schema.termTrie, PackedTrie.key, PackedTrie.build(words))
             statistics.terms = terms.count
             nodes.sort { $0.0.lexicographicallyPrecedes($1.0) }
             for (prefix, node) in nodes {

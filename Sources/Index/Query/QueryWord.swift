@@ -21,6 +21,11 @@ struct QueryWord {
         automaton = EditAutomaton(query: scalars, budget: budget, prefixMode: isPartial)
     }
 
+    /// The same word, matched exactly.
+    func withoutTypos() -> QueryWord {
+        QueryWord(text, isPartial: isPartial, typos: .off)
+    }
+
     /// A fresh automaton for walking terms.
     var termAutomaton: EditAutomaton { EditAutomaton(query: scalars, budget: budget, prefixMode: isPartial) }
 
