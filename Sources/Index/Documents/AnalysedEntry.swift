@@ -10,10 +10,14 @@ struct AnalysedEntry: Sendable {
     let entry: CatalogEntry
     /// Analysed title words in title order (duplicates kept: they define `sortTitle`).
     let titleWords: [String]
+    /// Where each title word stands in the title, in UTF-16 code units (for highlights).
+    let titleRanges: [Range<Int>]
     /// `titleWords` joined by single spaces: the suggest tiebreak and the startsWith test.
     let sortTitle: String
     /// Distinct analysed alias words that are not title words.
     let aliasWords: [String]
+    /// For each alias word, where it was first written: the alias's index and the UTF-16 range.
+    let aliasSources: [(alias: Int, range: Range<Int>)]
     /// Distinct analysed description words that are not title or alias words.
     let descriptionWords: [String]
     /// Categories without duplicates, in catalog order.
@@ -21,16 +25,21 @@ struct AnalysedEntry: Sendable {
 
     init(_ entry: CatalogEntry, analyzer: Analyzer) {
         self.entry = entry
-        titleWords = analyzer.terms(in: entry.title)
+        let words = analyzer.words(in: entry.title)
+        titleWords = words.map(\.term)
+        titleRanges = words.map(\.utf16Range)
         sortTitle = titleWords.joined(separator: " ")
         var seen = Set(titleWords)
         var aliases: [String] = []
-        for alias in entry.aliases {
-            for term in analyzer.terms(in: alias) where seen.insert(term).inserted {
-                aliases.append(term)
+        var sources: [(alias: Int, range: Range<Int>)] = []
+        for (index, alias) in entry.aliases.enumerated() {
+            for word in analyzer.words(in: alias) where seen.insert(word.term).inserted {
+                aliases.append(word.term)
+                sources.append((index, word.utf16Range))
             }
         }
         aliasWords = aliases
+        aliasSources = sources
         var description: [String] = []
         if let text = entry.description {
             for term in analyzer.terms(in: text) where seen.insert(term).inserted {

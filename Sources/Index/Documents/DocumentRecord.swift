@@ -9,8 +9,12 @@ import Storage
 /// varint  weight
 /// string  id
 /// string  sortTitle              analysed title words joined by " "
+/// bytes   n × (varint start, varint length), varint-length-prefixed
+///                                UTF-16 range in `title` of each word of `sortTitle`
 /// string  title
 /// string  aliasWords             distinct analysed alias words not in the title, joined by " "
+/// bytes   n × (varint alias, varint start, varint length), varint-length-prefixed
+///                                where each alias word is first written: alias index, UTF-16 range
 /// string  descriptionWords       distinct analysed description words not in title/aliases, " "-joined
 /// varint  n, n × string          categories
 /// varint  n, n × string          aliases, as written
@@ -27,8 +31,21 @@ enum DocumentRecord {
         writer.varint(entry.weight)
         writer.string(entry.id)
         writer.string(doc.sortTitle)
+        var ranges = ByteWriter()
+        for range in doc.titleRanges {
+            ranges.varint(range.lowerBound)
+            ranges.varint(range.count)
+        }
+        writer.lengthPrefixed(ranges.bytes)
         writer.string(entry.title)
         writer.string(doc.aliasWords.joined(separator: " "))
+        var sources = ByteWriter()
+        for source in doc.aliasSources {
+            sources.varint(source.alias)
+            sources.varint(source.range.lowerBound)
+            sources.varint(source.range.count)
+        }
+        writer.lengthPrefixed(sources.bytes)
         writer.string(doc.descriptionWords.joined(separator: " "))
         writer.varint(doc.categories.count)
         for category in doc.categories { writer.string(category) }
@@ -58,8 +75,12 @@ struct DocumentView {
     let weight: UInt64
     let id: Bytes
     let sortTitle: Bytes
+    /// The encoded UTF-16 ranges of the title words.
+    private let titleRanges: Bytes
     let title: Bytes
     let aliasWords: Bytes
+    /// The encoded sources of the alias words.
+    private let aliasSources: Bytes
     let descriptionWords: Bytes
     /// Offset of the categories count within `record`.
     private let categoriesOffset: Int
@@ -75,10 +96,23 @@ struct DocumentView {
         weight = try reader.varint()
         id = try reader.slice()
         sortTitle = try reader.slice()
+        titleRanges = try reader.slice()
         title = try reader.slice()
         aliasWords = try reader.slice()
+        aliasSources = try reader.slice()
         descriptionWords = try reader.slice()
         categoriesOffset = reader.offset
+    }
+
+    /// The UTF-16 ranges of the title's words, in the order of `sortTitle`'s words.
+    func titleWordRanges() throws(IndexError) -> [Range<Int>] {
+        var reader = ByteReader(titleRanges)
+        var ranges: [Range<Int>] = []
+        while !reader.isAtEnd {
+            let start = try reader.int()
+            ranges.append(start..<(start + (try reader.int())))
+        }
+        return ranges
     }
 
     /// Calls `body` with each category's bytes until it returns false.
@@ -105,6 +139,33 @@ struct DocumentView {
             try forEachCategory { result.append($0.string); return true }
             return result
         }
+    }
+
+    /// Where the `index`-th alias word was first written: (alias index, UTF-16 range).
+    func aliasSource(_ index: Int) throws(IndexError) -> (alias: Int, range: Range<Int>)? {
+        var reader = ByteReader(aliasSources)
+        for _ in 0..<index {
+            guard !reader.isAtEnd else { return nil }
+            _ = try reader.varint()
+            _ = try reader.varint()
+            _ = try reader.varint()
+        }
+        guard !reader.isAtEnd else { return nil }
+        let alias = try reader.int()
+        let start = try reader.int()
+        return (alias, start..<(start + (try reader.int())))
+    }
+
+    /// The `index`-th alias as written.
+    func alias(_ index: Int) throws -> String? {
+        var found: String?
+        var position = 0
+        try forEachAlias { alias in
+            if position == index { found = alias.string; return false }
+            position += 1
+            return true
+        }
+        return found
     }
 
     /// Calls `body` with each alias as written, until it returns false.
@@ -139,8 +200,10 @@ struct DocumentView {
         for _ in 0..<(try reader.int()) { try reader.skipSlice() }
         for _ in 0..<(try reader.int()) { try reader.skipSlice() }
         if try reader.byte() == 1 { try reader.skipSlice() }
+        let count = try reader.int()
         var result: [Attribute] = []
-        for _ in 0..<(try reader.int()) {
+        result.reserveCapacity(count)
+        for _ in 0..<count {
             let key = try reader.string()
             result.append(Attribute(key: key, value: try reader.string()))
         }

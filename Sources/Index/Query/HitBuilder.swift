@@ -1,23 +1,23 @@
-import Analysis
 
 /// Turns ranked documents into response hits: strings, attributes and highlights.
 enum HitBuilder {
-    static func hit(_ doc: DocumentView, key: CandidateKey, words: [QueryWord], analyzer: Analyzer) throws -> EntryHit {
+    /// - Parameter words: the query words; `inout` only because matching reuses their automata.
+    static func hit(_ doc: DocumentView, key: CandidateKey, words: inout [QueryWord]) throws -> EntryHit {
         let title = doc.title.string
         return EntryHit(id: doc.id.string, title: title, categories: try doc.categories, weight: doc.weight,
                         attributes: try doc.attributes(), completion: title,
-                        highlights: highlights(in: title, for: words, analyzer: analyzer), rank: key.rankKey())
+                        highlights: try highlights(of: doc, for: &words), rank: key.rankKey())
     }
 
-    /// One range per title word that some query word matches within its budget.
-    static func highlights(in title: String, for words: [QueryWord], analyzer: Analyzer) -> [Highlight] {
-        guard !words.isEmpty else { return [] }
-        var queryWords = words
+    /// One range per title word that some query word matches within its budget. Uses the word
+    /// ranges stored with the document, so the title is not analysed again.
+    static func highlights(of doc: DocumentView, for queryWords: inout [QueryWord]) throws -> [Highlight] {
+        guard !queryWords.isEmpty else { return [] }
         var result: [Highlight] = []
-        for word in analyzer.words(in: title) {
-            let bytes = Array(word.term.utf8)
-            for i in queryWords.indices where queryWords[i].distance(to: bytes) != nil {
-                result.append(Highlight(start: word.utf16Range.lowerBound, end: word.utf16Range.upperBound))
+        let ranges = try doc.titleWordRanges()
+        for (index, word) in WordList(bytes: doc.sortTitle).enumerated() where index < ranges.count {
+            for i in queryWords.indices where queryWords[i].distance(to: word) != nil {
+                result.append(Highlight(start: ranges[index].lowerBound, end: ranges[index].upperBound))
                 break
             }
         }
@@ -25,24 +25,24 @@ enum HitBuilder {
     }
 
     /// How `term` is written in an entry: the first title word, then alias word, that analyses to
-    /// it. Aliases are analysed only if the title does not have it.
-    static func spelling(of term: String, in doc: DocumentView, analyzer: Analyzer) throws -> String? {
-        if let found = spelling(of: term, in: doc.title.string, analyzer: analyzer) { return found }
-        var found: String?
-        try doc.forEachAlias { alias in
-            found = spelling(of: term, in: alias.string, analyzer: analyzer)
-            return found == nil
+    /// it — found through the word ranges stored with the document, without analysing anything.
+    static func spelling(of term: [UInt8], in doc: DocumentView) throws -> String? {
+        let ranges = try doc.titleWordRanges()
+        for (index, word) in WordList(bytes: doc.sortTitle).enumerated() where index < ranges.count && word.elementsEqual(term) {
+            return substring(doc.title.string, ranges[index])
         }
-        return found
-    }
-
-    private static func spelling(of term: String, in text: String, analyzer: Analyzer) -> String? {
-        for word in analyzer.words(in: text) where word.term.utf8.elementsEqual(term.utf8) {
-            let utf16 = text.utf16
-            let start = utf16.index(utf16.startIndex, offsetBy: word.utf16Range.lowerBound)
-            let end = utf16.index(utf16.startIndex, offsetBy: word.utf16Range.upperBound)
-            return String(text[start..<end])
+        for (index, word) in WordList(bytes: doc.aliasWords).enumerated() where word.elementsEqual(term) {
+            guard let source = try doc.aliasSource(index), let alias = try doc.alias(source.alias) else { return nil }
+            return substring(alias, source.range)
         }
         return nil
+    }
+
+    private static func substring(_ text: String, _ range: Range<Int>) -> String? {
+        let utf16 = text.utf16
+        guard range.lowerBound >= 0, range.upperBound <= utf16.count else { return nil }
+        let start = utf16.index(utf16.startIndex, offsetBy: range.lowerBound)
+        let end = utf16.index(utf16.startIndex, offsetBy: range.upperBound)
+        return String(text[start..<end])
     }
 }

@@ -25,7 +25,7 @@ struct SearchEngine {
             after = token.after
         }
         let hasDeletions = try generation.hasDeletions(in: txn)
-        let words = query.complete + (query.partial.map { [$0] } ?? [])
+        var words = query.complete + (query.partial.map { [$0] } ?? [])
 
         // The driver: the cheapest word or token.
         var best: (cost: Int, terms: [[UInt8]])?
@@ -82,7 +82,7 @@ struct SearchEngine {
         var response = SearchResponse(totalHits: total)
         for item in page.items {
             guard let doc = try generation.document(item.docnum, in: txn) else { continue }
-            response.hits.append(try HitBuilder.hit(doc, key: item.key, words: words, analyzer: analyzer))
+            response.hits.append(try HitBuilder.hit(doc, key: item.key, words: &words))
         }
         if remaining > request.pageSize, let last = page.items.last {
             response.nextPageToken = PageToken(sort: request.sort, fingerprint: fingerprint, after: last.key.rankKey()).encoded()

@@ -196,14 +196,14 @@ struct SuggestEngine {
         func baseKey(_ doc: DocumentView, startsWith: Bool) -> CandidateKey {
             CandidateKey(typos: 0, field: 0, startsWith: startsWith, weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
         }
-        for docnum in node.startsWith {
+        for docnum in node.startsWith where acc.entries.limit > 0 {
             if hasDeletions, try generation.isDeleted(docnum, in: txn) { continue }
             guard let doc = try generation.document(docnum, in: txn) else { continue }
             let key = baseKey(doc, startsWith: true)
             if acc.entries.isFull, let worst = acc.entries.worst, !(key < worst) { break }
             acc.entries.insert(key, docnum: docnum, title: doc.title)
         }
-        if !node.startsWithTruncated {
+        if !node.startsWithTruncated && acc.entries.limit > 0 {
             let listed = Set(node.startsWith)
             for docnum in node.all where !listed.contains(docnum) {
                 if hasDeletions, try generation.isDeleted(docnum, in: txn) { continue }
@@ -401,10 +401,11 @@ struct SuggestEngine {
     private func respond(_ query: PreparedQuery, _ request: SuggestRequest, _ acc: Accumulator,
                          _ matchingCategories: [[UInt8]: Int], in txn: borrowing ReadTransaction) throws -> SuggestResponse {
         var response = SuggestResponse()
+        var words = query.complete + (query.partial.map { [$0] } ?? [])
+        response.entries.reserveCapacity(acc.entries.items.count)
         for item in acc.entries.items {
             guard let doc = try generation.document(item.docnum, in: txn) else { continue }
-            response.entries.append(try HitBuilder.hit(doc, key: item.key, words: query.complete + (query.partial.map { [$0] } ?? []),
-                                                       analyzer: analyzer))
+            response.entries.append(try HitBuilder.hit(doc, key: item.key, words: &words))
         }
         if acc.wantsCompletions {
             let ranked = acc.completions.sorted { a, b in
@@ -416,7 +417,7 @@ struct SuggestEngine {
             for (term, best) in ranked.prefix(request.limits.completions) {
                 guard let doc = try generation.document(best.docnum, in: txn) else { continue }
                 let termString = String(decoding: term, as: UTF8.self)
-                let spelling = try HitBuilder.spelling(of: termString, in: doc, analyzer: analyzer) ?? termString
+                let spelling = try HitBuilder.spelling(of: term, in: doc) ?? termString
                 response.completions.append(QueryCompletion(text: query.parsed.textBeforePartial + spelling, term: termString,
                                                             typos: best.distance, best: best.key.rankKey()))
             }
