@@ -56,9 +56,6 @@ public final class Shard: Sendable {
     private let readOnly: Bool
     private let analyzer = Analyzer()
     private let state: Mutex<Generation?>
-    /// Every generation this process has open: LMDB forbids opening one environment twice in a
-    /// process (closing the second copy would drop the first one's locks).
-    private let registry = Mutex<[Int: WeakGeneration]>([:])
 
     /// Opens (creating if needed, unless `readOnly`) a shard directory. A writable open removes
     /// generations whose build never finished.
@@ -96,15 +93,9 @@ public final class Shard: Sendable {
         state.withLock { $0 = generation }
     }
 
-    /// The generation, opened once per process.
+    /// The generation, opened once per process however many `Shard`s name it.
     private func open(_ number: Int) throws -> Generation {
-        try registry.withLock { open in
-            if let generation = open[number]?.value { return generation }
-            let generation = try Generation(number: number, path: layout.generationPath(number), readOnly: readOnly)
-            open[number] = WeakGeneration(value: generation)
-            open = open.filter { $0.value.value != nil }
-            return generation
-        }
+        try Generation.shared(number: number, path: layout.generationPath(number), readOnly: readOnly)
     }
 
     private func current() throws -> Generation {
@@ -144,6 +135,7 @@ public final class Shard: Sendable {
     /// Inserts or replaces entries by id, atomically; visible to the next query.
     public func upsert(_ entries: [CatalogEntry]) throws -> UpdateSummary {
         try writable()
+        try EntryValidation.check(entries)
         return try Updater(generation: try current(), analyzer: analyzer).upsert(entries)
     }
 
@@ -172,6 +164,7 @@ public final class Shard: Sendable {
         guard parameters.listSize >= 1, parameters.listSize <= 1024, parameters.heavyThreshold >= 1 else {
             throw IndexError.invalidArgument("index parameters out of range: \(parameters)")
         }
+        try EntryValidation.check(entries)
         try Self.checkUniqueIDs(entries)
         let (number, buildLock) = try layout.withLock { () throws -> (Int, Int32) in
             try removeIncompleteGenerations()
@@ -293,8 +286,4 @@ public final class Shard: Sendable {
             throw IndexError.invalidArgument("duplicate id \"\(entry.id)\" in the entries to index")
         }
     }
-}
-
-private struct WeakGeneration {
-    weak var value: Generation?
 }

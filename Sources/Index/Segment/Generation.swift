@@ -1,4 +1,6 @@
+import Foundation
 import Storage
+import Synchronization
 
 /// One open index generation: its LMDB environment, databases and fixed facts.
 ///
@@ -40,4 +42,31 @@ final class Generation: Sendable {
         }
         (baseCount, parameters) = facts
     }
+}
+
+extension Generation {
+    /// Every generation this process has open, by path: LMDB forbids opening one environment twice
+    /// in a process (closing the second copy would drop the first one's locks), so all `Shard`s of
+    /// a process share one `Generation` per directory.
+    private static let open = Mutex<[String: WeakGeneration]>([:])
+
+    static func shared(number: Int, path: String, readOnly: Bool) throws -> Generation {
+        let key = URL(fileURLWithPath: path).standardizedFileURL.path
+        return try open.withLock { open in
+            if let generation = open[key]?.value {
+                guard readOnly || !generation.environment.options.readOnly else {
+                    throw IndexError(.failedPrecondition, "\(path) is already open read-only in this process")
+                }
+                return generation
+            }
+            let generation = try Generation(number: number, path: path, readOnly: readOnly)
+            open = open.filter { $0.value.value != nil }
+            open[key] = WeakGeneration(value: generation)
+            return generation
+        }
+    }
+}
+
+private struct WeakGeneration {
+    weak var value: Generation?
 }

@@ -1,0 +1,37 @@
+import Catalog
+
+/// Checks entries that reach the index without passing through a catalog file (API callers), with
+/// the catalog's own limits, so that nothing the parser would refuse can be indexed another way.
+enum EntryValidation {
+    static func check(_ entries: [CatalogEntry], limits: CatalogLimits = .init()) throws(IndexError) {
+        for (position, entry) in entries.enumerated() {
+            func fail(_ reason: String) -> IndexError {
+                .invalidArgument("entry \(position + 1) (id \"\(entry.id.prefix(64))\"): \(reason)")
+            }
+            guard !entry.id.isEmpty, entry.id.utf8.count <= limits.maximumIdBytes else {
+                throw fail("id must be 1 to \(limits.maximumIdBytes) bytes")
+            }
+            guard !entry.title.allSatisfy(\.isWhitespace), entry.title.utf8.count <= limits.maximumTitleBytes else {
+                throw fail("title must be non-blank and at most \(limits.maximumTitleBytes) bytes")
+            }
+            guard entry.weight <= limits.maximumWeight else {
+                throw fail("weight \(entry.weight) is above the maximum \(limits.maximumWeight)")
+            }
+            guard entry.categories.count <= limits.maximumCategories,
+                  entry.categories.allSatisfy({ !$0.isEmpty && $0.utf8.count <= limits.maximumCategoryBytes }) else {
+                throw fail("at most \(limits.maximumCategories) categories of 1 to \(limits.maximumCategoryBytes) bytes")
+            }
+            guard entry.aliases.count <= limits.maximumAliases,
+                  entry.aliases.allSatisfy({ $0.utf8.count <= limits.maximumAliasBytes }) else {
+                throw fail("at most \(limits.maximumAliases) aliases of at most \(limits.maximumAliasBytes) bytes")
+            }
+            guard (entry.description?.utf8.count ?? 0) <= limits.maximumDescriptionBytes else {
+                throw fail("description is over \(limits.maximumDescriptionBytes) bytes")
+            }
+            guard entry.attributes.count <= limits.maximumAttributes,
+                  entry.attributes.allSatisfy({ $0.key.utf8.count <= limits.maximumAttributeKeyBytes && $0.value.utf8.count <= limits.maximumAttributeValueBytes }) else {
+                throw fail("at most \(limits.maximumAttributes) attributes within the size limits")
+            }
+        }
+    }
+}

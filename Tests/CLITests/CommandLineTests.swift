@@ -1,0 +1,172 @@
+import Foundation
+import XCTest
+
+/// Drives the built `typeahead` binary as a person or a script would.
+final class CommandLineTests: XCTestCase {
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static var binary: URL {
+        // The test bundle lives beside the products of the same build.
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("typeahead").path),
+              directory.pathComponents.count > 1 {
+            directory.deleteLastPathComponent()
+        }
+        return directory.appendingPathComponent("typeahead")
+    }
+
+    @discardableResult
+    func run(_ arguments: [String], stdin: String? = nil) throws -> Run {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
+        let stderrData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
+                   stderr: String(decoding: stderrData, as: UTF8.self))
+    }
+
+    var directory: String!
+
+    override func setUpWithError() throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.binary.path) else {
+            throw XCTSkip("typeahead binary not built next to the tests")
+        }
+        directory = NSTemporaryDirectory() + "typeahead-cli-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        if let directory { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
+    func write(_ name: String, _ text: String) throws -> String {
+        let path = directory + "/" + name
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    let good = """
+    {"id":"1","title":"Red Running Shoes","categories":["Shoes"],"weight":50}
+    {"id":"2","title":"Red Shirt","category":"Clothing","weight":80}
+    {"id":"3","title":"Garden Hose","category":"Garden","weight":10,"attributes":{"price":"9.90"}}
+
+    """
+
+    func testIndexAndSuggestAsJSON() throws {
+        let catalog = try write("good.jsonl", good)
+        let shard = directory + "/shard"
+        let indexed = try run(["index", "--catalog", catalog, "--dir", shard])
+        XCTAssertEqual(indexed.status, 0, indexed.stderr)
+        XCTAssertTrue(indexed.stdout.contains("indexed 3 entries"), indexed.stdout)
+
+        let suggested = try run(["suggest", "--dir", shard, "--json", "red sh"])
+        XCTAssertEqual(suggested.status, 0, suggested.stderr)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(suggested.stdout.utf8)) as? [String: Any])
+        let entries = try XCTUnwrap(json["entries"] as? [[String: Any]])
+        XCTAssertEqual(entries.map { $0["id"] as? String }, ["2", "1"])
+        XCTAssertEqual(entries.first?["weight"] as? Int, 80)
+        XCTAssertEqual(entries.first?["completion"] as? String, "Red Shirt")
+        let highlights = try XCTUnwrap(entries.first?["highlights"] as? [[String: Int]])
+        XCTAssertEqual(highlights, [["start": 0, "end": 3], ["start": 4, "end": 9]])
+        let categories = try XCTUnwrap(json["categories"] as? [[String: Any]])
+        XCTAssertEqual(categories.first?["name"] as? String, "Shoes")
+        XCTAssertEqual(categories.first?["replacementText"] as? String, "red ")
+        XCTAssertEqual((categories.first?["token"] as? [String: String]) ?? [:], ["kind": "category", "value": "Shoes"])
+        let completions = try XCTUnwrap(json["completions"] as? [[String: String]])
+        XCTAssertEqual(completions.map { $0["text"] }, ["red Shirt", "red Shoes"])
+
+        let searched = try run(["search", "--dir", shard, "--json", "--page-size", "1", "red"])
+        let page = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(searched.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(page["totalHits"] as? Int, 2)
+        let token = try XCTUnwrap(page["nextPageToken"] as? String)
+        XCTAssertFalse(token.isEmpty)
+        let second = try run(["search", "--dir", shard, "--json", "--page-size", "1", "--page-token", token, "red"])
+        let next = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(second.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual((next["hits"] as? [[String: Any]])?.first?["id"] as? String, "1")
+        XCTAssertEqual(next["nextPageToken"] as? String, "")
+    }
+
+    func testBadCatalogIsRefusedWithLineNumbersAndTheServingIndexIsUntouched() throws {
+        let shard = directory + "/shard"
+        XCTAssertEqual(try run(["index", "--catalog", try write("good.jsonl", good), "--dir", shard]).status, 0)
+
+        let bad = """
+        {"id":"9","title":"Blue Shoes","weight":5}
+        {"id":"10","title":"Green Shoes","weight":-1}
+        {"title":"No Id"}
+        not json
+        {"id":"9","title":"Again"}
+
+        """
+        let refused = try run(["index", "--catalog", try write("bad.jsonl", bad), "--dir", shard])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.stderr.contains("line 2:"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("line 3:") && refused.stderr.contains("\"id\""), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("line 4:"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("line 5:") && refused.stderr.contains("duplicate id"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("current generation keeps serving"), refused.stderr)
+        XCTAssertTrue(try run(["suggest", "--dir", shard, "--json", "red"]).stdout.contains("Red Shirt"))
+        XCTAssertFalse(try run(["suggest", "--dir", shard, "--json", "blue"]).stdout.contains("Blue Shoes"))
+
+        let skipped = try run(["index", "--catalog", try write("bad2.jsonl", bad), "--dir", shard, "--skip-invalid"])
+        XCTAssertEqual(skipped.status, 0, skipped.stderr)
+        XCTAssertTrue(skipped.stdout.contains("skipped 4 invalid lines"), skipped.stdout)
+        XCTAssertTrue(try run(["suggest", "--dir", shard, "--json", "blue"]).stdout.contains("Blue Shoes"))
+    }
+
+    func testInvalidUTF8IsReportedWithItsLine() throws {
+        let path = directory + "/utf8.jsonl"
+        var bytes = Array("{\"id\":\"1\",\"title\":\"ok\"}\n{\"id\":\"2\",\"title\":\"bad ".utf8)
+        bytes += [0xC3, 0x28]
+        bytes += Array("\"}\n".utf8)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let refused = try run(["index", "--catalog", path, "--dir", directory + "/shard"])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.stderr.contains("line 2: invalid UTF-8"), refused.stderr)
+    }
+
+    func testStandardInputUpsertAndDelete() throws {
+        let shard = directory + "/shard"
+        let indexed = try run(["index", "--catalog", "-", "--dir", shard], stdin: good)
+        XCTAssertEqual(indexed.status, 0, indexed.stderr)
+        let upsert = try write("up.jsonl", "{\"id\":\"3\",\"title\":\"Garden Bench\",\"category\":\"Garden\",\"weight\":99}\n")
+        let upserted = try run(["upsert", "--dir", shard, upsert])
+        XCTAssertEqual(upserted.status, 0, upserted.stderr)
+        XCTAssertTrue(upserted.stdout.contains("0 new, 1 replaced"), upserted.stdout)
+        let after = try run(["suggest", "--dir", shard, "--json", "gard"])
+        XCTAssertTrue(after.stdout.contains("Garden Bench") && !after.stdout.contains("Garden Hose"), after.stdout)
+        let deleted = try run(["delete", "--dir", shard, "3", "404"])
+        XCTAssertEqual(deleted.status, 0)
+        XCTAssertTrue(deleted.stdout.contains("deleted 1 entries; 1 ids did not exist"), deleted.stdout)
+        XCTAssertFalse(try run(["suggest", "--dir", shard, "--json", "gard"]).stdout.contains("Garden Bench"))
+    }
+
+    func testUsageErrorsAreOneLineAndNonZero() throws {
+        for arguments in [["suggest", "--dir", directory!, "--bogus", "x"], ["suggest", "--dir", directory!, "--limit", "1000", "x"],
+                          ["suggest", "--dir", directory!, "--typos", "maybe", "x"], ["search", "--page-size"],
+                          ["frobnicate"], ["index", "--dir", directory!], ["suggest", "--dir", directory!, "--token", "colour", "x"]] {
+            let result = try run(arguments)
+            XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
+            XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, "\(arguments): \(result.stderr)")
+            XCTAssertTrue(result.stderr.hasPrefix("typeahead"), result.stderr)
+        }
+        for command in ["index", "suggest", "search", "upsert", "delete", "bench"] {
+            let help = try run([command, "--help"])
+            XCTAssertEqual(help.status, 0, command)
+            XCTAssertTrue(help.stdout.contains("usage: typeahead \(command)"), command)
+        }
+    }
+}

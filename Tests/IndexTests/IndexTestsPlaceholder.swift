@@ -1,2 +1,0 @@
-import XCTest
-final class IndexTestsSmoke: XCTestCase { func testModuleLoads() { XCTAssertTrue(true) } }

@@ -1,0 +1,13 @@
+import Foundation
+
+/// A directory removed when the test ends.
+final class TemporaryDirectory {
+    let path: String
+
+    init(_ name: String = "typeahead-test") {
+        path = NSTemporaryDirectory() + "\(name)-\(UUID().uuidString)"
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
