@@ -16,7 +16,7 @@ struct AnalysedEntry: Sendable {
     let sortTitle: String
     /// Distinct analysed alias words that are not title words.
     let aliasWords: [String]
-    /// For each alias word, where it was first written: the alias's index and the UTF-16 range.
+    /// For each alias word, the index of the alias it was first seen in.
     let aliasSources: [(alias: Int, range: Range<Int>)]
     /// Distinct analysed description words that are not title or alias words.
     let descriptionWords: [String]

@@ -13,8 +13,8 @@ import Storage
 ///                                UTF-16 range in `title` of each word of `sortTitle`
 /// string  title
 /// string  aliasWords             distinct analysed alias words not in the title, joined by " "
-/// bytes   n × (varint alias, varint start, varint length), varint-length-prefixed
-///                                where each alias word is first written: alias index, UTF-16 range
+/// bytes   n × varint, varint-length-prefixed
+///                                for each alias word, the index of the alias it was first seen in
 /// string  descriptionWords       distinct analysed description words not in title/aliases, " "-joined
 /// varint  n, n × string          categories
 /// varint  n, n × string          aliases, as written
@@ -40,11 +40,7 @@ enum DocumentRecord {
         writer.string(entry.title)
         writer.string(doc.aliasWords.joined(separator: " "))
         var sources = ByteWriter()
-        for source in doc.aliasSources {
-            sources.varint(source.alias)
-            sources.varint(source.range.lowerBound)
-            sources.varint(source.range.count)
-        }
+        for source in doc.aliasSources { sources.varint(source.alias) }
         writer.lengthPrefixed(sources.bytes)
         writer.string(doc.descriptionWords.joined(separator: " "))
         writer.varint(doc.categories.count)
@@ -141,19 +137,15 @@ struct DocumentView {
         }
     }
 
-    /// Where the `index`-th alias word was first written: (alias index, UTF-16 range).
-    func aliasSource(_ index: Int) throws(IndexError) -> (alias: Int, range: Range<Int>)? {
+    /// The index of the alias the `index`-th alias word was first seen in.
+    func aliasSource(_ index: Int) throws(IndexError) -> Int? {
         var reader = ByteReader(aliasSources)
         for _ in 0..<index {
             guard !reader.isAtEnd else { return nil }
             _ = try reader.varint()
-            _ = try reader.varint()
-            _ = try reader.varint()
         }
         guard !reader.isAtEnd else { return nil }
-        let alias = try reader.int()
-        let start = try reader.int()
-        return (alias, start..<(start + (try reader.int())))
+        return try reader.int()
     }
 
     /// The `index`-th alias as written.

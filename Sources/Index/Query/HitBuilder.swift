@@ -1,3 +1,4 @@
+import Analysis
 
 /// Turns ranked documents into response hits: strings, attributes and highlights.
 enum HitBuilder {
@@ -25,15 +26,20 @@ enum HitBuilder {
     }
 
     /// How `term` is written in an entry: the first title word, then alias word, that analyses to
-    /// it — found through the word ranges stored with the document, without analysing anything.
-    static func spelling(of term: [UInt8], in doc: DocumentView) throws -> String? {
+    /// it — found through the title word ranges and alias sources stored with the document, so at
+    /// most one alias is analysed again.
+    static func spelling(of term: [UInt8], in doc: DocumentView, analyzer: Analyzer) throws -> String? {
         let ranges = try doc.titleWordRanges()
         for (index, word) in WordList(bytes: doc.sortTitle).enumerated() where index < ranges.count && word.elementsEqual(term) {
             return substring(doc.title.string, ranges[index])
         }
         for (index, word) in WordList(bytes: doc.aliasWords).enumerated() where word.elementsEqual(term) {
-            guard let source = try doc.aliasSource(index), let alias = try doc.alias(source.alias) else { return nil }
-            return substring(alias, source.range)
+            // Only the one alias it came from is analysed again.
+            guard let source = try doc.aliasSource(index), let alias = try doc.alias(source) else { return nil }
+            for written in analyzer.words(in: alias) where written.term.utf8.elementsEqual(term) {
+                return substring(alias, written.utf16Range)
+            }
+            return nil
         }
         return nil
     }

@@ -417,7 +417,7 @@ struct SuggestEngine {
             for (term, best) in ranked.prefix(request.limits.completions) {
                 guard let doc = try generation.document(best.docnum, in: txn) else { continue }
                 let termString = String(decoding: term, as: UTF8.self)
-                let spelling = try HitBuilder.spelling(of: term, in: doc) ?? termString
+                let spelling = try HitBuilder.spelling(of: term, in: doc, analyzer: analyzer) ?? termString
                 response.completions.append(QueryCompletion(text: query.parsed.textBeforePartial + spelling, term: termString,
                                                             typos: best.distance, best: best.key.rankKey()))
             }
