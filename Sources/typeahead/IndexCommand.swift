@@ -56,6 +56,7 @@ enum IndexCommand {
                      info.bytes, Double(info.bytes) / Double(max(1, loaded.entries.count))))
         if let build = info.build {
             print("  \(build.terms) terms, \(build.postings) postings, \(build.heavyNodes) heavy trie nodes")
+            print("  stages: " + build.stages.map { String(format: "%@ %.2f s", $0.name, $0.seconds) }.joined(separator: ", "))
         }
         return 0
     }

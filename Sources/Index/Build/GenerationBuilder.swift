@@ -1,6 +1,7 @@
 import Analysis
 import Catalog
 import Dispatch
+import Foundation
 import Storage
 import Synchronization
 
@@ -12,86 +13,131 @@ public struct BuildStatistics: Sendable, Hashable {
     public var postings: Int
     /// Bytes used by the generation's LMDB file.
     public var bytes: Int
+    /// Seconds spent in each stage, in order.
+    public var stages: [(name: String, seconds: Double)] = []
+
+    public static func == (a: BuildStatistics, b: BuildStatistics) -> Bool {
+        (a.entries, a.terms, a.heavyNodes, a.postings, a.bytes) == (b.entries, b.terms, b.heavyNodes, b.postings, b.bytes)
+    }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(entries); hasher.combine(terms); hasher.combine(postings); hasher.combine(bytes)
+    }
 }
 
 /// Writes a complete base segment into a fresh LMDB environment.
 ///
-/// The build analyses every entry (on all cores), sorts them into static rank order, and then writes
-/// each database in key order with `MDB_APPEND` inside one write transaction, with syncing off until
-/// the end: the file is either complete (its `complete` flag set and synced) or it is removed.
-/// Memory: all entries and postings are held during the build (about 150 bytes per entry plus 4 per
-/// posting).
+/// Stages: analyse and encode every entry (all cores); sort entries into static rank order; intern
+/// words to numbers and collect (word, document) pairs in one flat array per field; sort the words
+/// and the pairs (so each word's postings come out ascending, i.e. best first); then write every
+/// database in key order with `MDB_APPEND` inside one write transaction, syncing only at the end.
+/// The file is either complete (its `complete` flag set and synced) or removed by the caller.
+/// Memory: the entries, their encoded records, and 8 bytes per posting.
 struct GenerationBuilder {
     var parameters = TrieParameters()
     let analyzer = Analyzer()
 
     func build(_ entries: [CatalogEntry], at path: String) throws -> BuildStatistics {
+        var clock = StageClock()
         let analysed = analyse(entries)
+        clock.mark("analyse")
         // Static rank order: weight descending, sortTitle, id (UTF-8 byte order).
+        // (Keys are gathered first: comparing through `analysed` would copy an entry per comparison.)
+        let weights = analysed.map(\.doc.entry.weight)
+        let titles = analysed.map(\.doc.sortTitle)
+        let ids = analysed.map(\.doc.entry.id)
         let order = analysed.indices.sorted { a, b in
-            let x = analysed[a], y = analysed[b]
-            if x.entry.weight != y.entry.weight { return x.entry.weight > y.entry.weight }
-            if !x.sortTitle.utf8.elementsEqual(y.sortTitle.utf8) {
-                return x.sortTitle.utf8.lexicographicallyPrecedes(y.sortTitle.utf8)
-            }
-            return x.entry.id.utf8.lexicographicallyPrecedes(y.entry.id.utf8)
+            if weights[a] != weights[b] { return weights[a] > weights[b] }
+            let byTitle = compareUTF8(titles[a], titles[b])
+            if byTitle != 0 { return byTitle < 0 }
+            return compareUTF8(ids[a], ids[b]) < 0
         }
         guard order.count < Int(UInt32.max / 2) else {
             throw IndexError.invalidArgument("a shard holds at most \(UInt32.max / 2) entries")
         }
+        clock.mark("rank")
+
+        // Words to numbers, and (word, document) pairs; categories become filter pseudo-terms.
+        var termIDs: [String: UInt32] = [:]
+        termIDs.reserveCapacity(entries.count)
+        var terms: [String] = []
+        var namePairs: [UInt64] = []
+        var descriptionPairs: [UInt64] = []
+        var categoryCounts: [String: UInt64] = [:]
+        var firstWords = FlatStrings()
+        func intern(_ term: String) -> UInt64 {
+            if let id = termIDs[term] { return UInt64(id) }
+            let id = UInt32(terms.count)
+            termIDs[term] = id
+            terms.append(term)
+            return UInt64(id)
+        }
+        for (docnum, index) in order.enumerated() {
+            let doc = analysed[index].doc
+            let number = UInt64(docnum)
+            firstWords.append(doc.titleWords.first ?? "")
+            for term in doc.nameTerms { namePairs.append(intern(term) << 32 | number) }
+            for term in doc.descriptionWords { descriptionPairs.append(intern(term) << 32 | number) }
+            for category in doc.categories {
+                categoryCounts[category, default: 0] += 1
+                namePairs.append(intern(String(decoding: Schema.tokenTerm(.category(category)), as: UTF8.self)) << 32 | number)
+            }
+        }
+        clock.mark("intern")
+
+        // Words in byte order; pairs renumbered to that order and sorted, so postings are grouped.
+        let sortedTerms = terms.indices.sorted { compareUTF8(terms[$0], terms[$1]) < 0 }
+        var position = [UInt32](repeating: 0, count: terms.count)
+        for (rank, id) in sortedTerms.enumerated() { position[id] = UInt32(rank) }
+        namePairs = namePairs.map { UInt64(position[Int($0 >> 32)]) << 32 | ($0 & 0xFFFF_FFFF) }
+        descriptionPairs = descriptionPairs.map { UInt64(position[Int($0 >> 32)]) << 32 | ($0 & 0xFFFF_FFFF) }
+        namePairs.sort()
+        descriptionPairs.sort()
+        clock.mark("sort postings")
 
         var options = Environment.Options()
         options.noSync = true
         let environment = try Environment(path: path, options: options)
         let schema = try Schema(environment: environment, create: true)
-        var statistics = BuildStatistics(entries: order.count, terms: 0, heavyNodes: 0, postings: 0, bytes: 0)
+        var statistics = BuildStatistics(entries: order.count, terms: terms.count, heavyNodes: 0,
+                                         postings: namePairs.count + descriptionPairs.count, bytes: 0)
 
         try environment.write { txn in
-            var writer = ByteWriter(capacity: 4096)
-            // Documents, and postings gathered in document order (so each list is ascending).
-            var postings: [String: (name: [UInt32], description: [UInt32])] = [:]
-            var categoryCounts: [String: UInt64] = [:]
-            var firstWords: [[UInt8]] = []
-            firstWords.reserveCapacity(order.count)
             for (docnum, index) in order.enumerated() {
-                let doc = analysed[index]
-                let number = UInt32(docnum)
-                writer.removeAll()
-                DocumentRecord.encode(doc, into: &writer)
-                try txn.put(schema.docs, number, writer.bytes, flags: .append)
-                firstWords.append(Array((doc.titleWords.first ?? "").utf8))
-                for term in doc.nameTerms { postings[term, default: ([], [])].name.append(number) }
-                for term in doc.descriptionWords { postings[term, default: ([], [])].description.append(number) }
-                for category in doc.categories {
-                    categoryCounts[category, default: 0] += 1
-                    let token = String(decoding: Schema.tokenTerm(.category(category)), as: UTF8.self)
-                    postings[token, default: ([], [])].name.append(number)
-                }
+                try txn.put(schema.docs, UInt32(docnum), analysed[index].record, flags: .append)
             }
+            let byID = order.indices.sorted { compareUTF8(ids[order[$0]], ids[order[$1]]) < 0 }
+            for docnum in byID { try txn.put(schema.ids, ids[order[docnum]], UInt32(docnum), flags: .append) }
+            clock.mark("write documents")
 
-            // Ids, in key order.
-            let ids = order.enumerated().map { (Array(analysed[$0.element].entry.id.utf8), UInt32($0.offset)) }
-                .sorted { $0.0.lexicographicallyPrecedes($1.0) }
-            for (id, number) in ids { try txn.put(schema.ids, id, number, flags: .append) }
-
-            // Terms and the trie, in key order.
-            let terms = postings.keys.map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
+            // Terms (postings) and the trie, in key order.
+            var writer = ByteWriter(capacity: 4096)
             var nodes: [([UInt8], HeavyNode)] = []
             var trie = TrieBuilder(parameters: parameters, firstWords: firstWords) { nodes.append(($0, $1)) }
-            for term in terms {
-                let list = postings[String(decoding: term, as: UTF8.self)]!
+            var words: [[UInt8]] = []
+            words.reserveCapacity(terms.count)
+            var name: [UInt32] = [], description: [UInt32] = []
+            var n = 0, d = 0
+            for (rank, id) in sortedTerms.enumerated() {
+                let key = UInt64(rank)
+                name.removeAll(keepingCapacity: true)
+                description.removeAll(keepingCapacity: true)
+                while n < namePairs.count, namePairs[n] >> 32 == key { name.append(UInt32(truncatingIfNeeded: namePairs[n])); n += 1 }
+                while d < descriptionPairs.count, descriptionPairs[d] >> 32 == key {
+                    description.append(UInt32(truncatingIfNeeded: descriptionPairs[d])); d += 1
+                }
+                let term = Array(terms[id].utf8)
                 writer.removeAll()
-                PostingList.encode(name: list.name, description: list.description, into: &writer)
+                PostingList.encode(name: name, description: description, into: &writer)
                 try txn.put(schema.terms, term, writer.bytes, flags: .append)
-                statistics.postings += list.name.count + list.description.count
-                if term[0] >= TermWalk.firstWordByte, !list.name.isEmpty {
-                    try trie.add(term: term, postings: list.name)
+                if term[0] >= TermWalk.firstWordByte {
+                    words.append(term)
+                    if !name.isEmpty { try trie.add(term: term, postings: name) }
                 }
             }
             try trie.finish()
-            let words = terms.filter { $0[0] >= TermWalk.firstWordByte }
+            clock.mark("write terms and trie")
             try txn.put(schema.termTrie, PackedTrie.key, PackedTrie.build(words))
-            statistics.terms = terms.count
+            clock.mark("pack term trie")
             nodes.sort { $0.0.lexicographicallyPrecedes($1.0) }
             for (prefix, node) in nodes {
                 writer.removeAll()
@@ -101,49 +147,102 @@ struct GenerationBuilder {
             statistics.heavyNodes = nodes.count
 
             // Categories and the words of their names.
-            var categoryWords: [([UInt8], [UInt8])] = []
             for (name, count) in categoryCounts {
                 try txn.put(schema.categories, name, count)
-                for word in Set(analyzer.terms(in: name)) { categoryWords.append((Array(word.utf8), Array(name.utf8))) }
+                for word in Set(analyzer.terms(in: name)) { try txn.put(schema.categoryWords, word, name) }
             }
-            for (word, name) in categoryWords { try txn.put(schema.categoryWords, word, name) }
-
             try txn.put(schema.meta, MetaKey.format, MetaKey.formatValue)
             try txn.put(schema.meta, MetaKey.baseCount, UInt32(order.count))
             try txn.put(schema.meta, MetaKey.nextDocument, UInt32(order.count))
             try txn.put(schema.meta, MetaKey.liveCount, UInt64(order.count))
             try txn.put(schema.meta, MetaKey.trieParameters, "\(parameters.listSize),\(parameters.heavyThreshold)")
         }
+        clock.mark("commit")
         try environment.sync(force: true)
         // Only now, with everything on disk, is the generation marked complete.
         try environment.write { txn in try txn.put(schema.meta, MetaKey.complete, "1") }
         try environment.sync(force: true)
+        clock.mark("sync")
         statistics.bytes = try environment.statistics().usedBytes
+        statistics.stages = clock.stages
         return statistics
     }
 
-    /// Analyses entries on every core; the result is in input order.
-    private func analyse(_ entries: [CatalogEntry]) -> [AnalysedEntry] {
-        let chunks = max(1, min(64, entries.count / 4096))
-        let chunkSize = (entries.count + chunks - 1) / max(chunks, 1)
-        let results = UnsafeSendableBox(Array<[AnalysedEntry]>(repeating: [], count: chunks))
+    /// Analyses and encodes entries on every core; the result is in input order.
+    private func analyse(_ entries: [CatalogEntry]) -> [(doc: AnalysedEntry, record: [UInt8])] {
+        let chunks = max(1, min(256, entries.count / 2048))
+        let chunkSize = (entries.count + chunks - 1) / chunks
+        let results = ChunkResults<(doc: AnalysedEntry, record: [UInt8])>(count: chunks)
         let analyzer = self.analyzer
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
             let start = chunk * chunkSize
             let end = min(entries.count, start + chunkSize)
             guard start < end else { return }
-            let part = entries[start..<end].map { AnalysedEntry($0, analyzer: analyzer) }
+            var writer = ByteWriter(capacity: 1024)
+            let part = entries[start..<end].map { entry -> (doc: AnalysedEntry, record: [UInt8]) in
+                let doc = AnalysedEntry(entry, analyzer: analyzer)
+                writer.removeAll()
+                DocumentRecord.encode(doc, into: &writer)
+                return (doc, writer.bytes)
+            }
             results.set(chunk, part)
         }
-        return results.value.flatMap { $0 }
+        return results.joined()
     }
 }
 
 /// Per-chunk results written from `concurrentPerform`: each chunk writes only its own slot, under
-/// the mutex; the array is read after `concurrentPerform` returns.
-private final class UnsafeSendableBox<T: Sendable>: Sendable {
-    private let storage: Mutex<[T]>
-    init(_ value: [T]) { storage = Mutex(value) }
-    func set(_ index: Int, _ value: T) { storage.withLock { $0[index] = value } }
-    var value: [T] { storage.withLock { $0 } }
+/// the mutex; the slots are read after `concurrentPerform` returns.
+private final class ChunkResults<T: Sendable>: Sendable {
+    private let storage: Mutex<[[T]]>
+    init(count: Int) { storage = Mutex(Array(repeating: [], count: count)) }
+    func set(_ index: Int, _ value: [T]) { storage.withLock { $0[index] = value } }
+    func joined() -> [T] { storage.withLock { $0.flatMap { $0 } } }
+}
+
+/// Strings stored back to back in one buffer (first title words of every document).
+struct FlatStrings {
+    private(set) var bytes: [UInt8] = []
+    private var ends: [Int] = []
+
+    mutating func append(_ string: String) {
+        bytes.append(contentsOf: string.utf8)
+        ends.append(bytes.count)
+    }
+
+    /// Whether string `index` starts with `prefix`.
+    func element(_ index: Int, startsWith prefix: [UInt8]) -> Bool {
+        let start = index == 0 ? 0 : ends[index - 1]
+        let end = ends[index]
+        guard end - start >= prefix.count else { return false }
+        for i in 0..<prefix.count where bytes[start + i] != prefix[i] { return false }
+        return true
+    }
+}
+
+/// memcmp order of two strings' UTF-8 (-1, 0, 1).
+func compareUTF8(_ a: String, _ b: String) -> Int {
+    var a = a, b = b
+    return a.withUTF8 { x in
+        b.withUTF8 { y in
+            let common = min(x.count, y.count)
+            if common > 0, let xb = x.baseAddress, let yb = y.baseAddress {
+                let order = memcmp(xb, yb, common)
+                if order != 0 { return order < 0 ? -1 : 1 }
+            }
+            return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
+        }
+    }
+}
+
+/// Times the stages of a build.
+struct StageClock {
+    private var last = DispatchTime.now().uptimeNanoseconds
+    private(set) var stages: [(name: String, seconds: Double)] = []
+
+    mutating func mark(_ name: String) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        stages.append((name, Double(now - last) / 1e9))
+        last = now
+    }
 }

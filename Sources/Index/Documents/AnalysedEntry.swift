@@ -22,6 +22,8 @@ struct AnalysedEntry: Sendable {
     let descriptionWords: [String]
     /// Categories without duplicates, in catalog order.
     let categories: [String]
+    /// Distinct words that suggest matches against (title and alias words).
+    let nameTerms: [String]
 
     init(_ entry: CatalogEntry, analyzer: Analyzer) {
         self.entry = entry
@@ -29,7 +31,9 @@ struct AnalysedEntry: Sendable {
         titleWords = words.map(\.term)
         titleRanges = words.map(\.utf16Range)
         sortTitle = titleWords.joined(separator: " ")
-        var seen = Set(titleWords)
+        var seen = Set<String>()
+        var names: [String] = []
+        for word in titleWords where seen.insert(word).inserted { names.append(word) }
         var aliases: [String] = []
         var sources: [(alias: Int, range: Range<Int>)] = []
         for (index, alias) in entry.aliases.enumerated() {
@@ -40,6 +44,7 @@ struct AnalysedEntry: Sendable {
         }
         aliasWords = aliases
         aliasSources = sources
+        nameTerms = names + aliases
         var description: [String] = []
         if let text = entry.description {
             for term in analyzer.terms(in: text) where seen.insert(term).inserted {
@@ -51,12 +56,4 @@ struct AnalysedEntry: Sendable {
         categories = entry.categories.filter { categorySet.insert($0).inserted }
     }
 
-    /// Distinct words that suggest matches against (title and alias words).
-    var nameTerms: [String] {
-        var seen = Set<String>()
-        var terms: [String] = []
-        for word in titleWords where seen.insert(word).inserted { terms.append(word) }
-        terms.append(contentsOf: aliasWords)
-        return terms
-    }
 }
