@@ -27,47 +27,27 @@ struct SearchEngine {
         let hasDeletions = try generation.hasDeletions(in: txn)
         var words = query.complete + (query.partial.map { [$0] } ?? [])
 
-        // The driver: the cheapest word or token.
-        var best: (cost: Int, terms: [[UInt8]])?
-        for word in words {
-            let terms = try generation.terms(matching: word, in: txn).map(\.term)
-            var cost = 0
-            for term in terms {
-                cost += try generation.postingCount(of: term, includeDescription: true, in: txn)
-                if let current = best, cost >= current.cost { break }
-            }
-            if best == nil || cost < best!.cost { best = (cost, terms) }
+        // Candidates from postings: the complete words and tokens intersected; the partial word is
+        // verified per document unless it is the only word (then its terms' postings are the set).
+        let deleted = hasDeletions ? try DeletedSet(generation: generation, in: txn) : nil
+        var (candidates, _) = try generation.filteredDocuments(words: query.complete, tokens: query.tokens,
+                                                                includeDescription: true, deleted: deleted, in: txn)
+        if candidates == nil, let partial = query.partial {
+            var docs = try generation.documents(of: try generation.terms(matching: partial, in: txn).map(\.term),
+                                                includeDescription: true, in: txn)
+            if let deleted { try deleted.remove(from: &docs, in: txn) }
+            candidates = docs
         }
-        for token in query.tokens {
-            let term = Schema.tokenTerm(token)
-            let cost = try generation.postingCount(of: term, includeDescription: false, in: txn)
-            if best == nil || cost < best!.cost { best = (cost, [term]) }
-        }
-
-        var candidates: [UInt32] = []
-        if let driver = best {
-            for term in driver.terms {
-                try generation.appendPostings(of: term, includeDescription: true, to: &candidates, in: txn)
-            }
-            sortUnique(&candidates)
-        } else {
-            try txn.withCursor(generation.schema.docs) { cursor in
-                var entry = try cursor.first()
-                while let key = entry?.key {
-                    candidates.append(key.loadBigEndian(UInt32.self, at: 0))
-                    entry = try cursor.next()
-                }
-            }
-        }
+        let filtersHold = !query.complete.isEmpty || !query.tokens.isEmpty
+        let documents = try candidates ?? generation.allDocuments(deleted: deleted, in: txn)
 
         var page = TopCandidates(limit: request.pageSize, dedupe: false)
         var total = 0
         var remaining = 0
         var facets: [[UInt8]: Int] = [:]
-        for docnum in candidates {
-            if hasDeletions, try generation.isDeleted(docnum, in: txn) { continue }
+        for docnum in documents {
             guard let doc = try generation.document(docnum, in: txn) else { continue }
-            guard let key = try evaluate(doc, &query) else { continue }
+            guard let key = try evaluate(doc, &query, filtersHold: filtersHold) else { continue }
             total += 1
             if request.facets {
                 try doc.forEachCategory { facets[Array($0), default: 0] += 1; return true }
@@ -93,9 +73,13 @@ struct SearchEngine {
     }
 
     /// The relevance key of a matching document, or nil if it does not match.
-    private func evaluate(_ doc: DocumentView, _ query: inout PreparedQuery) throws -> CandidateKey? {
-        for category in query.tokenCategories {
-            guard try doc.hasCategory(category) else { return nil }
+    /// - Parameter filtersHold: the document came from the filters' postings, so tokens need no
+    ///   check (complete words still do: their field and distance rank the hit).
+    private func evaluate(_ doc: DocumentView, _ query: inout PreparedQuery, filtersHold: Bool) throws -> CandidateKey? {
+        if !filtersHold {
+            for category in query.tokenCategories {
+                guard try doc.hasCategory(category) else { return nil }
+            }
         }
         var typos = 0, field = 0
         for i in query.complete.indices {

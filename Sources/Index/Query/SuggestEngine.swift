@@ -301,35 +301,16 @@ struct SuggestEngine {
         let deleted = hasDeletions ? try DeletedSet(generation: generation, in: txn) : nil
 
         // 1. The rest of the query (complete words and tokens) as a sorted list of documents.
-        var filters: [(cost: Int, terms: [[UInt8]])] = []
-        for word in query.complete {
-            let matches = try generation.terms(matching: word, in: txn)
-            var cost = 0
-            for (term, _) in matches { cost += try generation.postingCount(of: term, includeDescription: false, in: txn) }
-            filters.append((cost, matches.map(\.term)))
-            let nearest = matches.map(\.distance).min() ?? 0
-            acc.bestTypos += nearest
-            if nearest > 0 { acc.startsWithPossible = false }
+        let (rest, nearest) = try generation.filteredDocuments(words: query.complete, tokens: query.tokens,
+                                                               includeDescription: false, deleted: deleted, in: txn)
+        for distance in nearest {
+            acc.bestTypos += distance
+            if distance > 0 { acc.startsWithPossible = false }
         }
         if let partial = query.partial, partial.budget > 0, try !generation.hasNameTerm(withPrefix: partial.bytes, in: txn) {
             acc.bestTypos += 1
             acc.bestPartialDistance = 1
             acc.startsWithPossible = false
-        }
-        for token in query.tokens {
-            let term = Schema.tokenTerm(token)
-            filters.append((try generation.postingCount(of: term, includeDescription: false, in: txn), [term]))
-        }
-        filters.sort { $0.cost < $1.cost }
-        var rest: [UInt32]?
-        for filter in filters {
-            let list = try generation.documents(of: filter.terms, includeDescription: false, in: txn)
-            rest = rest.map { intersect($0, list) } ?? list
-            if rest!.isEmpty { break }
-        }
-        if var list = rest, let deleted {
-            try deleted.remove(from: &list, in: txn)
-            rest = list
         }
 
         // 2. Category counts: |rest ∩ category|.

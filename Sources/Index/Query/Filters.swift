@@ -1,0 +1,53 @@
+import Storage
+
+extension Generation {
+    /// The documents that pass every filter — each of `words` (through any term it matches) and
+    /// each token — computed from postings alone, intersecting the cheapest list first so a
+    /// document failing a filter is never read. Deleted documents are removed.
+    ///
+    /// - Returns: nil when there is no filter at all (every document passes), and for each word the
+    ///   smallest distance any of its terms has (0 when the word itself is a term).
+    /// - Complexity: O(Σ postings of the filters' terms) plus the term expansion of typo'd words.
+    func filteredDocuments(words: [QueryWord], tokens: [SearchToken], includeDescription: Bool,
+                           deleted: DeletedSet?, in txn: borrowing ReadTransaction) throws -> (docs: [UInt32]?, nearest: [Int]) {
+        var filters: [(cost: Int, terms: [[UInt8]])] = []
+        var nearest: [Int] = []
+        for word in words {
+            let matches = try terms(matching: word, in: txn)
+            var cost = 0
+            for (term, _) in matches { cost += try postingCount(of: term, includeDescription: includeDescription, in: txn) }
+            filters.append((cost, matches.map(\.term)))
+            nearest.append(matches.map(\.distance).min() ?? 0)
+        }
+        for token in tokens {
+            let term = Schema.tokenTerm(token)
+            filters.append((try postingCount(of: term, includeDescription: false, in: txn), [term]))
+        }
+        filters.sort { $0.cost < $1.cost }
+        var result: [UInt32]?
+        for filter in filters {
+            let list = try documents(of: filter.terms, includeDescription: includeDescription, in: txn)
+            result = result.map { intersect($0, list) } ?? list
+            if result!.isEmpty { break }
+        }
+        if var list = result, let deleted {
+            try deleted.remove(from: &list, in: txn)
+            result = list
+        }
+        return (result, nearest)
+    }
+
+    /// Every live document, in document order.
+    func allDocuments(deleted: DeletedSet?, in txn: borrowing ReadTransaction) throws -> [UInt32] {
+        var docs: [UInt32] = []
+        try txn.withCursor(schema.docs) { cursor in
+            var entry = try cursor.first()
+            while let key = entry?.key {
+                docs.append(key.loadBigEndian(UInt32.self, at: 0))
+                entry = try cursor.next()
+            }
+        }
+        if let deleted { try deleted.remove(from: &docs, in: txn) }
+        return docs
+    }
+}
