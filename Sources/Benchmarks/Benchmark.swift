@@ -25,7 +25,9 @@ public struct Benchmark {
     public var sessions = 2000
     public var compareWithSQLite = true
     public var workDirectory: String
-    public var output: (String) -> Void = { print($0) }
+    /// Where report lines go; by default straight to standard output, unbuffered, so a long run
+    /// shows progress even when piped to a file.
+    public var output: (String) -> Void = { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) }
 
     public init(datasets: [Dataset], workDirectory: String) {
         self.datasets = datasets
