@@ -24,6 +24,8 @@ public struct Benchmark {
     public var datasets: [Dataset]
     public var sessions = 2000
     public var compareWithSQLite = true
+    /// Print this many of the slowest keystrokes per typo mode (diagnostics).
+    public var slowest = 0
     public var workDirectory: String
     /// Where report lines go; by default straight to standard output, unbuffered, so a long run
     /// shows progress even when piped to a file.
@@ -97,16 +99,24 @@ public struct Benchmark {
             // Warm up, then measure.
             for query in workload.queries.prefix(2000) { _ = try shard.suggest(SuggestRequest(text: query.text, typos: typos)) }
             var oneWord = LatencyRecorder(), multiWord = LatencyRecorder(), withTypo = LatencyRecorder(), all = LatencyRecorder()
+            var slow: [(UInt64, String)] = []
             for query in workload.queries {
                 let request = SuggestRequest(text: query.text, typos: typos)
                 let t0 = monotonicNanoseconds()
                 _ = try shard.suggest(request)
                 let elapsed = monotonicNanoseconds() - t0
+                if slowest > 0 {
+                    slow.append((elapsed, query.text))
+                    if slow.count > slowest * 4 { slow.sort { $0.0 > $1.0 }; slow.removeLast(slow.count - slowest) }
+                }
                 all.record(elapsed)
                 if query.hasTypo { withTypo.record(elapsed) }
                 if query.words <= 1 { oneWord.record(elapsed) } else { multiWord.record(elapsed) }
             }
             output("  suggest typos=\(typos.rawValue)")
+            for (elapsed, text) in slow.sorted(by: { $0.0 > $1.0 }).prefix(slowest) {
+                output("             slow: \(Self.micros(elapsed))  \"\(text)\"")
+            }
             output("             " + Self.line("one word", &oneWord))
             output("             " + Self.line("multi-word", &multiWord))
             output("             " + Self.line("typo'd keystrokes", &withTypo))

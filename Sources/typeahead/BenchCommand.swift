@@ -15,11 +15,12 @@ enum BenchCommand {
       --sessions N          typed titles in the workload (default 2000)
       --no-sqlite           skip the SQLite FTS5 peer
       --work-dir DIR        where indexes are built (default: a temporary directory)
+      --slowest N           also list the N slowest keystrokes of each typo mode
     """
 
     static func run(_ argv: [String]) throws -> Int32 {
         let args = try Arguments(argv, command: "bench", flags: ["--no-sqlite"],
-                                 options: ["--catalog", "--synthetic", "--sessions", "--work-dir"])
+                                 options: ["--catalog", "--synthetic", "--sessions", "--work-dir", "--slowest"])
         if args.wantsHelp { print(help); return 0 }
         var datasets: [Benchmark.Dataset] = try args.all("--catalog").map { spec in
             let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
@@ -37,6 +38,7 @@ enum BenchCommand {
         var benchmark = Benchmark(datasets: datasets, workDirectory: work)
         benchmark.sessions = try args.integer("--sessions", default: 2000, range: 1...10_000_000)
         benchmark.compareWithSQLite = !args.flag("--no-sqlite")
+        benchmark.slowest = try args.integer("--slowest", default: 0, range: 0...1000)
         try benchmark.run()
         if args.value("--work-dir") == nil { try? FileManager.default.removeItem(atPath: work) }
         return 0

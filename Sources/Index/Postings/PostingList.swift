@@ -62,3 +62,70 @@ struct PostingListView {
         }
     }
 }
+
+/// Walks the name postings of one base term lazily, without decoding the rest of the list.
+/// Valid inside the read transaction its bytes came from.
+struct PostingCursor {
+    private var reader: ByteReader
+    private var remaining: Int
+    /// The current document, or nil when the list is exhausted.
+    private(set) var current: UInt32?
+
+    init(_ bytes: Bytes) throws(IndexError) {
+        var reader = ByteReader(bytes)
+        remaining = try reader.int()
+        _ = try reader.int()
+        self.reader = reader
+        current = nil
+        try advance()
+    }
+
+    mutating func advance() throws(IndexError) {
+        guard remaining > 0 else { current = nil; return }
+        remaining -= 1
+        let delta = UInt32(truncatingIfNeeded: try reader.varint())
+        current = current.map { $0 &+ delta } ?? delta
+    }
+}
+
+/// A min-heap of posting cursors by current document: the lazy union of many lists.
+struct PostingHeap {
+    private var cursors: [PostingCursor] = []
+
+    mutating func push(_ cursor: PostingCursor) {
+        guard cursor.current != nil else { return }
+        cursors.append(cursor)
+        var child = cursors.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard cursors[child].current! < cursors[parent].current! else { break }
+            cursors.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    /// The smallest current document over all lists (repeats possible), advancing its list.
+    mutating func popSmallest() throws(IndexError) -> UInt32? {
+        guard let smallest = cursors.first?.current else { return nil }
+        try cursors[0].advance()
+        if cursors[0].current == nil {
+            cursors.swapAt(0, cursors.count - 1)
+            cursors.removeLast()
+        }
+        siftDown(0)
+        return smallest
+    }
+
+    private mutating func siftDown(_ start: Int) {
+        var parent = start
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var smallest = parent
+            if left < cursors.count, cursors[left].current! < cursors[smallest].current! { smallest = left }
+            if right < cursors.count, cursors[right].current! < cursors[smallest].current! { smallest = right }
+            if smallest == parent { return }
+            cursors.swapAt(parent, smallest)
+            parent = smallest
+        }
+    }
+}

@@ -96,8 +96,10 @@ struct SuggestEngine {
             completions[word] = (distance, key, docnum)
         }
 
+        /// Seen in static order, a word's first entry is its best, so a word at the smallest
+        /// distance is final as soon as it is seen.
         private func isPerfect(_ distance: Int, _ key: CandidateKey) -> Bool {
-            distance == bestPartialDistance && key.typos == bestTypos
+            distance == bestPartialDistance
         }
 
         /// True when no base document later in rank order can change entries or completions:
@@ -136,7 +138,7 @@ struct SuggestEngine {
                                weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
         acc.entries.insert(key, docnum: doc.docnum, title: doc.title)
         if acc.wantsCompletions, query.partial != nil {
-            let completionKey = Self.completionKey(doc, typos: typos)
+            let completionKey = Self.completionKey(doc)
             for list in [doc.sortTitle, doc.aliasWords] {
                 for word in WordList(bytes: list) {
                     if let d = query.partial!.distance(to: word) {
@@ -147,9 +149,9 @@ struct SuggestEngine {
         }
     }
 
-    /// A completion's order is its best entry's rank key without startsWith (Semantics.md).
-    static func completionKey(_ doc: DocumentView, typos: Int) -> CandidateKey {
-        CandidateKey(typos: typos, field: 0, startsWith: true, weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
+    /// A completion's best entry is its most popular match: the static order only (Semantics.md).
+    static func completionKey(_ doc: DocumentView) -> CandidateKey {
+        CandidateKey(typos: 0, field: 0, startsWith: true, weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
     }
 
     private func bestNameDistance(_ word: inout QueryWord, _ doc: DocumentView) -> Int? {
@@ -243,7 +245,7 @@ struct SuggestEngine {
         for (index, listed) in node.completions.prefix(wanted).enumerated() {
             if hasDeletions, try generation.isDeleted(listed.best, in: txn) { return nil }
             guard let doc = try generation.document(listed.best, in: txn) else { return nil }
-            let key = Self.completionKey(doc, typos: 0)
+            let key = Self.completionKey(doc)
             acc.noteCompletion(listed.term, distance: 0, key: key, docnum: listed.best)
             if index == min(wanted, node.completions.count) - 1 { completionBound = key }
         }
@@ -324,20 +326,25 @@ struct SuggestEngine {
         }
 
         // 3. Candidates for the whole query, verified and ranked in document order.
-        var candidates: [UInt32]
-        if let rest {
-            candidates = rest
-        } else {
-            let terms = try generation.terms(matching: query.partial!, in: txn).map(\.term)
-            candidates = try generation.documents(of: terms, includeDescription: false, in: txn)
-            if let deleted { try deleted.remove(from: &candidates, in: txn) }
-        }
-        let base = generation.baseCount
         let completionLimit = request.limits.completions
+        guard let rest else {
+            try evaluatePartialOnly(&query, &acc, deleted: deleted, completionLimit: completionLimit, in: txn)
+            return acc
+        }
+        try rank(rest, &query, &acc, filtersHold: true, completionLimit: completionLimit, in: txn)
+        return acc
+    }
+
+    /// Reads, verifies and ranks `candidates` (sorted) in document order, skipping the rest of the
+    /// base segment once nothing later can change the answer.
+    private func rank(_ candidates: [UInt32], _ query: inout PreparedQuery, _ acc: inout Accumulator, filtersHold: Bool,
+                      completionLimit: Int, until settled: ((Accumulator) -> Bool)? = nil,
+                      in txn: borrowing ReadTransaction) throws {
+        let base = generation.baseCount
         var index = 0
         while index < candidates.count {
             let docnum = candidates[index]
-            if docnum < base, acc.isSettled(completionLimit: completionLimit) {
+            if docnum < base, settled?(acc) ?? acc.isSettled(completionLimit: completionLimit) {
                 // Skip to the delta documents.
                 var low = index, high = candidates.count
                 while low < high {
@@ -349,9 +356,89 @@ struct SuggestEngine {
             }
             index += 1
             guard let doc = try generation.document(docnum, in: txn) else { continue }
-            try consider(doc, &query, &acc, filtersHold: rest != nil)
+            try consider(doc, &query, &acc, filtersHold: filtersHold)
         }
-        return acc
+    }
+
+    /// The partial word is the whole query: every entry containing one of its words matches,
+    /// with the typos of its nearest word. Levels of distance are taken in turn (all typo-free
+    /// documents first); within a level the words' base posting lists are merged lazily in document
+    /// (= rank) order, so only as many postings are decoded as it takes to fill the entries: the
+    /// walk stops when no later document can enter (one with more typos ranks after, and only a
+    /// typo-free one can start with the typed text). Delta documents are always read. Completions
+    /// come from the heads of the words' posting lists.
+    private func evaluatePartialOnly(_ query: inout PreparedQuery, _ acc: inout Accumulator, deleted: DeletedSet?,
+                                     completionLimit: Int, in txn: borrowing ReadTransaction) throws {
+        let matches = try generation.terms(matching: query.partial!, in: txn)
+        let wantsCompletions = acc.wantsCompletions
+        acc.wantsCompletions = false
+        let hasDelta = try txn.count(generation.schema.deltaTerms) > 0
+        var considered = Set<UInt32>()
+        for level in Set(matches.map(\.distance)).sorted() where acc.entries.limit > 0 {
+            if acc.entries.isFull, let worst = acc.entries.worst, worst.typos < level { break }
+            let terms = matches.filter { $0.distance == level }.map(\.term)
+            var heap = PostingHeap()
+            for term in terms {
+                if let value = try txn.get(generation.schema.terms, term) { heap.push(try PostingCursor(value)) }
+            }
+            var previous: UInt32?
+            while let docnum = try heap.popSmallest() {
+                if docnum == previous { continue }
+                previous = docnum
+                if considered.contains(docnum) { continue }
+                if let deleted, try deleted.contains(docnum, in: txn) { continue }
+                if acc.entries.isFull, let worst = acc.entries.worst,
+                   worst.typos < level || (worst.typos == level && (worst.startsWith || level > 0)) { break }
+                considered.insert(docnum)
+                guard let doc = try generation.document(docnum, in: txn) else { continue }
+                try consider(doc, &query, &acc)
+            }
+            if hasDelta {
+                var docs: [UInt32] = []
+                for term in terms { try appendDeltaPostings(of: term, to: &docs, in: txn) }
+                for docnum in Set(docs) where considered.insert(docnum).inserted {
+                    guard let doc = try generation.document(docnum, in: txn) else { continue }
+                    try consider(doc, &query, &acc)
+                }
+            }
+        }
+        if wantsCompletions {
+            acc.wantsCompletions = true
+            try completeFromPostings(matches, limit: completionLimit, deleted: deleted, hasDelta: hasDelta, into: &acc, in: txn)
+        }
+    }
+
+    /// Completions of a partial word that is the whole query: each word's best entry is its first
+    /// live base posting (base numbers are static rank order) or a better delta document. Words are
+    /// ordered by (distance, best base document) from the heads of their posting lists; only the
+    /// first `limit` of them, and words with delta postings, have their best entry read.
+    private func completeFromPostings(_ terms: [(term: [UInt8], distance: Int)], limit: Int, deleted: DeletedSet?, hasDelta: Bool,
+                                      into acc: inout Accumulator, in txn: borrowing ReadTransaction) throws {
+        var baseBest: [(distance: Int, doc: UInt32, term: [UInt8])] = []
+        for (term, distance) in terms {
+            guard let value = try txn.get(generation.schema.terms, term) else { continue }
+            var cursor = try PostingCursor(value)
+            while let doc = cursor.current, let deleted, try deleted.contains(doc, in: txn) { try cursor.advance() }
+            if let doc = cursor.current { baseBest.append((distance, doc, term)) }
+        }
+        baseBest.sort { a, b in
+            if a.distance != b.distance { return a.distance < b.distance }
+            if a.doc != b.doc { return a.doc < b.doc }
+            return a.term.lexicographicallyPrecedes(b.term)
+        }
+        for item in baseBest.prefix(limit) {
+            guard let doc = try generation.document(item.doc, in: txn) else { continue }
+            acc.noteCompletion(item.term, distance: item.distance, key: Self.completionKey(doc), docnum: item.doc)
+        }
+        guard hasDelta else { return }
+        for (term, distance) in terms {
+            var docs: [UInt32] = []
+            try appendDeltaPostings(of: term, to: &docs, in: txn)
+            for docnum in docs {
+                guard let doc = try generation.document(docnum, in: txn) else { continue }
+                acc.noteCompletion(term, distance: distance, key: Self.completionKey(doc), docnum: docnum)
+            }
+        }
     }
 
     /// No words and no tokens: every entry matches with the same typos and startsWith, so base

@@ -49,25 +49,30 @@ extension Generation {
     }
 
     /// The terms (base and delta) a query word matches, with their distances, in byte order.
+    /// Base terms come from the packed trie (typos) or a key range (exact prefix), both already
+    /// in order; delta terms, when there are any, are merged in.
     func terms(matching word: QueryWord, in txn: borrowing ReadTransaction) throws -> [(term: [UInt8], distance: Int)] {
         if word.budget == 0 && !word.isPartial { return [(word.bytes, 0)] }
-        var found: [[UInt8]: Int] = [:]
-        if word.budget > 0, let trie = try txn.get(schema.termTrie, PackedTrie.key) {
-            var automaton = word.termAutomaton
-            for (term, distance) in try PackedTrie.matches(trie, automaton: &automaton) { found[term] = distance }
-        }
-        for database in word.budget > 0 ? [schema.deltaTerms] : [schema.terms, schema.deltaTerms] {
-            try txn.withCursor(database) { cursor in
-                if word.budget == 0 {
-                    for key in try TermWalk.keys(&cursor, withPrefix: word.bytes) { found[key] = 0 }
-                } else {
-                    var automaton = word.termAutomaton
-                    for (term, distance) in try TermWalk.matches(&cursor, automaton: &automaton) {
-                        found[term] = min(found[term] ?? distance, distance)
-                    }
-                }
+        var base: [(term: [UInt8], distance: Int)] = []
+        if word.budget > 0 {
+            if let trie = try txn.get(schema.termTrie, PackedTrie.key) {
+                var automaton = word.termAutomaton
+                base = try PackedTrie.matches(trie, automaton: &automaton)
+            }
+        } else {
+            base = try txn.withCursor(schema.terms) { cursor in
+                try TermWalk.keys(&cursor, withPrefix: word.bytes).map { ($0, 0) }
             }
         }
+        guard try txn.count(schema.deltaTerms) > 0 else { return base }
+        let delta: [(term: [UInt8], distance: Int)] = try txn.withCursor(schema.deltaTerms) { cursor in
+            if word.budget == 0 { return try TermWalk.keys(&cursor, withPrefix: word.bytes).map { ($0, 0) } }
+            var automaton = word.termAutomaton
+            return try TermWalk.matches(&cursor, automaton: &automaton)
+        }
+        guard !delta.isEmpty else { return base }
+        var found: [[UInt8]: Int] = [:]
+        for (term, distance) in base + delta { found[term] = min(found[term] ?? distance, distance) }
         return found.map { ($0.key, $0.value) }.sorted { $0.term.lexicographicallyPrecedes($1.term) }
     }
 
@@ -153,6 +158,12 @@ struct DeletedSet {
     init(generation: Generation, in txn: borrowing ReadTransaction) throws {
         self.generation = generation
         count = try txn.count(generation.schema.deleted)
+    }
+
+    /// Whether one document is deleted.
+    func contains(_ doc: UInt32, in txn: borrowing ReadTransaction) throws -> Bool {
+        guard count > 0 else { return false }
+        return try generation.isDeleted(doc, in: txn)
     }
 
     /// Removes deleted documents from a sorted list.
