@@ -8,12 +8,14 @@ log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 status=0
 swift test --skip-build 2>&1 | tee "$log" || status=$?
-# One plain closing line, whatever runner printed last.
-summary="$(grep -E "^\s*Executed [0-9]+ tests?, with [0-9]+ failures?" "$log" | tail -n 1 || true)"
+# One plain closing line, whatever runner printed last: XCTest's "Executed N tests, with
+# S tests skipped and F failures" becomes "tests: P passed, F failed, S skipped".
+summary="$(grep -E "Executed [0-9]+ tests?, with" "$log" | tail -n 1 || true)"
 if [ -n "$summary" ]; then
-  total="$(echo "$summary" | sed -E 's/.*Executed ([0-9]+) tests?.*/\1/')"
-  failed="$(echo "$summary" | sed -E 's/.*with ([0-9]+) failures?.*/\1/')"
-  skipped="$(grep -cE "Test Case .* skipped" "$log" || true)"
+  total="$(echo "$summary" | grep -oE "Executed [0-9]+" | grep -oE "[0-9]+")"
+  failed="$(echo "$summary" | grep -oE "[0-9]+ failures?" | grep -oE "[0-9]+" | head -n 1)"
+  skipped="$(echo "$summary" | grep -oE "[0-9]+ tests? skipped" | grep -oE "[0-9]+" | head -n 1)"
+  skipped="${skipped:-0}"
   echo "tests: $((total - failed - skipped)) passed, $failed failed, $skipped skipped"
 fi
 exit "$status"
