@@ -898,6 +898,21 @@ def generate_file(parsed, imports_module):
         blocks.append(("message", message))
     for service in parsed.services:
         blocks.append(("service", service))
+    messages = [m for m in all_types(parsed) if isinstance(m, Message)]
+    if messages:
+        base = os.path.basename(parsed.relative)[:-len(".proto")]
+        out.line()
+        out.line(f"/// The messages of `{parsed.relative}`, e.g. to look a type up by `protoMessageName`.")
+        out.line(f"public enum {package_prefix(parsed.package)}{camel(base, True)}Proto {{")
+        out.indent()
+        out.line("public static let messageTypes: [any ProtoMessage.Type] = [")
+        out.indent()
+        for message in messages:
+            out.line(f"{swift_type_name(message)}.self,")
+        out.dedent()
+        out.line("]")
+        out.dedent()
+        out.line("}")
     for kind, item in blocks:
         out.line()
         if kind == "enum":

@@ -6,6 +6,14 @@
 // or coordinator whether it serves. Wire-compatible with every other implementation of the
 // protocol: same package, service, method, message and field names and numbers.
 
+/// The messages of `grpc/health/v1/health.proto`, e.g. to look a type up by `protoMessageName`.
+public enum Grpc_Health_V1_HealthProto {
+    public static let messageTypes: [any ProtoMessage.Type] = [
+        Grpc_Health_V1_HealthCheckRequest.self,
+        Grpc_Health_V1_HealthCheckResponse.self,
+    ]
+}
+
 /// Which service to ask about.
 public struct Grpc_Health_V1_HealthCheckRequest: ProtoMessage {
     public static let protoMessageName = "grpc.health.v1.HealthCheckRequest"

@@ -12,6 +12,39 @@
 // message is at most 4 MiB (the default receive limit on both sides); batches are sized to stay
 // well under it.
 
+/// The messages of `typeahead/v1/shard.proto`, e.g. to look a type up by `protoMessageName`.
+public enum Typeahead_V1_ShardProto {
+    public static let messageTypes: [any ProtoMessage.Type] = [
+        Typeahead_V1_RankKey.self,
+        Typeahead_V1_RankedEntry.self,
+        Typeahead_V1_RankedCompletion.self,
+        Typeahead_V1_RankedCategory.self,
+        Typeahead_V1_ShardSuggestRequest.self,
+        Typeahead_V1_ShardSuggestResponse.self,
+        Typeahead_V1_ShardSearchRequest.self,
+        Typeahead_V1_ShardSearchResponse.self,
+        Typeahead_V1_Entry.self,
+        Typeahead_V1_UpdateSummary.self,
+        Typeahead_V1_UpsertRequest.self,
+        Typeahead_V1_UpsertResponse.self,
+        Typeahead_V1_DeleteRequest.self,
+        Typeahead_V1_DeleteResponse.self,
+        Typeahead_V1_IndexParameters.self,
+        Typeahead_V1_BuildGenerationRequest.self,
+        Typeahead_V1_GenerationInfo.self,
+        Typeahead_V1_BuildStatistics.self,
+        Typeahead_V1_BuildGenerationResponse.self,
+        Typeahead_V1_ActivateGenerationRequest.self,
+        Typeahead_V1_ActivateGenerationResponse.self,
+        Typeahead_V1_DropGenerationRequest.self,
+        Typeahead_V1_DropGenerationResponse.self,
+        Typeahead_V1_RollbackRequest.self,
+        Typeahead_V1_RollbackResponse.self,
+        Typeahead_V1_StatsRequest.self,
+        Typeahead_V1_StatsResponse.self,
+    ]
+}
+
 /// The total order every ranked result is sorted by; smaller keys rank first. Compare field by field
 /// in this order: typos ascending, field ascending, starts_with true first, weight descending,
 /// sort_title ascending (UTF-8 bytes), id ascending (UTF-8 bytes).

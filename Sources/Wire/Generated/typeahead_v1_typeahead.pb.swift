@@ -15,6 +15,24 @@
 //   Integers that proto3 JSON would quote (uint64) are written as JSON numbers because the API keeps
 //   them below 2^53; every proto3 JSON parser accepts both forms.
 
+/// The messages of `typeahead/v1/typeahead.proto`, e.g. to look a type up by `protoMessageName`.
+public enum Typeahead_V1_TypeaheadProto {
+    public static let messageTypes: [any ProtoMessage.Type] = [
+        Typeahead_V1_SearchToken.self,
+        Typeahead_V1_SuggestLimits.self,
+        Typeahead_V1_SuggestRequest.self,
+        Typeahead_V1_Highlight.self,
+        Typeahead_V1_EntryHit.self,
+        Typeahead_V1_CategorySuggestion.self,
+        Typeahead_V1_QueryCompletion.self,
+        Typeahead_V1_ShardStatus.self,
+        Typeahead_V1_SuggestResponse.self,
+        Typeahead_V1_SearchRequest.self,
+        Typeahead_V1_Facet.self,
+        Typeahead_V1_SearchResponse.self,
+    ]
+}
+
 /// Whether query words may match with edits (Damerau-Levenshtein, optimal string alignment).
 public enum Typeahead_V1_Typos: ProtoEnum {
     /// Not set: the same as TYPOS_AUTO.

@@ -81,6 +81,7 @@ public struct ProtoReader {
         if tag.wireType == .lengthDelimited && T.wireType != .lengthDelimited {
             let run = try readLength(tag.number, name)
             let outer = end
+            position = run.lowerBound
             end = run.upperBound
             defer { end = outer }
             while position < end { values.append(try T.read(from: &self, tag.number, name)) }
@@ -102,6 +103,7 @@ public struct ProtoReader {
         }
         let run = try readLength(tag.number, name)
         let outer = end
+        position = run.lowerBound
         end = run.upperBound
         defer { end = outer }
         while position < end { values.append(E(rawValue: try ProtoInt32.read(from: &self, tag.number, name))) }
@@ -127,6 +129,7 @@ public struct ProtoReader {
                              detail: "messages are nested more than \(maximumDepth) deep", offset: content.lowerBound)
         }
         let outer = end
+        position = content.lowerBound
         end = content.upperBound
         depth += 1
         do {
@@ -207,7 +210,8 @@ public struct ProtoReader {
         return UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: position, as: UInt64.self))
     }
 
-    /// A length prefix and the range of bytes it covers, which the reader steps over.
+    /// A length prefix and the range of bytes it covers, which the reader steps over (callers that
+    /// read the content step back to its start).
     public mutating func readLength(_ number: Int, _ name: StaticString?) throws(ProtoError) -> Range<Int> {
         let at = position
         let length = try readVarint(number, name)
