@@ -198,6 +198,16 @@ struct Randomizer {
 /// Encodes any message (opening the existential).
 func encode(_ message: any ProtoMessage) -> [UInt8] { message.serializedBytes() }
 
+/// Encodes, decodes and encodes again.
+func reencode<M: ProtoMessage>(_ message: M) throws -> [UInt8] {
+    try M(serializedBytes: message.serializedBytes()).serializedBytes()
+}
+
+/// Decodes `bytes` as `type` and encodes the result.
+func reencode<M: ProtoMessage>(_ type: M.Type, _ bytes: [UInt8]) throws -> [UInt8] {
+    try M(serializedBytes: bytes).serializedBytes()
+}
+
 /// Decodes bytes as the type of `example` and tells whether the result equals `example`.
 func decodesEqual<M: ProtoMessage>(_ example: M, _ bytes: [UInt8]) throws -> Bool {
     try M(serializedBytes: bytes) == example
