@@ -10,7 +10,8 @@ import Index
 /// "absent means default" rule — except the coordinator's fields `session`, `revision` and
 /// `shards`, written only when set (a node answering directly has none). Weights and counts are
 /// JSON numbers (the index keeps them below 2^53; proto3 JSON parsers accept numbers for 64-bit
-/// fields); `revision`, an arbitrary client counter, is a string, as proto3 JSON writes uint64.
+/// fields); `revision`, an arbitrary client counter, is a string, as proto3 JSON writes uint64. An
+/// absent sub-message (a chip's `token`, never absent in what the index returns) is `null`.
 public enum ResponseJSON {
     public static func suggest(_ response: SuggestResponse) -> JSONValue {
         suggest(Typeahead_V1_SuggestResponse(response))
@@ -35,7 +36,7 @@ public enum ResponseJSON {
                 .object([
                     ("name", .string(category.name)),
                     ("count", .integer(Int64(category.count))),
-                    ("token", token(category.token ?? Typeahead_V1_SearchToken())),
+                    ("token", category.token.map(token) ?? .null),
                     ("replacementText", .string(category.replacementText)),
                 ])
             })),
