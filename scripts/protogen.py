@@ -3,6 +3,7 @@
 
     python3 scripts/protogen.py            # regenerate every output directory below
     python3 scripts/protogen.py --check    # exit 1 if a committed generated file is out of date
+    python3 scripts/protogen.py --root DIR --out DIR   # one other tree of .proto files
 
 Standard library only. It reads the subset of proto3 this project uses and refuses everything
 else with a message naming the file and line:
@@ -949,11 +950,16 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true",
                         help="generate into a temporary directory and fail if the committed files differ")
+    parser.add_argument("--root", help="generate from this proto root only (with --out) instead of the project's")
+    parser.add_argument("--out", help="the output directory for --root")
     args = parser.parse_args()
+    if bool(args.root) != bool(args.out):
+        parser.error("--root and --out go together")
+    jobs = [(args.root, args.out)] if args.root else JOBS
     stale = []
-    for root, out_dir in JOBS:
+    for root, out_dir in jobs:
         try:
-            outputs = generate(os.path.join(REPO, root), out_dir)
+            outputs = generate(os.path.join(REPO, root), os.path.relpath(os.path.join(REPO, out_dir), REPO))
         except ProtoSyntaxError as error:
             print(f"protogen: {error}", file=sys.stderr)
             return 2
