@@ -14,6 +14,20 @@ final class RoundTripTests: XCTestCase {
         }
     }
 
+    /// Nested lengths of 1, 2 and 3 varint bytes, in messages nested two deep.
+    func testLongNestedMessages() throws {
+        for size in [2, 126, 128, 16_382, 16_384, 140_000] {
+            let hit = Typeahead_V1_RankedEntry(hit: .init(title: String(repeating: "é", count: size / 2)), rank: .init(id: "x"))
+            let response = Typeahead_V1_ShardSearchResponse(hits: [hit, hit], totalHits: 2)
+            let encoded = response.serializedBytes()
+            XCTAssertEqual(try Typeahead_V1_ShardSearchResponse(serializedBytes: encoded), response, "\(size)")
+            let titleBytes = (size / 2) * 2
+            let entryHit = ProtoWriter.varintSize(UInt64(titleBytes)) + 1 + titleBytes
+            let ranked = (ProtoWriter.varintSize(UInt64(entryHit)) + 1 + entryHit) + 5   // + rank {6: "x"}
+            XCTAssertEqual(encoded.count, 2 * (1 + ProtoWriter.varintSize(UInt64(ranked)) + ranked) + 2, "\(size)")
+        }
+    }
+
     /// Repeated numeric fields are written packed and accepted either way.
     func testPackedAndUnpackedBothDecode() throws {
         let packed = bytes("ea02 03 01 9601")            // r_uint32 = [1, 150] packed
