@@ -25,6 +25,11 @@ final class ReferenceCrossCheckTests: XCTestCase {
         }
     }()
 
+    override class func tearDown() {
+        if case .success(let directory) = workspace { try? FileManager.default.removeItem(atPath: directory) }
+        super.tearDown()
+    }
+
     private func workspace() throws -> String {
         switch Self.workspace {
         case .success(let directory): return directory
