@@ -38,6 +38,7 @@ let package = Package(
         .testTarget(name: "CatalogTests", dependencies: ["Catalog"]),
         .testTarget(name: "IndexTests", dependencies: ["Index", "Catalog", "Analysis", "Storage"]),
         .testTarget(name: "CLITests", dependencies: ["Wire", "Index"]),
+        .testTarget(name: "WireTests", dependencies: ["Wire", "Index"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

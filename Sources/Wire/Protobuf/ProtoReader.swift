@@ -1,0 +1,256 @@
+/// Reads the protobuf binary encoding from a span of memory with an index, field by field.
+///
+/// The reader never copies the input: it walks `buffer` with `position` and the `end` of the
+/// message being read (a nested message narrows `end`, then restores it). Every length is checked
+/// against `end` before use, so no input can make it read outside the span. Generated
+/// `init(decoding:)` code drives it:
+///
+/// ```swift
+/// while let tag = try reader.nextTag() {
+///     switch tag.number {
+///     case 1: text = try reader.read(ProtoString.self, tag, "text")
+///     default: try reader.skip(tag, preserving: &unknownFields)
+///     }
+/// }
+/// ```
+///
+/// Strictness (each a `ProtoError`): varints of more than 10 bytes, lengths and fixed-width values
+/// past the end of the enclosing message, field number 0 or above 2^29 − 1, wire types 3, 4
+/// (groups), 6 and 7, a known field with a wire type its type cannot have, invalid UTF-8 in a
+/// `string`, and nesting deeper than `maximumDepth`. Lenient where the spec says so: a singular
+/// field seen twice keeps the last value; repeated numeric fields are accepted packed and unpacked;
+/// unknown fields are skipped (their content is not examined).
+///
+/// The buffer must stay valid while the reader is used: create the reader inside
+/// `withUnsafeBytes` (as `ProtoMessage.init(serializedBytes:)` does) and let it go before leaving.
+public struct ProtoReader {
+    /// Enough for every message of our schemas (they nest at most 4 deep) with room for growth,
+    /// and small enough that hostile input cannot exhaust the stack.
+    public static let defaultMaximumDepth = 32
+
+    private let buffer: UnsafeRawBufferPointer
+    /// The next byte to read.
+    public private(set) var position: Int
+    /// One past the last byte of the message being read.
+    private var end: Int
+    /// Messages entered below the top level.
+    private var depth = 0
+    private let maximumDepth: Int
+    /// Where the key of the field being read starts (unknown fields are copied from here).
+    private var fieldStart = 0
+
+    public init(_ buffer: UnsafeRawBufferPointer, maximumDepth: Int = defaultMaximumDepth) {
+        self.buffer = buffer
+        self.position = 0
+        self.end = buffer.count
+        self.maximumDepth = maximumDepth
+    }
+
+    /// The key of the next field of the current message, or nil at its end.
+    public mutating func nextTag() throws(ProtoError) -> ProtoTag? {
+        guard position < end else { return nil }
+        fieldStart = position
+        let key = try readVarint(0, nil)
+        let number = key >> 3
+        guard number >= 1, number <= (1 << 29) - 1 else {
+            throw ProtoError(.invalidTag, detail: "field number \(number) at byte \(fieldStart) is outside 1...536870911", offset: fieldStart)
+        }
+        let raw = UInt8(key & 7)
+        guard let wireType = ProtoWireType(rawValue: raw) else {
+            throw ProtoError(.invalidTag, fieldPath: ProtoError.describe(Int(number), nil),
+                             detail: "wire type \(raw) does not exist", offset: fieldStart)
+        }
+        if wireType == .startGroup || wireType == .endGroup {
+            throw ProtoError(.groupNotSupported, fieldPath: ProtoError.describe(Int(number), nil),
+                             detail: "wire type \(wireType) is a proto2 group, which this API does not use", offset: fieldStart)
+        }
+        return ProtoTag(number: Int(number), wireType: wireType)
+    }
+
+    // MARK: Fields (generated code calls these)
+
+    /// One value of a singular scalar field.
+    public mutating func read<T: ProtoScalarType>(_ type: T.Type, _ tag: ProtoTag, _ name: StaticString) throws(ProtoError) -> T.Value {
+        try expect(tag, T.wireType, name)
+        return try T.read(from: &self, tag.number, name)
+    }
+
+    /// Appends a repeated scalar field's values: a packed run, or one unpacked element.
+    public mutating func readRepeated<T: ProtoScalarType>(_ type: T.Type, _ tag: ProtoTag, _ name: StaticString,
+                                                          into values: inout [T.Value]) throws(ProtoError) {
+        if tag.wireType == .lengthDelimited && T.wireType != .lengthDelimited {
+            let run = try readLength(tag.number, name)
+            let outer = end
+            position = run.lowerBound
+            end = run.upperBound
+            defer { end = outer }
+            while position < end { values.append(try T.read(from: &self, tag.number, name)) }
+            return
+        }
+        values.append(try read(type, tag, name))
+    }
+
+    /// One value of a singular enum field; values the schema does not know are kept as they are.
+    public mutating func readEnum<E: ProtoEnum>(_ tag: ProtoTag, _ name: StaticString) throws(ProtoError) -> E {
+        E(rawValue: try read(ProtoInt32.self, tag, name))
+    }
+
+    /// Appends a repeated enum field's values, packed or not.
+    public mutating func readRepeatedEnum<E: ProtoEnum>(_ tag: ProtoTag, _ name: StaticString, into values: inout [E]) throws(ProtoError) {
+        guard tag.wireType == .lengthDelimited else {
+            values.append(try readEnum(tag, name))
+            return
+        }
+        let run = try readLength(tag.number, name)
+        let outer = end
+        position = run.lowerBound
+        end = run.upperBound
+        defer { end = outer }
+        while position < end { values.append(E(rawValue: try ProtoInt32.read(from: &self, tag.number, name))) }
+    }
+
+    /// A message field. (Proto3 merges a message field seen twice; our encoders never send one
+    /// twice, and keeping the last one is what a reader of the spec's "last one wins" expects.)
+    public mutating func readMessage<M: ProtoMessage>(_ tag: ProtoTag, _ name: StaticString, as type: M.Type = M.self) throws(ProtoError) -> M {
+        var message: M?
+        try readNested(tag, name) { reader throws(ProtoError) in message = try M(decoding: &reader) }
+        return message!
+    }
+
+    /// A length-delimited field whose content `body` reads as a message (e.g. a map entry): the
+    /// reader's current message is that content while `body` runs, and errors it throws get this
+    /// field in their path.
+    public mutating func readNested(_ tag: ProtoTag, _ name: StaticString,
+                                    _ body: (inout ProtoReader) throws(ProtoError) -> Void) throws(ProtoError) {
+        try expect(tag, .lengthDelimited, name)
+        let content = try readLength(tag.number, name)
+        guard depth < maximumDepth else {
+            throw ProtoError(.tooDeep, fieldPath: ProtoError.describe(tag.number, name),
+                             detail: "messages are nested more than \(maximumDepth) deep", offset: content.lowerBound)
+        }
+        let outer = end
+        position = content.lowerBound
+        end = content.upperBound
+        depth += 1
+        do {
+            try body(&self)
+        } catch {
+            throw error.inField(tag.number, name)
+        }
+        // `body` reads to the end (generated loops stop only there); make sure of it anyway.
+        position = end
+        depth -= 1
+        end = outer
+    }
+
+    /// Skips a field the schema does not know, appending its bytes (key included) to `unknown`.
+    public mutating func skip(_ tag: ProtoTag, preserving unknown: inout ProtoUnknownFields) throws(ProtoError) {
+        try skip(tag)
+        unknown.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[fieldStart..<position]))
+    }
+
+    /// Skips a field the schema does not know.
+    public mutating func skip(_ tag: ProtoTag) throws(ProtoError) {
+        switch tag.wireType {
+        case .varint: _ = try readVarint(tag.number, nil)
+        case .fixed64: _ = try readFixed64(tag.number, nil)
+        case .fixed32: _ = try readFixed32(tag.number, nil)
+        case .lengthDelimited: _ = try readLength(tag.number, nil)
+        case .startGroup, .endGroup: preconditionFailure("nextTag() refuses groups")
+        }
+    }
+
+    // MARK: Primitives
+
+    /// A varint of at most 10 bytes. Bits beyond 64 in the tenth byte are dropped, as the
+    /// reference implementations do.
+    public mutating func readVarint(_ number: Int, _ name: StaticString?) throws(ProtoError) -> UInt64 {
+        // Fast path: one byte (most keys, lengths, small numbers).
+        if position < end {
+            let first = buffer[position]
+            if first < 0x80 {
+                position += 1
+                return UInt64(first)
+            }
+        }
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        var p = position
+        while true {
+            guard shift < 70 else {
+                throw fail(.varintTooLong, number, name, at: position, "varint is longer than 10 bytes")
+            }
+            guard p < end else {
+                throw fail(.truncated, number, name, at: position, "varint runs past the end of the message")
+            }
+            let byte = buffer[p]
+            p += 1
+            result |= UInt64(byte & 0x7F) << shift
+            if byte < 0x80 {
+                position = p
+                return result
+            }
+            shift += 7
+        }
+    }
+
+    public mutating func readFixed32(_ number: Int, _ name: StaticString?) throws(ProtoError) -> UInt32 {
+        guard end - position >= 4 else {
+            throw fail(.truncated, number, name, at: position, "a 32-bit value needs 4 bytes, \(end - position) left in the message")
+        }
+        defer { position += 4 }
+        return UInt32(littleEndian: buffer.loadUnaligned(fromByteOffset: position, as: UInt32.self))
+    }
+
+    public mutating func readFixed64(_ number: Int, _ name: StaticString?) throws(ProtoError) -> UInt64 {
+        guard end - position >= 8 else {
+            throw fail(.truncated, number, name, at: position, "a 64-bit value needs 8 bytes, \(end - position) left in the message")
+        }
+        defer { position += 8 }
+        return UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+    }
+
+    /// A length prefix and the range of bytes it covers, which the reader steps over (callers that
+    /// read the content step back to its start).
+    public mutating func readLength(_ number: Int, _ name: StaticString?) throws(ProtoError) -> Range<Int> {
+        let at = position
+        let length = try readVarint(number, name)
+        let left = end - position
+        guard length <= UInt64(left) else {
+            throw fail(.lengthPastEnd, number, name, at: at,
+                       "length \(length) runs past the end of the message (\(left) bytes left)")
+        }
+        let range = position..<(position + Int(length))
+        position = range.upperBound
+        return range
+    }
+
+    public mutating func readString(_ number: Int, _ name: StaticString?) throws(ProtoError) -> String {
+        let range = try readLength(number, name)
+        if range.isEmpty { return "" }
+        let bytes = UnsafeRawBufferPointer(rebasing: buffer[range])
+        let string = bytes.withMemoryRebound(to: UInt8.self) { String(validating: $0, as: UTF8.self) }
+        guard let string else {
+            throw fail(.invalidUTF8, number, name, at: range.lowerBound, "a string of \(range.count) bytes is not valid UTF-8")
+        }
+        return string
+    }
+
+    public mutating func readBytes(_ number: Int, _ name: StaticString?) throws(ProtoError) -> [UInt8] {
+        let range = try readLength(number, name)
+        return Array(UnsafeRawBufferPointer(rebasing: buffer[range]))
+    }
+
+    // MARK: Helpers
+
+    private func expect(_ tag: ProtoTag, _ wireType: ProtoWireType, _ name: StaticString) throws(ProtoError) {
+        guard tag.wireType == wireType else {
+            throw fail(.wireTypeMismatch, tag.number, name, at: fieldStart,
+                       "wire type \(tag.wireType) where its type needs wire type \(wireType)")
+        }
+    }
+
+    private func fail(_ kind: ProtoError.Kind, _ number: Int, _ name: StaticString?, at offset: Int, _ detail: String) -> ProtoError {
+        ProtoError(kind, fieldPath: number == 0 ? "" : ProtoError.describe(number, name), detail: detail, offset: offset)
+    }
+}
