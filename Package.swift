@@ -7,7 +7,7 @@
 //   CUTF8Proc -> Analysis    (normalisation and word splitting)
 //   CYAJL     -> Catalog     (JSON Lines catalog parsing and validation)
 //   Index     (catalog model, on-disk trie, postings, ranking, suggest/search, generations)
-//   Wire      (the API's messages: JSON mapping now, protobuf and gRPC framing next)
+//   Wire      (the API's messages: generated protobuf codec from proto/, conversions, JSON mapping)
 //   CSQLite   -> Benchmarks  (the SQLite FTS5 peer used by `typeahead bench`)
 //   typeahead (the executable: argument parsing only)
 import PackageDescription
@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "Analysis", dependencies: ["CUTF8Proc"]),
         .target(name: "Catalog", dependencies: ["CYAJL"]),
         .target(name: "Index", dependencies: ["Storage", "Analysis", "Catalog"], exclude: ["Semantics.md"]),
-        .target(name: "Wire", dependencies: ["Index"]),
+        .target(name: "Wire", dependencies: ["Index", "Catalog"]),
         .target(name: "Benchmarks", dependencies: ["Index", "Catalog", "Analysis", "CSQLite"]),
         .executableTarget(name: "typeahead", dependencies: ["Index", "Catalog", "Wire", "Benchmarks"]),
 
