@@ -72,7 +72,8 @@ public final class CatalogReader {
     private var skippedBytes = 0
     private var isSkipping = false
     private var lineNumber = 0
-    private var firstLineOfId: [String: Int] = [:]
+    /// Keyed by the id's bytes: canonically equal spellings ("é", "e\u{301}") are different ids.
+    private var firstLineOfId: [[UInt8]: Int] = [:]
 
     /// Opens a catalog file; `path` "-" reads standard input.
     ///
@@ -128,7 +129,7 @@ public final class CatalogReader {
             case .entry(let entry, let unknownFields):
                 // One hash lookup: the defaulted subscript inserts our line number when absent.
                 var firstLine = 0
-                update(&firstLineOfId[entry.id, default: lineNumber]) { firstLine = $0 }
+                update(&firstLineOfId[Array(entry.id.utf8), default: lineNumber]) { firstLine = $0 }
                 if firstLine != lineNumber {
                     summary.invalid += 1
                     return .failure(CatalogLineError(

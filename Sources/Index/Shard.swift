@@ -280,9 +280,9 @@ public final class Shard: Sendable {
     }
 
     private static func checkUniqueIDs(_ entries: [CatalogEntry]) throws {
-        var seen = Set<String>()
+        var seen = Set<[UInt8]>()  // ids are bytes: canonically equal spellings are different ids
         seen.reserveCapacity(entries.count)
-        for entry in entries where !seen.insert(entry.id).inserted {
+        for entry in entries where !seen.insert(Array(entry.id.utf8)).inserted {
             throw IndexError.invalidArgument("duplicate id \"\(entry.id)\" in the entries to index")
         }
     }

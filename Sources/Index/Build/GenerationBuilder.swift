@@ -57,14 +57,16 @@ struct GenerationBuilder {
         clock.mark("rank")
 
         // Words to numbers, and (word, document) pairs; categories become filter pseudo-terms.
-        var termIDs: [String: UInt32] = [:]
+        // Keyed by bytes, not String: category names are not normalised, and Swift's String
+        // equality would merge canonically equal spellings.
+        var termIDs: [[UInt8]: UInt32] = [:]
         termIDs.reserveCapacity(entries.count)
-        var terms: [String] = []
+        var terms: [[UInt8]] = []
         var namePairs: [UInt64] = []
         var descriptionPairs: [UInt64] = []
-        var categoryCounts: [String: UInt64] = [:]
+        var categoryCounts: [[UInt8]: UInt64] = [:]
         var firstWords = FlatStrings()
-        func intern(_ term: String) -> UInt64 {
+        func intern(_ term: [UInt8]) -> UInt64 {
             if let id = termIDs[term] { return UInt64(id) }
             let id = UInt32(terms.count)
             termIDs[term] = id
@@ -75,17 +77,17 @@ struct GenerationBuilder {
             let doc = analysed[index].doc
             let number = UInt64(docnum)
             firstWords.append(doc.titleWords.first ?? "")
-            for term in doc.nameTerms { namePairs.append(intern(term) << 32 | number) }
-            for term in doc.descriptionWords { descriptionPairs.append(intern(term) << 32 | number) }
+            for term in doc.nameTerms { namePairs.append(intern(Array(term.utf8)) << 32 | number) }
+            for term in doc.descriptionWords { descriptionPairs.append(intern(Array(term.utf8)) << 32 | number) }
             for category in doc.categories {
-                categoryCounts[category, default: 0] += 1
-                namePairs.append(intern(String(decoding: Schema.tokenTerm(.category(category)), as: UTF8.self)) << 32 | number)
+                categoryCounts[Array(category.utf8), default: 0] += 1
+                namePairs.append(intern(Schema.tokenTerm(.category(category))) << 32 | number)
             }
         }
         clock.mark("intern")
 
         // Words in byte order; pairs renumbered to that order and sorted, so postings are grouped.
-        let sortedTerms = terms.indices.sorted { compareUTF8(terms[$0], terms[$1]) < 0 }
+        let sortedTerms = terms.indices.sorted { compareBytes(terms[$0], terms[$1]) < 0 }
         var position = [UInt32](repeating: 0, count: terms.count)
         for (rank, id) in sortedTerms.enumerated() { position[id] = UInt32(rank) }
         namePairs = namePairs.map { UInt64(position[Int($0 >> 32)]) << 32 | ($0 & 0xFFFF_FFFF) }
@@ -125,7 +127,7 @@ struct GenerationBuilder {
                 while d < descriptionPairs.count, descriptionPairs[d] >> 32 == key {
                     description.append(UInt32(truncatingIfNeeded: descriptionPairs[d])); d += 1
                 }
-                let term = Array(terms[id].utf8)
+                let term = terms[id]
                 writer.removeAll()
                 PostingList.encode(name: name, description: description, into: &writer)
                 try txn.put(schema.terms, term, writer.bytes, flags: .append)
@@ -149,7 +151,9 @@ struct GenerationBuilder {
             // Categories and the words of their names.
             for (name, count) in categoryCounts {
                 try txn.put(schema.categories, name, count)
-                for word in Set(analyzer.terms(in: name)) { try txn.put(schema.categoryWords, word, name) }
+                for word in Set(analyzer.terms(in: String(decoding: name, as: UTF8.self))) {
+                    try txn.put(schema.categoryWords, word, name)
+                }
             }
             try txn.put(schema.meta, MetaKey.format, MetaKey.formatValue)
             try txn.put(schema.meta, MetaKey.baseCount, UInt32(order.count))
@@ -217,6 +221,20 @@ struct FlatStrings {
         guard end - start >= prefix.count else { return false }
         for i in 0..<prefix.count where bytes[start + i] != prefix[i] { return false }
         return true
+    }
+}
+
+/// memcmp order of two byte strings (-1, 0, 1).
+func compareBytes(_ a: [UInt8], _ b: [UInt8]) -> Int {
+    a.withUnsafeBufferPointer { x in
+        b.withUnsafeBufferPointer { y in
+            let common = min(x.count, y.count)
+            if common > 0, let xb = x.baseAddress, let yb = y.baseAddress {
+                let order = memcmp(xb, yb, common)
+                if order != 0 { return order < 0 ? -1 : 1 }
+            }
+            return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
+        }
     }
 }
 

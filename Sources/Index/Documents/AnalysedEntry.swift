@@ -52,8 +52,10 @@ struct AnalysedEntry: Sendable {
             }
         }
         descriptionWords = description
-        var categorySet = Set<String>()
-        categories = entry.categories.filter { categorySet.insert($0).inserted }
+        // Byte-exact: "Café" and "Cafe\u{301}" are different categories (Swift's String equality
+        // would merge them).
+        var categorySet = Set<[UInt8]>()
+        categories = entry.categories.filter { categorySet.insert(Array($0.utf8)).inserted }
     }
 
 }

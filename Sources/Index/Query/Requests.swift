@@ -74,8 +74,20 @@ public struct SearchToken: Sendable, Hashable, Comparable {
         SearchToken(kind: .category, value: name)
     }
 
+    /// Tokens compare as bytes: "Café" and "Cafe\u{301}" are different categories.
+    public static func == (a: SearchToken, b: SearchToken) -> Bool {
+        a.kind == b.kind && a.value.utf8.elementsEqual(b.value.utf8)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(kind)
+        hasher.combine(value.utf8.count)
+        for byte in value.utf8 { hasher.combine(byte) }
+    }
+
     public static func < (a: SearchToken, b: SearchToken) -> Bool {
-        (a.kind.rawValue, a.value) < (b.kind.rawValue, b.value)
+        if a.kind != b.kind { return a.kind.rawValue < b.kind.rawValue }
+        return a.value.utf8.lexicographicallyPrecedes(b.value.utf8)
     }
 }
 
