@@ -96,10 +96,10 @@ struct SuggestEngine {
             completions[word] = (distance, key, docnum)
         }
 
-        /// Seen in static order, a word's first entry is its best, so a word at the smallest
-        /// distance is final as soon as it is seen.
+        /// A word at the smallest distance whose entry has the fewest typos possible is final as
+        /// soon as it is seen: later entries in static order can only be less popular.
         private func isPerfect(_ distance: Int, _ key: CandidateKey) -> Bool {
-            distance == bestPartialDistance
+            distance == bestPartialDistance && key.typos == bestTypos
         }
 
         /// True when no base document later in rank order can change entries or completions:
@@ -138,7 +138,7 @@ struct SuggestEngine {
                                weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
         acc.entries.insert(key, docnum: doc.docnum, title: doc.title)
         if acc.wantsCompletions, query.partial != nil {
-            let completionKey = Self.completionKey(doc)
+            let completionKey = Self.completionKey(doc, typos: typos)
             for list in [doc.sortTitle, doc.aliasWords] {
                 for word in WordList(bytes: list) {
                     if let d = query.partial!.distance(to: word) {
@@ -149,9 +149,9 @@ struct SuggestEngine {
         }
     }
 
-    /// A completion's best entry is its most popular match: the static order only (Semantics.md).
-    static func completionKey(_ doc: DocumentView) -> CandidateKey {
-        CandidateKey(typos: 0, field: 0, startsWith: true, weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
+    /// A completion's best entry is its best match by rank key without startsWith (Semantics.md).
+    static func completionKey(_ doc: DocumentView, typos: Int) -> CandidateKey {
+        CandidateKey(typos: typos, field: 0, startsWith: true, weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
     }
 
     private func bestNameDistance(_ word: inout QueryWord, _ doc: DocumentView) -> Int? {
@@ -245,7 +245,7 @@ struct SuggestEngine {
         for (index, listed) in node.completions.prefix(wanted).enumerated() {
             if hasDeletions, try generation.isDeleted(listed.best, in: txn) { return nil }
             guard let doc = try generation.document(listed.best, in: txn) else { return nil }
-            let key = Self.completionKey(doc)
+            let key = Self.completionKey(doc, typos: 0)
             acc.noteCompletion(listed.term, distance: 0, key: key, docnum: listed.best)
             if index == min(wanted, node.completions.count) - 1 { completionBound = key }
         }
@@ -408,36 +408,66 @@ struct SuggestEngine {
         }
     }
 
-    /// Completions of a partial word that is the whole query: each word's best entry is its first
-    /// live base posting (base numbers are static rank order) or a better delta document. Words are
-    /// ordered by (distance, best base document) from the heads of their posting lists; only the
-    /// first `limit` of them, and words with delta postings, have their best entry read.
+    /// Completions of a partial word that is the whole query. An entry's typos are the smallest
+    /// distance of its words (its *level*), so a word's best entry is its posting with the smallest
+    /// (level, document number) — base numbers being static rank order. Distances are taken in
+    /// turn and stop once `limit` words are known (a farther word cannot rank before them). At
+    /// distance 0 the best is simply the first live posting; farther words scan their postings
+    /// until an entry of level 0 turns up, testing levels against the (lazily built) sorted
+    /// documents of nearer words. Only the first `limit` best entries are read.
     private func completeFromPostings(_ terms: [(term: [UInt8], distance: Int)], limit: Int, deleted: DeletedSet?, hasDelta: Bool,
                                       into acc: inout Accumulator, in txn: borrowing ReadTransaction) throws {
-        var baseBest: [(distance: Int, doc: UInt32, term: [UInt8])] = []
-        for (term, distance) in terms {
-            guard let value = try txn.get(generation.schema.terms, term) else { continue }
-            var cursor = try PostingCursor(value)
-            while let doc = cursor.current, let deleted, try deleted.contains(doc, in: txn) { try cursor.advance() }
-            if let doc = cursor.current { baseBest.append((distance, doc, term)) }
-        }
-        baseBest.sort { a, b in
-            if a.distance != b.distance { return a.distance < b.distance }
-            if a.doc != b.doc { return a.doc < b.doc }
-            return a.term.lexicographicallyPrecedes(b.term)
-        }
-        for item in baseBest.prefix(limit) {
-            guard let doc = try generation.document(item.doc, in: txn) else { continue }
-            acc.noteCompletion(item.term, distance: item.distance, key: Self.completionKey(doc), docnum: item.doc)
-        }
-        guard hasDelta else { return }
-        for (term, distance) in terms {
-            var docs: [UInt32] = []
-            try appendDeltaPostings(of: term, to: &docs, in: txn)
-            for docnum in docs {
-                guard let doc = try generation.document(docnum, in: txn) else { continue }
-                acc.noteCompletion(term, distance: distance, key: Self.completionKey(doc), docnum: docnum)
+        let levels = Set(terms.map(\.distance)).sorted()
+        var levelDocuments: [Int: [UInt32]] = [:]
+        func level(of doc: UInt32, below distance: Int) throws -> Int {
+            for level in levels where level < distance {
+                if levelDocuments[level] == nil {
+                    levelDocuments[level] = try generation.documents(of: terms.filter { $0.distance == level }.map(\.term),
+                                                                     includeDescription: false, in: txn)
+                }
+                if contains(levelDocuments[level]!, doc) { return level }
             }
+            return distance
+        }
+        var known = 0
+        for distance in levels where known < limit {
+            let levelTerms = terms.filter { $0.distance == distance }
+            var bests: [(typos: Int, doc: UInt32, term: [UInt8])] = []
+            for (term, _) in levelTerms {
+                guard let value = try txn.get(generation.schema.terms, term) else { continue }
+                var cursor = try PostingCursor(value)
+                var best: (typos: Int, doc: UInt32)?
+                while let doc = cursor.current {
+                    if !(try deleted?.contains(doc, in: txn) ?? false) {
+                        let typos = distance == 0 ? 0 : try level(of: doc, below: distance)
+                        if best == nil || typos < best!.typos { best = (typos, doc) }
+                        if typos == 0 { break }
+                    }
+                    try cursor.advance()
+                }
+                if let best { bests.append((best.typos, best.doc, term)) }
+            }
+            bests.sort { a, b in
+                if a.typos != b.typos { return a.typos < b.typos }
+                if a.doc != b.doc { return a.doc < b.doc }
+                return a.term.lexicographicallyPrecedes(b.term)
+            }
+            for item in bests.prefix(limit) {
+                guard let doc = try generation.document(item.doc, in: txn) else { continue }
+                acc.noteCompletion(item.term, distance: distance, key: Self.completionKey(doc, typos: item.typos), docnum: item.doc)
+            }
+            if hasDelta {
+                for (term, _) in levelTerms {
+                    var docs: [UInt32] = []
+                    try appendDeltaPostings(of: term, to: &docs, in: txn)
+                    for docnum in docs {
+                        guard let doc = try generation.document(docnum, in: txn) else { continue }
+                        let typos = distance == 0 ? 0 : try level(of: docnum, below: distance)
+                        acc.noteCompletion(term, distance: distance, key: Self.completionKey(doc, typos: typos), docnum: docnum)
+                    }
+                }
+            }
+            known = acc.completions.count
         }
     }
 

@@ -189,6 +189,16 @@ struct DeletedSet {
     }
 }
 
+/// Whether sorted `list` contains `value` (binary search).
+func contains(_ list: [UInt32], _ value: UInt32) -> Bool {
+    var low = 0, high = list.count
+    while low < high {
+        let mid = (low + high) / 2
+        if list[mid] < value { low = mid + 1 } else { high = mid }
+    }
+    return low < list.count && list[low] == value
+}
+
 /// Elements of sorted `a` that are in sorted `b`.
 func intersect(_ a: [UInt32], _ b: [UInt32]) -> [UInt32] {
     var result: [UInt32] = []
