@@ -27,7 +27,7 @@ final class SessionPair {
             // by our own RST_STREAM): drain before deciding that the pair has settled.
             client.drainEvents { clientEvents.append($0) }
             if toServer.isEmpty, toClient.isEmpty {
-                try server.drainEvents { serverEvents.append($0) }
+                server.drainEvents { serverEvents.append($0) }
                 return
             }
             try server.receive(toServer)

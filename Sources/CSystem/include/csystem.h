@@ -61,6 +61,9 @@ int csystem_connect(const char *host, int port, int *gai_error);
 /// send(2) with MSG_NOSIGNAL so that a peer that went away yields EPIPE instead of SIGPIPE.
 ssize_t csystem_send(int fd, const void *buffer, size_t length);
 
+/// pthread_setname_np(pthread_self(), name).
+int csystem_set_thread_name(const char *name);
+
 /// The CLOCK_MONOTONIC time in nanoseconds.
 uint64_t csystem_monotonic_ns(void);
 
