@@ -3,7 +3,7 @@ import HTTP2
 import Synchronization
 import XCTest
 
-final class ServerClientTests: XCTestCase {
+final class ServerClientTests: ResourceCheckingTestCase {
     func testRequestResponseOverSockets() async throws {
         let server = try TestServer(handler: echoHandler)
         defer { server.stop() }

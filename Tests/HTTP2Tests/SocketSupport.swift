@@ -127,3 +127,31 @@ let echoHandler: @Sendable (HTTP2Request, HTTP2Responder) -> Void = { request, r
         answer()
     }
 }
+
+/// Checks that a test leaves no event-loop thread and no socket behind.
+class ResourceCheckingTestCase: XCTestCase {
+    private var socketsBefore = 0
+
+    override func setUp() {
+        super.setUp()
+        socketsBefore = Self.openSockets()
+    }
+
+    override func tearDown() {
+        XCTAssertEqual(Self.loopThreads(), [], "event-loop threads left running")
+        XCTAssertEqual(Self.openSockets(), socketsBefore, "sockets left open")
+        super.tearDown()
+    }
+
+    static func openSockets() -> Int {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return entries.filter { ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) ?? "").hasPrefix("socket:") }.count
+    }
+
+    static func loopThreads() -> [String] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
+            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .filter { $0.hasPrefix("h2-") }
+    }
+}
