@@ -8,6 +8,7 @@
 //   CYAJL     -> Catalog     (JSON Lines catalog parsing and validation)
 //   Index     (catalog model, on-disk trie, postings, ranking, suggest/search, generations)
 //   Wire      (the API's messages: generated protobuf codec from proto/, conversions, JSON mapping)
+//   CNghttp2, CSystem -> HTTP2 (sans-I/O HTTP/2 sessions, epoll event loops, server and client)
 //   CSQLite   -> Benchmarks  (the SQLite FTS5 peer used by `typeahead bench`)
 //   typeahead (the executable: argument parsing only)
 import PackageDescription
@@ -24,12 +25,15 @@ let package = Package(
         .systemLibrary(name: "CUTF8Proc", providers: [.apt(["libutf8proc-dev"])]),
         .systemLibrary(name: "CYAJL", pkgConfig: "yajl", providers: [.apt(["libyajl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // epoll, accept4, eventfd: Linux calls that Swift's Glibc module does not surface.
+        .target(name: "CSystem"),
 
         .target(name: "Storage", dependencies: ["CLMDB"]),
         .target(name: "Analysis", dependencies: ["CUTF8Proc"]),
         .target(name: "Catalog", dependencies: ["CYAJL"]),
         .target(name: "Index", dependencies: ["Storage", "Analysis", "Catalog"], exclude: ["Semantics.md"]),
         .target(name: "Wire", dependencies: ["Index", "Catalog"]),
+        .target(name: "HTTP2", dependencies: ["CNghttp2", "CSystem"]),
         .target(name: "Benchmarks", dependencies: ["Index", "Catalog", "Analysis", "CSQLite"]),
         .executableTarget(name: "typeahead", dependencies: ["Index", "Catalog", "Wire", "Benchmarks"]),
 
@@ -39,6 +43,7 @@ let package = Package(
         .testTarget(name: "IndexTests", dependencies: ["Index", "Catalog", "Analysis", "Storage"]),
         .testTarget(name: "CLITests", dependencies: ["Wire", "Index"]),
         .testTarget(name: "WireTests", dependencies: ["Wire", "Index"], exclude: ["Fixtures"]),
+        .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,168 @@
+/// One client connection's protocol side: joins a `Channel` to an `HTTP2ClientSession`, keeps the
+/// completion of every request in flight, and fails them all if the connection ends.
+///
+/// Thread ownership: confined to its loop thread; `HTTP2ClientConnection` and `HTTP2ClientStream`
+/// reach it through `LoopBound` hops. Completions are called on that thread.
+final class ClientConnectionHandler: ChannelHandler {
+    typealias Completion = @Sendable (Result<HTTP2Response, HTTP2ClientError>) -> Void
+
+    private struct InFlight {
+        let handle: HTTP2ClientStream
+        let completion: Completion
+    }
+
+    let session: HTTP2ClientSession
+    let authority: String
+    let logger: HTTP2Logger
+    var channel: Channel!
+    private var inFlight: [Int32: InFlight] = [:]
+    private var connectCompletion: (@Sendable (Result<Void, HTTP2ClientError>) -> Void)?
+    private(set) var closed = false
+    private var goAwayReceived = false
+    private var reading = false
+    /// Called once when the connection closed (the owner forgets it).
+    var onClose: (() -> Void)?
+
+    init(session: HTTP2ClientSession, authority: String, logger: HTTP2Logger,
+         connectCompletion: @escaping @Sendable (Result<Void, HTTP2ClientError>) -> Void) {
+        self.session = session
+        self.authority = authority
+        self.logger = logger
+        self.connectCompletion = connectCompletion
+    }
+
+    var inFlightCount: Int { inFlight.count }
+
+    // MARK: Requests (loop thread)
+
+    func submit(_ request: HTTP2ClientRequest, handle: HTTP2ClientStream, completion: @escaping Completion) {
+        if handle.isCancelled {
+            complete(handle, completion, .failure(HTTP2ClientError(code: .cancelled, message: "cancelled before it was sent")))
+            return
+        }
+        guard !closed, !goAwayReceived, connectCompletion == nil else {
+            let reason = goAwayReceived ? "the server sent GOAWAY" : "the connection is not open"
+            complete(handle, completion, .failure(HTTP2ClientError(code: .notConnected, message: reason)))
+            return
+        }
+        do {
+            let id = try session.sendRequest(method: request.method, authority: request.authority ?? authority,
+                                             path: request.path, headers: request.headers, body: request.body)
+            handle.submitted(as: id)
+            inFlight[id] = InFlight(handle: handle, completion: completion)
+        } catch {
+            complete(handle, completion, .failure(HTTP2ClientError(code: .notConnected, message: "request not submitted",
+                                                                   cause: error)))
+            return
+        }
+        if !reading { channel.flush() }
+    }
+
+    func cancel(_ handle: HTTP2ClientStream) {
+        guard let id = handle.streamID, let entry = inFlight.removeValue(forKey: id) else { return }
+        try? session.resetStream(streamID: id, errorCode: .cancel)
+        complete(entry.handle, entry.completion, .failure(HTTP2ClientError(code: .cancelled, message: "cancelled",
+                                                                           errorCode: .cancel)))
+        if !reading { channel.flush() }
+    }
+
+    /// GOAWAY, then close once the streams in flight are done.
+    func close() {
+        guard !closed else { return }
+        if connectCompletion != nil {
+            channel.close(error: nil)
+            return
+        }
+        try? session.goAway()
+        goAwayReceived = true
+        channel.flush()
+    }
+
+    func forceClose() { channel.close(error: nil) }
+
+    private func complete(_ handle: HTTP2ClientStream, _ completion: Completion,
+                          _ result: Result<HTTP2Response, HTTP2ClientError>) {
+        handle.markCompleted()
+        completion(result)
+    }
+
+    // MARK: ChannelHandler
+
+    func channelConnected(_ channel: Channel) {
+        let completion = connectCompletion
+        connectCompletion = nil
+        completion?(.success(()))
+    }
+
+    func channelRead(_ channel: Channel, _ bytes: UnsafeRawBufferPointer) throws {
+        reading = true
+        defer { reading = false }
+        try session.receive(bytes)
+        processEvents()
+    }
+
+    func channelProduce(_ channel: Channel, into buffer: inout [UInt8], limit: Int) throws {
+        try session.send(into: &buffer, limit: limit)
+        processEvents()
+    }
+
+    func channelIsFinished(_ channel: Channel) -> Bool {
+        // nghttp2 keeps wanting to read on an idle client connection; it is finished only once a
+        // GOAWAY was exchanged and no stream is left.
+        !session.wantsRead && !session.wantsWrite
+    }
+
+    func channelClosed(_ channel: Channel, error: (any Error)?) {
+        closed = true
+        if let completion = connectCompletion {
+            connectCompletion = nil
+            let cause = sendableError(error)
+            completion(.failure(HTTP2ClientError(code: .connectFailed, message: "could not connect to \(authority)",
+                                                 cause: cause)))
+        }
+        let pending = inFlight
+        inFlight = [:]
+        for entry in pending.values {
+            complete(entry.handle, entry.completion,
+                     .failure(HTTP2ClientError(code: .connectionClosed, message: "connection closed before the response ended",
+                                               cause: sendableError(error))))
+        }
+        if let error { logger.debug("client connection to \(authority) closed: \(error)") }
+        onClose?()
+        onClose = nil
+    }
+
+    private func processEvents() {
+        session.drainEvents { event in
+            switch event {
+            case .response(let response):
+                if let entry = inFlight.removeValue(forKey: response.streamID) {
+                    complete(entry.handle, entry.completion, .success(response))
+                }
+            case .responseRejected(let id, let reason):
+                if let entry = inFlight.removeValue(forKey: id) {
+                    complete(entry.handle, entry.completion,
+                             .failure(HTTP2ClientError(code: .responseRejected, message: "\(reason)")))
+                }
+            case .streamClosed(let id, let errorCode):
+                if let entry = inFlight.removeValue(forKey: id) {
+                    complete(entry.handle, entry.completion,
+                             .failure(HTTP2ClientError(code: .streamReset, message: "stream \(id) reset by the server",
+                                                       errorCode: errorCode)))
+                }
+            case .goAway(let last, let errorCode):
+                goAwayReceived = true
+                logger.debug("server \(authority) sent GOAWAY (last stream \(last), \(errorCode))")
+            }
+        }
+    }
+}
+
+/// The errors that reach a channel are this module's own Sendable structs; anything else is
+/// carried by its description.
+func sendableError(_ error: (any Error)?) -> (any Error & Sendable)? {
+    guard let error else { return nil }
+    if let error = error as? HTTP2SystemError { return error }
+    if let error = error as? HTTP2SessionError { return error }
+    return HTTP2ClientError(code: .connectionClosed, message: "\(error)")
+}

@@ -1,0 +1,22 @@
+// HTTP2: the HTTP/2 transport of Typeahead (h2c with prior knowledge, as gRPC uses it).
+//
+// Layers, bottom up (each one only talks to the one below):
+//
+//   CNghttp2, CSystem       C, wrapped once. Only this module imports them; nothing public mentions
+//                           an nghttp2 type or a raw pointer.
+//   Session/                sans-I/O protocol: `HTTP2ServerSession`, `HTTP2ClientSession` consume
+//                           bytes, produce bytes and events. No sockets, no threads, no clocks, so
+//                           tests pipe bytes between a client and a server session in memory.
+//   Loop/                   I/O: `EventLoop` (one epoll instance and one thread), `Channel` (one
+//                           nonblocking socket, its output buffer and backpressure), `SystemCall`
+//                           (EINTR retried, EAGAIN → would block, errno errors), timers, wakeups.
+//   Server/, Client/        glue: a connection handler joins one session to one channel;
+//                           `HTTP2Server` and `HTTP2Client` are the public entry points.
+//
+// Threading, in one paragraph: every connection (its channel, its session, its stream table) is
+// owned by exactly one event-loop thread and is only touched there. Other threads reach it only by
+// `EventLoop.execute`, which queues a closure and wakes the loop through an eventfd. Responders and
+// client streams are the `Sendable` handles that do that hop for callers. nghttp2 calls back into
+// Swift only synchronously from inside `nghttp2_session_mem_recv`/`mem_send`/`resume_data`, which
+// only the owning thread calls, so the callbacks inherit that ownership (the concurrency checker
+// cannot see through the C callbacks; this comment and the ones in `SessionCore` are the proof).

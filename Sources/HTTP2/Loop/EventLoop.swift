@@ -1,0 +1,188 @@
+internal import CSystem
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Something registered with an event loop's epoll instance.
+protocol Selectable: AnyObject {
+    /// Called on the loop thread with the epoll event bits.
+    func ready(_ events: UInt32)
+}
+
+/// One epoll instance driven by one thread.
+///
+/// Thread ownership: the registrations, timers and everything reachable from a registered
+/// `Selectable` belong to the loop thread. The only members other threads may use are
+/// ``execute(_:)`` (queue a closure and wake the loop through its eventfd) and ``inEventLoop``.
+/// That split is why the class is `@unchecked Sendable`.
+///
+/// Level-triggered: a readiness bit stays set until the condition is consumed, so a handler may
+/// stop after a bounded amount of work (fairness across connections) without losing the wakeup,
+/// and interest changes (pausing reads for backpressure) take effect by changing the mask.
+final class EventLoop: @unchecked Sendable {
+    let index: Int
+    let logger: HTTP2Logger
+    private let epoll: FileDescriptor
+    private let wakeup: FileDescriptor
+
+    private struct Inbox {
+        var tasks: [@Sendable () -> Void] = []
+        /// The eventfd has been written since the loop last emptied the inbox.
+        var signalled = false
+        /// The loop has exited; `execute` refuses new tasks.
+        var closed = false
+    }
+
+    private let inbox = Mutex(Inbox())
+    private let threadID = Atomic<UInt>(0)
+
+    // Loop-thread state.
+    private var handlers: [UInt64: any Selectable] = [:]
+    private var nextToken: UInt64 = 1  // 0 is the wakeup eventfd
+    private var timers = TimerQueue()
+    private var stopRequested = false
+    /// One read buffer per loop, shared by all its connections: a read is consumed (fed to the
+    /// session) before the next one starts, so no connection needs a buffer of its own.
+    let readBuffer: UnsafeMutableRawBufferPointer
+
+    init(index: Int, logger: HTTP2Logger) throws(HTTP2SystemError) {
+        self.index = index
+        self.logger = logger
+        guard case .done(let epollFD) = try SystemCall.run("epoll_create1", { csystem_epoll_create() }),
+              case .done(let eventFD) = try SystemCall.run("eventfd", { csystem_eventfd() }) else {
+            throw HTTP2SystemError(code: EAGAIN, function: "EventLoop.init")
+        }
+        epoll = FileDescriptor(epollFD)
+        wakeup = FileDescriptor(eventFD)
+        readBuffer = .allocate(byteCount: 64 << 10, alignment: 16)
+        try SystemCall.check("epoll_ctl") { csystem_epoll_add(epoll.raw, wakeup.raw, CSYSTEM_EPOLLIN, 0) }
+    }
+
+    deinit { readBuffer.deallocate() }
+
+    var inEventLoop: Bool { threadID.load(ordering: .relaxed) == UInt(bitPattern: Int(bitPattern: pthread_self())) }
+
+    /// Runs `task` on the loop thread, after the current iteration's I/O. Returns false (and drops
+    /// the task) if the loop has exited. Wakeups are coalesced: one eventfd write per batch.
+    @discardableResult
+    func execute(_ task: @escaping @Sendable () -> Void) -> Bool {
+        let signal: Bool? = inbox.withLock { inbox in
+            if inbox.closed { return nil }
+            inbox.tasks.append(task)
+            if inbox.signalled { return false }
+            inbox.signalled = true
+            return true
+        }
+        guard let signal else { return false }
+        if signal, csystem_eventfd_signal(wakeup.raw) != 0 {
+            logger.error("eventfd write failed: \(HTTP2SystemError(code: errno, function: "write(eventfd)"))")
+        }
+        return true
+    }
+
+    /// Asks the loop to return from ``run()`` after the current iteration (any thread).
+    func stop() {
+        execute { [self] in stopRequested = true }
+    }
+
+    // MARK: Loop thread only
+
+    func register(_ handler: any Selectable, fd: Int32, events: UInt32) throws(HTTP2SystemError) -> UInt64 {
+        let token = nextToken
+        nextToken += 1
+        try SystemCall.check("epoll_ctl(ADD)") { csystem_epoll_add(epoll.raw, fd, events, token) }
+        handlers[token] = handler
+        return token
+    }
+
+    func reregister(token: UInt64, fd: Int32, events: UInt32) throws(HTTP2SystemError) {
+        try SystemCall.check("epoll_ctl(MOD)") { csystem_epoll_modify(epoll.raw, fd, events, token) }
+    }
+
+    func deregister(token: UInt64, fd: Int32) {
+        handlers[token] = nil
+        // Fails only if fd is already closed, which also removes it from the epoll set.
+        _ = csystem_epoll_remove(epoll.raw, fd)
+    }
+
+    @discardableResult
+    func schedule(in delay: UInt64, _ callback: @escaping () -> Void) -> UInt64 {
+        timers.schedule(at: monotonicNow() &+ delay, callback)
+    }
+
+    func cancelTimer(_ id: UInt64) { timers.cancel(id) }
+
+    /// The loop body. Returns after ``stop()``; tasks queued until then still run, later ones are
+    /// refused, so nothing handed over (an accepted socket, say) is silently dropped.
+    func run() {
+        threadID.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .relaxed)
+        var events = [csystem_event](repeating: csystem_event(), count: 64)
+        while !stopRequested {
+            var timeout: Int32 = -1
+            if let deadline = timers.nextDeadline {
+                let now = monotonicNow()
+                timeout = deadline <= now ? 0 : Int32(clamping: (deadline - now + 999_999) / 1_000_000)
+            }
+            let count: Int32
+            do {
+                let result = try SystemCall.run("epoll_wait") {
+                    events.withUnsafeMutableBufferPointer { csystem_epoll_wait(epoll.raw, $0.baseAddress, 64, timeout) }
+                }
+                guard case .done(let n) = result else { continue }
+                count = n
+            } catch {
+                logger.error("event loop \(index): \(error)")
+                break
+            }
+            for i in 0..<Int(count) {
+                let event = events[i]
+                if event.token == 0 {
+                    _ = csystem_eventfd_drain(wakeup.raw)
+                } else {
+                    handlers[event.token]?.ready(event.events)
+                }
+            }
+            for callback in timers.due(at: monotonicNow()) { callback() }
+            runTasks()
+        }
+        // Drain: run what was queued before closing the inbox, so hand-overs see the shutdown.
+        while true {
+            let tasks: [@Sendable () -> Void] = inbox.withLock { inbox in
+                if inbox.tasks.isEmpty { inbox.closed = true }
+                defer { inbox.tasks = [] }
+                return inbox.tasks
+            }
+            if tasks.isEmpty { break }
+            for task in tasks { task() }
+        }
+        handlers.removeAll()
+    }
+
+    private func runTasks() {
+        let tasks: [@Sendable () -> Void] = inbox.withLock { inbox in
+            inbox.signalled = false
+            defer { inbox.tasks = [] }
+            return inbox.tasks
+        }
+        for task in tasks { task() }
+    }
+}
+
+/// A value that belongs to one event loop, carried across threads but only dereferenced on it
+/// (like swift-nio's `NIOLoopBound`). The precondition turns a threading bug into a trap instead of
+/// a data race.
+struct LoopBound<Value: AnyObject>: @unchecked Sendable {
+    let loop: EventLoop
+    private let _value: Value
+
+    init(_ value: Value, loop: EventLoop) {
+        self.loop = loop
+        self._value = value
+    }
+
+    var value: Value {
+        precondition(loop.inEventLoop, "LoopBound accessed off its event loop")
+        return _value
+    }
+}

@@ -1,0 +1,105 @@
+import Synchronization
+
+/// Completes one request, from any thread, any time after the handler was called; and tells the
+/// handler when the request was cancelled.
+///
+/// Every method hops to the connection's event loop (or runs inline when already there); calls
+/// are applied in the order they were made from one thread. Writes after the response ended, or
+/// after the stream closed, are ignored. A response is ended by `respond`, by `sendHeaders(...,
+/// endStream: true)`, `sendBody(..., endStream: true)`, `finish` or `reset`.
+public final class HTTP2Responder: Sendable {
+    /// The request's stream.
+    public let streamID: Int32
+    private let connection: LoopBound<ServerConnection>
+
+    private struct State {
+        var ended = false
+        var cancelled = false
+        var cancelHandlers: [@Sendable () -> Void] = []
+    }
+
+    private let state = Mutex(State())
+
+    init(streamID: Int32, connection: LoopBound<ServerConnection>) {
+        self.streamID = streamID
+        self.connection = connection
+    }
+
+    /// True once the stream closed before the response ended: the client reset it (RST_STREAM),
+    /// the connection closed, or the server shut down past its grace period.
+    public var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    /// Registers `handler` to run once on cancellation (on the loop thread), or right away on the
+    /// caller's thread if the request is already cancelled. Never runs after the response ended.
+    public func onCancel(_ handler: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { state -> Bool in
+            if state.cancelled { return true }
+            if !state.ended { state.cancelHandlers.append(handler) }
+            return false
+        }
+        if runNow { handler() }
+    }
+
+    /// The whole response at once: HEADERS, body (if not empty), trailers (if any).
+    public func respond(status: Int, headers: [HTTP2HeaderField] = [], body: [UInt8] = [],
+                        trailers: [HTTP2HeaderField] = []) {
+        submit(ends: true) { (session, id) throws(HTTP2SessionError) in
+            try session.respond(streamID: id, status: status, headers: headers, body: body, trailers: trailers)
+        }
+    }
+
+    /// Starts a response; without `endStream`, follow with `sendBody` and/or `finish`.
+    public func sendHeaders(status: Int, headers: [HTTP2HeaderField] = [], endStream: Bool = false) {
+        submit(ends: endStream) { (session, id) throws(HTTP2SessionError) in
+            try session.sendHeaders(streamID: id, status: status, headers: headers, endStream: endStream)
+        }
+    }
+
+    /// Queues body bytes (sent as the client's flow-control window allows).
+    public func sendBody(_ bytes: [UInt8], endStream: Bool = false) {
+        submit(ends: endStream) { (session, id) throws(HTTP2SessionError) in try session.sendBody(streamID: id, bytes, endStream: endStream) }
+    }
+
+    /// Ends the response, with trailers if any.
+    public func finish(trailers: [HTTP2HeaderField] = []) {
+        submit(ends: true) { (session, id) throws(HTTP2SessionError) in try session.finish(streamID: id, trailers: trailers) }
+    }
+
+    /// Abandons the response with RST_STREAM.
+    public func reset(_ errorCode: HTTP2ErrorCode = .internalError) {
+        submit(ends: true) { (session, id) throws(HTTP2SessionError) in try session.resetStream(streamID: id, errorCode: errorCode) }
+    }
+
+    private func submit(ends: Bool, _ write: @escaping @Sendable (HTTP2ServerSession, Int32) throws(HTTP2SessionError) -> Void) {
+        let proceed = state.withLock { state -> Bool in
+            if state.ended || state.cancelled { return false }
+            if ends {
+                state.ended = true
+                state.cancelHandlers = []
+            }
+            return true
+        }
+        guard proceed else { return }
+        let connection = self.connection
+        let streamID = self.streamID
+        if connection.loop.inEventLoop {
+            connection.value.write(streamID: streamID, write)
+        } else {
+            connection.loop.execute { connection.value.write(streamID: streamID, write) }
+        }
+    }
+
+    /// Called by the connection (loop thread) when the stream closed.
+    func streamClosed() {
+        let handlers = state.withLock { state -> [@Sendable () -> Void] in
+            if state.ended || state.cancelled { return [] }
+            state.cancelled = true
+            defer { state.cancelHandlers = [] }
+            return state.cancelHandlers
+        }
+        for handler in handlers { handler() }
+    }
+
+    /// Whether the handler has ended the response (loop thread, for statistics).
+    var isEnded: Bool { state.withLock { $0.ended } }
+}

@@ -1,0 +1,50 @@
+extension HTTP2Server {
+    /// How the server listens, how many threads it runs, and the limits it enforces.
+    public struct Configuration: Sendable {
+        /// A numeric IPv4 or IPv6 address to bind (`"127.0.0.1"`, `"0.0.0.0"`, `"::"`).
+        public var host: String = "127.0.0.1"
+        /// The port; 0 binds an ephemeral port (``HTTP2Server/start()`` returns it).
+        public var port: Int = 0
+        /// Event-loop threads; connections are spread over them round robin.
+        public var threadCount: Int = onlineProcessorCount()
+        /// Per-connection HTTP/2 settings and request limits.
+        public var session = HTTP2SessionConfiguration()
+        /// Connections beyond this are accepted and closed at once (refused).
+        public var maxConnections: Int = 10_000
+        /// A connection with no open stream and no I/O for this long is sent GOAWAY and closed.
+        public var idleTimeout: Duration = .seconds(60)
+        /// The per-connection output cap: at most this many serialized bytes (plus one frame) wait
+        /// for the socket. While the socket refuses output, nothing more is serialized and reading
+        /// from that connection pauses until the output drains (see `Channel`).
+        public var outputLimit: Int = 256 << 10
+        /// listen(2) backlog.
+        public var backlog: Int32 = 511
+        /// Where the server's diagnostics go.
+        public var logger: HTTP2Logger = .disabled
+        /// Answers a request the session rejected (too large). The default answers 413 (body) or
+        /// 431 (headers) with no body; a gRPC server answers 200 with `grpc-status: 8`
+        /// (RESOURCE_EXHAUSTED) in a trailers-only response instead.
+        public var rejectionHandler: @Sendable (HTTP2StreamRejection, HTTP2Responder) -> Void = { rejection, responder in
+            switch rejection {
+            case .bodyTooLarge: responder.respond(status: 413)
+            case .headerListTooLarge: responder.respond(status: 431)
+            }
+        }
+
+        public init() {}
+    }
+
+    /// A snapshot of the server's connections (gathered from every loop).
+    public struct Statistics: Sendable {
+        /// Connections currently open.
+        public var openConnections: Int
+        /// Requests delivered to the handler and not yet completed or cancelled.
+        public var activeRequests: Int
+        /// Serialized bytes waiting for the socket, summed over connections.
+        public var pendingOutputBytes: Int
+        /// The largest output buffer any open connection has held.
+        public var peakPendingOutputBytes: Int
+        /// Open connections whose reading is paused by backpressure.
+        public var connectionsWithReadingPaused: Int
+    }
+}

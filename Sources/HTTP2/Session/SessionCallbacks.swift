@@ -1,0 +1,271 @@
+internal import CNghttp2
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The C callbacks nghttp2 calls, each a thin trampoline into `SessionCore`.
+///
+/// Thread ownership: these run synchronously inside nghttp2 calls that `SessionCore` makes on its
+/// owning thread, so they may touch the core's state without synchronisation. The `user_data`
+/// pointer is the unretained `SessionCore` (see its documentation for why that is sound). No
+/// callback throws or traps: anything unexpected from the peer becomes an nghttp2 error code
+/// (a stream reset or a connection error decided by nghttp2).
+enum SessionCallbacks {
+    static func install(on callbacks: OpaquePointer?) {
+        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, onBeginHeaders)
+        nghttp2_session_callbacks_set_on_header_callback(callbacks, onHeader)
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrameReceived)
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunk)
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamClose)
+        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, onFrameSent)
+        nghttp2_session_callbacks_set_on_frame_not_send_callback(callbacks, onFrameNotSent)
+        nghttp2_session_callbacks_set_error_callback2(callbacks, onError)
+    }
+
+    @inline(__always)
+    private static func core(_ userData: UnsafeMutableRawPointer?) -> SessionCore {
+        Unmanaged<SessionCore>.fromOpaque(userData.unsafelyUnwrapped).takeUnretainedValue()
+    }
+
+    static let onBeginHeaders: nghttp2_on_begin_headers_callback = { _, frame, userData in
+        guard let frame else { return 0 }
+        return core(userData).beginHeaders(frame)
+    }
+
+    static let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
+        guard let frame, let name, let value else { return 0 }
+        return core(userData).header(frame, UnsafeBufferPointer(start: name, count: nameLength),
+                                     UnsafeBufferPointer(start: value, count: valueLength))
+    }
+
+    static let onFrameReceived: nghttp2_on_frame_recv_callback = { _, frame, userData in
+        guard let frame else { return 0 }
+        return core(userData).frameReceived(frame)
+    }
+
+    static let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, userData in
+        guard let data else { return 0 }
+        return core(userData).dataChunk(streamID, UnsafeBufferPointer(start: data, count: length))
+    }
+
+    static let onStreamClose: nghttp2_on_stream_close_callback = { _, streamID, errorCode, userData in
+        core(userData).streamClosed(streamID, HTTP2ErrorCode(rawValue: errorCode))
+    }
+
+    static let onFrameSent: nghttp2_on_frame_send_callback = { _, frame, userData in
+        guard let frame else { return 0 }
+        return core(userData).frameSent(frame)
+    }
+
+    static let onFrameNotSent: nghttp2_on_frame_not_send_callback = { _, frame, errorCode, userData in
+        guard let frame else { return 0 }
+        return core(userData).frameNotSent(frame, errorCode)
+    }
+
+    static let onError: nghttp2_error_callback2 = { _, code, message, length, userData in
+        if let message {
+            let text = String(decoding: UnsafeRawBufferPointer(start: message, count: length), as: UTF8.self)
+            core(userData).logger.debug("nghttp2 (\(code)): \(text)")
+        }
+        return 0
+    }
+
+    /// The data source of every body we send: copies from the stream's `OutboundBody`.
+    static let readBody: nghttp2_data_source_read_callback = { _, streamID, buffer, length, flags, _, userData in
+        guard let buffer, let flags else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
+        return core(userData).readBody(streamID, buffer, length, flags)
+    }
+}
+
+// MARK: - Callback bodies (owning thread only, see `SessionCallbacks`)
+
+private let frameHeaders = UInt8(NGHTTP2_HEADERS.rawValue)
+private let frameData = UInt8(NGHTTP2_DATA.rawValue)
+private let frameGoAway = UInt8(NGHTTP2_GOAWAY.rawValue)
+private let flagEndStream = UInt8(NGHTTP2_FLAG_END_STREAM.rawValue)
+
+extension SessionCore {
+    fileprivate func beginHeaders(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
+        // A server learns of a new stream here; a client created the stream when it submitted the
+        // request. Later header blocks on the same stream (trailers, final after 1xx) reuse it.
+        if role == .server, frame.pointee.hd.type == frameHeaders, frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST {
+            let id = frame.pointee.hd.stream_id
+            streams[id] = StreamState(id: id)
+        }
+        return 0
+    }
+
+    fileprivate func header(_ frame: UnsafePointer<nghttp2_frame>, _ name: UnsafeBufferPointer<UInt8>,
+                            _ value: UnsafeBufferPointer<UInt8>) -> Int32 {
+        guard let stream = streams[frame.pointee.hd.stream_id], !stream.rejected else { return 0 }
+        stream.headerListSize += name.count + value.count + 32
+        if stream.headerListSize > Int(configuration.maxHeaderListSize) {
+            // Keep decoding (HPACK state must stay in sync) but keep nothing; reject once the
+            // header block is complete so that the owner can still answer on the stream.
+            stream.headersTooLarge = true
+            stream.headers = []
+            stream.trailers = []
+            return 0
+        }
+        if stream.headersTooLarge { return 0 }
+        if name.first == UInt8(ascii: ":") {
+            // nghttp2 has validated pseudo-headers (known names, only in the first block, once each).
+            let text = String(decoding: value, as: UTF8.self)
+            switch PseudoHeader(name) {
+            case .method: stream.method = text
+            case .path: stream.path = text
+            case .authority: stream.authority = text
+            case .scheme: stream.scheme = text
+            case .status: stream.status = Int(text) ?? 0
+            case .other: break
+            }
+            return 0
+        }
+        let field: HTTP2HeaderField = (String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
+        if stream.headersDone { stream.trailers.append(field) } else { stream.headers.append(field) }
+        return 0
+    }
+
+    fileprivate func frameReceived(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
+        let type = frame.pointee.hd.type
+        let id = frame.pointee.hd.stream_id
+        switch type {
+        case frameHeaders:
+            guard let stream = streams[id] else { return 0 }
+            if !stream.headersDone {
+                if role == .client, (100..<200).contains(stream.status) {
+                    // An informational response: forget it and wait for the final one.
+                    stream.status = 0
+                    stream.headers.removeAll()
+                    return 0
+                }
+                stream.headersDone = true
+            }
+            if stream.headersTooLarge { reject(stream, .headerListTooLarge(limit: Int(configuration.maxHeaderListSize))) }
+            if frame.pointee.hd.flags & flagEndStream != 0 { complete(stream) }
+        case frameData:
+            if frame.pointee.hd.flags & flagEndStream != 0, let stream = streams[id] { complete(stream) }
+        case frameGoAway:
+            events.append(.goAway(lastStreamID: frame.pointee.goaway.last_stream_id,
+                                  errorCode: HTTP2ErrorCode(rawValue: frame.pointee.goaway.error_code)))
+        default:
+            break
+        }
+        return 0
+    }
+
+    fileprivate func dataChunk(_ streamID: Int32, _ data: UnsafeBufferPointer<UInt8>) -> Int32 {
+        guard let stream = streams[streamID], !stream.rejected else { return 0 }
+        if stream.body.count + data.count > configuration.maxBodySize {
+            reject(stream, .bodyTooLarge(limit: configuration.maxBodySize))
+            return 0
+        }
+        stream.body.append(contentsOf: data)
+        return 0
+    }
+
+    fileprivate func streamClosed(_ streamID: Int32, _ errorCode: HTTP2ErrorCode) -> Int32 {
+        if streams.removeValue(forKey: streamID) != nil {
+            events.append(.streamClosed(streamID: streamID, errorCode: errorCode))
+        }
+        return 0
+    }
+
+    fileprivate func frameSent(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
+        // RFC 9113 §8.1: a server that completes its response before the request is complete (a
+        // rejection) sends RST_STREAM(NO_ERROR) so that the client stops sending the body.
+        let type = frame.pointee.hd.type
+        guard role == .server, type == frameHeaders || type == frameData,
+              frame.pointee.hd.flags & flagEndStream != 0,
+              let stream = streams[frame.pointee.hd.stream_id], !stream.remoteEnded else { return 0 }
+        _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.id, HTTP2ErrorCode.noError.rawValue)
+        return 0
+    }
+
+    fileprivate func frameNotSent(_ frame: UnsafePointer<nghttp2_frame>, _ libraryError: Int32) -> Int32 {
+        // A request that never left (GOAWAY received, session closing): report the stream as
+        // refused, which tells the caller it was not processed and is safe to retry.
+        guard role == .client, frame.pointee.hd.type == frameHeaders else { return 0 }
+        let id = frame.pointee.hd.stream_id
+        if streams.removeValue(forKey: id) != nil {
+            logger.debug("request on stream \(id) not sent: \(HTTP2SessionError(code: libraryError, operation: "send"))")
+            events.append(.streamClosed(streamID: id, errorCode: .refusedStream))
+        }
+        return 0
+    }
+
+    fileprivate func readBody(_ streamID: Int32, _ buffer: UnsafeMutablePointer<UInt8>, _ capacity: Int,
+                              _ flags: UnsafeMutablePointer<UInt32>) -> Int {
+        guard let stream = streams[streamID] else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
+        let count = stream.outbound.read(into: buffer, capacity: capacity)
+        if stream.outbound.isDrained {
+            if !stream.outbound.ended {
+                if count > 0 { return count }
+                stream.outbound.deferred = true
+                return Int(NGHTTP2_ERR_DEFERRED.rawValue)
+            }
+            flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+            if let trailers = stream.outbound.trailers {
+                flags.pointee |= NGHTTP2_DATA_FLAG_NO_END_STREAM.rawValue
+                var block = HeaderBlock()
+                block.append(trailers)
+                let rc = block.withNameValues { nghttp2_submit_trailer(session, streamID, $0, $1) }
+                if rc < 0 { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
+            }
+        }
+        return count
+    }
+
+    // MARK: Message completion
+
+    private func reject(_ stream: StreamState, _ reason: HTTP2StreamRejection) {
+        guard !stream.rejected, !stream.delivered else { return }
+        stream.rejected = true
+        stream.headers = []
+        stream.trailers = []
+        stream.body = []
+        events.append(.rejected(streamID: stream.id, reason: reason))
+        if role == .client {
+            // Nobody will answer a response: stop the server sending the rest of it.
+            _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.id, HTTP2ErrorCode.cancel.rawValue)
+        }
+    }
+
+    private func complete(_ stream: StreamState) {
+        stream.remoteEnded = true
+        guard !stream.rejected, !stream.delivered else { return }
+        stream.delivered = true
+        // Move the accumulated parts out: the event owns them, the stream keeps nothing.
+        let headers = stream.headers, trailers = stream.trailers, body = stream.body
+        stream.headers = []
+        stream.trailers = []
+        stream.body = []
+        switch role {
+        case .server:
+            events.append(.request(HTTP2Request(streamID: stream.id, method: stream.method, path: stream.path,
+                                                authority: stream.authority, scheme: stream.scheme,
+                                                headers: headers, body: body, trailers: trailers)))
+        case .client:
+            events.append(.response(HTTP2Response(streamID: stream.id, status: stream.status, headers: headers,
+                                                  body: body, trailers: trailers)))
+        }
+    }
+}
+
+/// The pseudo-header fields we keep, recognised from raw bytes without building a String.
+private enum PseudoHeader {
+    case method, path, authority, scheme, status, other
+
+    init(_ name: UnsafeBufferPointer<UInt8>) {
+        func equals(_ literal: StaticString) -> Bool {
+            literal.utf8CodeUnitCount == name.count
+                && memcmp(literal.utf8Start, name.baseAddress!, name.count) == 0
+        }
+        if equals(":method") { self = .method }
+        else if equals(":path") { self = .path }
+        else if equals(":authority") { self = .authority }
+        else if equals(":scheme") { self = .scheme }
+        else if equals(":status") { self = .status }
+        else { self = .other }
+    }
+}
