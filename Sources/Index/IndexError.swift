@@ -16,6 +16,8 @@ public struct IndexError: Error, Sendable, Hashable, CustomStringConvertible {
         case dataLoss
         /// Storage failed (disk full, map full, I/O).
         case `internal`
+        /// The caller's `shouldStop` asked the query to stop (deadline passed, client gone).
+        case cancelled
     }
 
     public var code: Code

@@ -105,20 +105,55 @@ public final class Shard: Sendable {
         return generation
     }
 
+    /// The number of the generation that serves, if any.
+    public var currentGeneration: Int? { state.withLock { $0?.number } }
+
+    /// The generation a query reads: the current one, or a named complete one (so that every
+    /// shard of a cluster can be asked for the same generation during a switch).
+    private func generation(_ number: Int?) throws -> Generation {
+        let current = try current()
+        guard let number, number != current.number else { return current }
+        guard layout.isComplete(number) else {
+            throw IndexError(.notFound, "shard \(directory) has no complete generation \(number) (current is \(current.number))")
+        }
+        return try open(number)
+    }
+
     // MARK: Queries
 
-    public func suggest(_ request: SuggestRequest) throws -> SuggestResponse {
-        let generation = try current()
+    /// Suggestions for a keystroke, from the current generation or the one named.
+    ///
+    /// - Parameter shouldStop: polled while candidates are read; returning true abandons the query
+    ///   with ``IndexError/Code/cancelled`` (a passed deadline, a client that went away).
+    public func suggest(_ request: SuggestRequest, generation number: Int? = nil,
+                        shouldStop: (@Sendable () -> Bool)? = nil) throws -> SuggestResponse {
+        let generation = try generation(number)
         return try generation.environment.read { txn in
-            try SuggestEngine(generation: generation, analyzer: analyzer).suggest(request, in: txn)
+            try SuggestEngine(generation: generation, analyzer: analyzer, shouldStop: shouldStop).suggest(request, in: txn)
         }
     }
 
-    public func search(_ request: SearchRequest) throws -> SearchResponse {
+    /// One page of search results, from the current generation or the one named.
+    public func search(_ request: SearchRequest, generation number: Int? = nil,
+                       shouldStop: (@Sendable () -> Bool)? = nil) throws -> SearchResponse {
+        let generation = try generation(number)
+        return try generation.environment.read { txn in
+            try SearchEngine(generation: generation, analyzer: analyzer, shouldStop: shouldStop).search(request, in: txn)
+        }
+    }
+
+    /// Live entries of the current generation.
+    public func entryCount() throws -> Int {
         let generation = try current()
         return try generation.environment.read { txn in
-            try SearchEngine(generation: generation, analyzer: analyzer).search(request, in: txn)
+            Int(try Updater.readU64(txn.get(generation.schema.meta, MetaKey.liveCount)))
         }
+    }
+
+    /// LMDB figures of the current generation (bytes in use, map size).
+    public func storageStatistics() throws -> (usedBytes: Int, mapSize: Int) {
+        let statistics = try current().environment.statistics()
+        return (statistics.usedBytes, statistics.mapSize)
     }
 
     /// The live entry with this id, if any.

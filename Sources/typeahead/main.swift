@@ -13,6 +13,7 @@ Commands:
   search    the full, paged search (what submit asks)
   upsert    insert or replace entries from a JSON Lines file
   delete    delete entries by id
+  node      serve a shard over gRPC / HTTP/2 and JSON
   bench     measure build, open and suggest latency against SQLite FTS5
 
 Run 'typeahead COMMAND --help' for a command's options.
@@ -25,6 +26,7 @@ let commands: [String: ([String]) throws -> Int32] = [
     "upsert": UpsertCommand.run,
     "delete": DeleteCommand.run,
     "bench": BenchCommand.run,
+    "node": NodeCommand.run,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -9,6 +9,8 @@ import Storage
 struct SearchEngine {
     let generation: Generation
     let analyzer: Analyzer
+    /// Polled every 256 candidates; true stops the query with `IndexError.Code.cancelled`.
+    var shouldStop: (@Sendable () -> Bool)? = nil
 
     func search(_ request: SearchRequest, in txn: borrowing ReadTransaction) throws -> SearchResponse {
         guard (1...SearchRequest.maximumPageSize).contains(request.pageSize) else {
@@ -45,7 +47,10 @@ struct SearchEngine {
         var total = 0
         var remaining = 0
         var facets: [[UInt8]: Int] = [:]
-        for docnum in documents {
+        for (position, docnum) in documents.enumerated() {
+            if position & 255 == 255, let shouldStop, shouldStop() {
+                throw IndexError(.cancelled, "the query was stopped before it finished")
+            }
             guard let doc = try generation.document(docnum, in: txn) else { continue }
             guard let key = try evaluate(doc, &query, filtersHold: filtersHold) else { continue }
             total += 1

@@ -14,6 +14,18 @@ import Storage
 struct SuggestEngine {
     let generation: Generation
     let analyzer: Analyzer
+    /// Polled between candidates; true stops the query with `IndexError.Code.cancelled`.
+    var shouldStop: (@Sendable () -> Bool)? = nil
+
+    /// Reading candidates is where time goes, so that is where a stop request is honoured
+    /// (every 256 documents: the check is cheap, but not free).
+    @inline(__always)
+    private func checkStop(_ counter: inout Int) throws {
+        counter &+= 1
+        if counter & 255 == 0, let shouldStop, shouldStop() {
+            throw IndexError(.cancelled, "the query was stopped before it finished")
+        }
+    }
 
     func suggest(_ request: SuggestRequest, in txn: borrowing ReadTransaction) throws -> SuggestResponse {
         try Self.validate(request.limits)
@@ -342,7 +354,9 @@ struct SuggestEngine {
                       in txn: borrowing ReadTransaction) throws {
         let base = generation.baseCount
         var index = 0
+        var read = 0
         while index < candidates.count {
+            try checkStop(&read)
             let docnum = candidates[index]
             if docnum < base, settled?(acc) ?? acc.isSettled(completionLimit: completionLimit) {
                 // Skip to the delta documents.
@@ -382,7 +396,9 @@ struct SuggestEngine {
                 if let value = try txn.get(generation.schema.terms, term) { heap.push(try PostingCursor(value)) }
             }
             var previous: UInt32?
+            var read = 0
             while let docnum = try heap.popSmallest() {
+                try checkStop(&read)
                 if docnum == previous { continue }
                 previous = docnum
                 if considered.contains(docnum) { continue }

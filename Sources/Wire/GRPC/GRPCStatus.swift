@@ -1,0 +1,125 @@
+import Index
+
+/// A gRPC status: the outcome of a call, sent in the `grpc-status` and `grpc-message` trailers.
+///
+/// Codes are the ones of gRPC's `doc/statuscodes.md`; ``connectCode`` and ``httpStatus`` give the
+/// Connect protocol's JSON spelling and HTTP status for the same outcome.
+public struct GRPCStatus: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Code: Int, Sendable, Hashable, CaseIterable {
+        case ok = 0, cancelled, unknown, invalidArgument, deadlineExceeded, notFound, alreadyExists,
+             permissionDenied, resourceExhausted, failedPrecondition, aborted, outOfRange, unimplemented,
+             `internal`, unavailable, dataLoss, unauthenticated
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String = "") {
+        self.code = code
+        self.message = message
+    }
+
+    public static let ok = GRPCStatus(.ok)
+
+    public var description: String { message.isEmpty ? "\(code)" : "\(code): \(message)" }
+
+    /// The status an index failure answers with.
+    public init(_ error: IndexError) {
+        switch error.code {
+        case .invalidArgument: self.init(.invalidArgument, error.message)
+        case .notFound: self.init(.notFound, error.message)
+        case .failedPrecondition: self.init(.failedPrecondition, error.message)
+        case .dataLoss: self.init(.dataLoss, error.message)
+        case .internal: self.init(.internal, error.message)
+        case .cancelled: self.init(.cancelled, error.message)
+        }
+    }
+
+    /// A malformed message is the caller's fault.
+    public init(_ error: ProtoError) {
+        self.init(.invalidArgument, "malformed request message: \(error)")
+    }
+
+    /// Any error, mapped as precisely as its type allows.
+    public init(describing error: any Error) {
+        switch error {
+        case let status as GRPCStatus: self = status
+        case let index as IndexError: self.init(index)
+        case let proto as ProtoError: self.init(proto)
+        default: self.init(.internal, "\(error)")
+        }
+    }
+
+    /// The Connect protocol's name of the code (`invalid_argument`).
+    public var connectCode: String {
+        switch code {
+        case .ok: "ok"
+        case .cancelled: "canceled"
+        case .unknown: "unknown"
+        case .invalidArgument: "invalid_argument"
+        case .deadlineExceeded: "deadline_exceeded"
+        case .notFound: "not_found"
+        case .alreadyExists: "already_exists"
+        case .permissionDenied: "permission_denied"
+        case .resourceExhausted: "resource_exhausted"
+        case .failedPrecondition: "failed_precondition"
+        case .aborted: "aborted"
+        case .outOfRange: "out_of_range"
+        case .unimplemented: "unimplemented"
+        case .internal: "internal"
+        case .unavailable: "unavailable"
+        case .dataLoss: "data_loss"
+        case .unauthenticated: "unauthenticated"
+        }
+    }
+
+    /// The HTTP status the Connect protocol pairs with the code.
+    public var httpStatus: Int {
+        switch code {
+        case .ok: 200
+        case .cancelled: 499
+        case .invalidArgument, .outOfRange: 400
+        case .failedPrecondition: 412
+        case .deadlineExceeded: 504
+        case .notFound: 404
+        case .alreadyExists, .aborted: 409
+        case .permissionDenied: 403
+        case .resourceExhausted: 429
+        case .unimplemented: 501
+        case .unavailable: 503
+        case .unauthenticated: 401
+        case .unknown, .internal, .dataLoss: 500
+        }
+    }
+
+    /// `grpc-message` is percent-encoded UTF-8: bytes outside printable ASCII and `%` itself.
+    public var encodedMessage: String {
+        var out = ""
+        for byte in message.utf8 {
+            if byte >= 0x20 && byte <= 0x7E && byte != 0x25 {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                let hex = String(byte, radix: 16, uppercase: true)
+                out += "%" + (hex.count == 1 ? "0" + hex : hex)
+            }
+        }
+        return out
+    }
+
+    /// Decodes a percent-encoded `grpc-message`; malformed escapes are kept as written.
+    public static func decodeMessage(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        let utf8 = Array(text.utf8)
+        var i = 0
+        while i < utf8.count {
+            if utf8[i] == 0x25, i + 2 < utf8.count, let value = UInt8(String(decoding: utf8[(i + 1)...(i + 2)], as: UTF8.self), radix: 16) {
+                bytes.append(value)
+                i += 3
+            } else {
+                bytes.append(utf8[i])
+                i += 1
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

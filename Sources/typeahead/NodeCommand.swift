@@ -1,0 +1,104 @@
+import Dispatch
+import Foundation
+import Index
+import Node
+
+enum NodeCommand {
+    static let help = """
+    usage: typeahead node --dir DIR [--listen HOST:PORT] [--admin-token-file F] [--read-token-file F]
+                          [--threads N] [--max-message-bytes N] [--log-format logfmt|json]
+
+    Serves one shard over HTTP/2 (cleartext, prior knowledge): gRPC on the typeahead.v1.Typeahead,
+    typeahead.v1.Shard and grpc.health.v1.Health services; the same client methods as JSON (POST
+    with content-type application/json); GET /v1/suggest?q=…, /v1/search?q=…, /healthz, /readyz and
+    /metrics. Stops gracefully on SIGTERM or SIGINT.
+
+    Options:
+      --dir DIR                the shard directory (built with typeahead index)
+      --listen HOST:PORT       where to listen (default 127.0.0.1:7701)
+      --admin-token-file F     bearer token required by writes and generation changes
+                               (or the environment variable TYPEAHEAD_ADMIN_TOKEN); without one,
+                               those methods are refused
+      --read-token-file F      also require a bearer token for reads
+      --threads N              event-loop threads (default: one per core)
+      --max-message-bytes N    largest request message (default 4194304)
+      --log-format F           logfmt (default) or json, one line per event on standard error
+    """
+
+    static func run(_ argv: [String]) throws -> Int32 {
+        let args = try Arguments(argv, command: "node", flags: [],
+                                 options: ["--dir", "--listen", "--admin-token-file", "--read-token-file", "--threads",
+                                           "--max-message-bytes", "--log-format"])
+        if args.wantsHelp { print(help); return 0 }
+        guard args.positionals.isEmpty else {
+            throw UsageError(description: "typeahead node: unexpected argument \"\(args.positionals[0])\"")
+        }
+        var configuration = NodeConfiguration()
+        (configuration.host, configuration.port) = try ListenAddress.parse(args.value("--listen") ?? "127.0.0.1:7701", command: "node")
+        configuration.threads = try args.integer("--threads", default: configuration.threads, range: 1...256)
+        configuration.maximumMessageBytes = try args.integer("--max-message-bytes", default: configuration.maximumMessageBytes,
+                                                             range: 1024...(256 << 20))
+        configuration.adminToken = try Tokens.read(file: args.value("--admin-token-file"), environment: "TYPEAHEAD_ADMIN_TOKEN", command: "node")
+        configuration.readToken = try Tokens.read(file: args.value("--read-token-file"), environment: nil, command: "node")
+        let format = try args.choice("--log-format", default: LogFormatChoice.logfmt)
+
+        let shard = try Shard(directory: try args.required("--dir"))
+        let telemetry = NodeTelemetry(json: format == .json)
+        let node = NodeServer(shard: shard, configuration: configuration, telemetry: telemetry)
+        let port = try node.start()
+        printError("typeahead node: serving \(shard.directory) on http://\(configuration.host):\(port) (generation \(shard.currentGeneration.map(String.init) ?? "none"))")
+        Signals.waitForTermination()
+        node.shutdown()
+        return 0
+    }
+}
+
+enum LogFormatChoice: String, CaseIterable {
+    case logfmt, json
+}
+
+enum ListenAddress {
+    static func parse(_ text: String, command: String) throws -> (String, Int) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
+            throw UsageError(description: "typeahead \(command): --listen must look like HOST:PORT, got \"\(text)\"")
+        }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return (host.isEmpty ? "0.0.0.0" : host, port)
+    }
+}
+
+enum Tokens {
+    /// A token from a file (trailing newline trimmed) or the environment; nil if neither is given.
+    static func read(file: String?, environment: String?, command: String) throws -> String? {
+        if let file {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw UsageError(description: "typeahead \(command): cannot read token file \(file)", status: 1)
+            }
+            let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard token.count >= 16 else {
+                throw UsageError(description: "typeahead \(command): the token in \(file) is shorter than 16 characters", status: 1)
+            }
+            return token
+        }
+        if let environment, let token = ProcessInfo.processInfo.environment[environment], !token.isEmpty { return token }
+        return nil
+    }
+}
+
+enum Signals {
+    /// Blocks until SIGTERM or SIGINT.
+    static func waitForTermination() {
+        let done = DispatchSemaphore(value: 0)
+        var sources: [DispatchSourceSignal] = []
+        for signalNumber in [SIGTERM, SIGINT] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { done.signal() }
+            source.resume()
+            sources.append(source)
+        }
+        done.wait()
+        withExtendedLifetime(sources) {}
+    }
+}
