@@ -35,6 +35,7 @@ let package = Package(
         .target(name: "Wire", dependencies: ["Index", "Catalog"]),
         .target(name: "HTTP2", dependencies: ["CNghttp2", "CSystem"]),
         .target(name: "Benchmarks", dependencies: ["Index", "Catalog", "Analysis", "CSQLite"]),
+        .target(name: "Observability"),
         .executableTarget(name: "typeahead", dependencies: ["Index", "Catalog", "Wire", "Benchmarks"]),
 
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
@@ -44,6 +45,7 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["Wire", "Index"]),
         .testTarget(name: "WireTests", dependencies: ["Wire", "Index"], exclude: ["Fixtures"]),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2"]),
+        .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
     ],
     swiftLanguageModes: [.v6]
 )
