@@ -23,7 +23,10 @@ public struct RequestID: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses exactly 16 hex digits (either case); `nil` for anything else.
     public init?(_ text: String) {
-        guard text.utf8.count == 16, let value = UInt64(text, radix: 16) else { return nil }
+        // Check the digits ourselves: `UInt64(_:radix:)` would also accept a leading "+".
+        guard text.utf8.count == 16, text.utf8.allSatisfy({ $0 < 0x80 && Character(Unicode.Scalar($0)).isHexDigit }),
+              let value = UInt64(text, radix: 16)
+        else { return nil }
         self.rawValue = value
     }
 
