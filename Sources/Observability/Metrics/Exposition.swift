@@ -54,9 +54,9 @@ enum Exposition {
         out += name
         if !labelNames.isEmpty {
             out += "{"
-            for (i, (label, value)) in zip(labelNames, labelValues).enumerated() {
+            for (i, (label, labelValue)) in zip(labelNames, labelValues).enumerated() {
                 if i > 0 { out += "," }
-                out += "\(label)=\"\(escapeLabelValue(value))\""
+                out += "\(label)=\"\(escapeLabelValue(labelValue))\""
             }
             out += "}"
         }

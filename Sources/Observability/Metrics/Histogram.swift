@@ -9,7 +9,7 @@ import Synchronization
 /// so it always equals the `+Inf` bucket. An observation is `v ≤ bound` for the first bucket it
 /// fits; NaN lands in `+Inf` only.
 ///
-/// Cost of ``Series/observe(_:)-(Double)``: O(b) comparisons for b buckets (17 by default; a
+/// Cost of `Series.observe(_:)`: O(b) comparisons for b buckets (17 by default; a
 /// linear scan beats a binary search at this size), one atomic add, one compare-exchange loop.
 ///
 /// ```swift
