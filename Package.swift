@@ -9,6 +9,7 @@
 //   Index     (catalog model, on-disk trie, postings, ranking, suggest/search, generations)
 //   Wire      (the API's messages: generated protobuf codec from proto/, conversions, JSON mapping)
 //   CNghttp2, CSystem -> HTTP2 (sans-I/O HTTP/2 sessions, epoll event loops, server and client)
+//   Observability (structured logs, Prometheus metrics; injected, never chosen by libraries)
 //   Node      (a shard served over gRPC/HTTP/2 and JSON: routing, deadlines, auth, health, metrics)
 //   CSQLite   -> Benchmarks  (the SQLite FTS5 peer used by `typeahead bench`)
 //   typeahead (the executable: argument parsing only)
@@ -35,8 +36,9 @@ let package = Package(
         .target(name: "Index", dependencies: ["Storage", "Analysis", "Catalog"], exclude: ["Semantics.md"]),
         .target(name: "Wire", dependencies: ["Index", "Catalog"]),
         .target(name: "HTTP2", dependencies: ["CNghttp2", "CSystem"]),
-        .target(name: "Node", dependencies: ["Index", "Wire", "HTTP2", "Catalog"]),
+        .target(name: "Node", dependencies: ["Index", "Wire", "HTTP2", "Catalog", "Observability"]),
         .target(name: "Benchmarks", dependencies: ["Index", "Catalog", "Analysis", "CSQLite"]),
+        .target(name: "Observability"),
         .executableTarget(name: "typeahead", dependencies: ["Index", "Catalog", "Wire", "Node", "Benchmarks"]),
 
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
@@ -46,6 +48,7 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["Wire", "Index"]),
         .testTarget(name: "WireTests", dependencies: ["Wire", "Index"], exclude: ["Fixtures"]),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2"]),
+        .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
     ],
     swiftLanguageModes: [.v6]
 )

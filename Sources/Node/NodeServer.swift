@@ -182,7 +182,7 @@ public final class NodeServer: Sendable {
                 finish(path, GRPCStatus(.resourceExhausted, "too many searches in flight; retry shortly"), nil)
                 return
             }
-            readPool.async { [readsInFlight] in
+            readPool.async { [self] in
                 work()
                 readsInFlight.subtract(1, ordering: .relaxed)
             }
@@ -192,7 +192,7 @@ public final class NodeServer: Sendable {
                 finish(path, GRPCStatus(.resourceExhausted, "too many writes queued; retry shortly"), nil)
                 return
             }
-            writer.async { [writesQueued] in
+            writer.async { [self] in
                 work()
                 writesQueued.subtract(1, ordering: .relaxed)
             }

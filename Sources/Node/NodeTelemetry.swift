@@ -23,7 +23,7 @@ public final class NodeTelemetry: Sendable {
     private let requests: Counter
     private let latency: Histogram
     private let inFlight: Gauge
-    private let serverStatistics = Mutex<(@Sendable () -> HTTP2Server.Statistics?)?>(nil)
+    private let serverStatistics = StatisticsSource()
 
     public init(json: Bool = false, sink: (any LogSink)? = nil, registry: MetricsRegistry = MetricsRegistry()) {
         logger = Logger(label: "node", sink: sink ?? StandardErrorSink(format: json ? .jsonLines : .logfmt))
@@ -34,23 +34,23 @@ public final class NodeTelemetry: Sendable {
                                      labelNames: ["method"])
         inFlight = registry.gauge(name: "typeahead_requests_in_flight", help: "Calls being answered.", labelNames: ["method"])
         registry.gauge(name: "typeahead_connections_open", help: "Open HTTP/2 connections.") { [serverStatistics] in
-            Double(serverStatistics.withLock { $0 }?()?.openConnections ?? 0)
+            Double(serverStatistics.read()?.openConnections ?? 0)
         }
         registry.gauge(name: "typeahead_streams_active", help: "HTTP/2 streams being answered.") { [serverStatistics] in
-            Double(serverStatistics.withLock { $0 }?()?.activeRequests ?? 0)
+            Double(serverStatistics.read()?.activeRequests ?? 0)
         }
         registry.gauge(name: "typeahead_output_pending_bytes", help: "Response bytes waiting for slow readers.") { [serverStatistics] in
-            Double(serverStatistics.withLock { $0 }?()?.pendingOutputBytes ?? 0)
+            Double(serverStatistics.read()?.pendingOutputBytes ?? 0)
         }
         registry.gauge(name: "typeahead_connections_reading_paused", help: "Connections paused because their client stopped reading.") { [serverStatistics] in
-            Double(serverStatistics.withLock { $0 }?()?.connectionsWithReadingPaused ?? 0)
+            Double(serverStatistics.read()?.connectionsWithReadingPaused ?? 0)
         }
     }
 
     /// Where connection figures come from (set by the server once it runs).
     var statisticsSource: (@Sendable () -> HTTP2Server.Statistics?)? {
-        get { serverStatistics.withLock { $0 } }
-        set { serverStatistics.withLock { $0 = newValue } }
+        get { serverStatistics.source.withLock { $0 } }
+        set { serverStatistics.source.withLock { $0 = newValue } }
     }
 
     func registerNode(shard: Shard) {
@@ -117,4 +117,10 @@ public final class NodeTelemetry: Sendable {
     static func microseconds(_ duration: Duration) -> Int64 {
         duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
     }
+}
+
+/// Where the HTTP/2 server's figures come from once it runs (a class so gauge callbacks can share it).
+private final class StatisticsSource: Sendable {
+    let source = Mutex<(@Sendable () -> HTTP2Server.Statistics?)?>(nil)
+    func read() -> HTTP2Server.Statistics? { source.withLock { $0 }?() }
 }
