@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import HTTP2
 import Index
@@ -24,8 +25,13 @@ enum HTTPEndpoints {
             responder.respond(status: ready ? 200 : 503, headers: [("content-type", "text/plain")],
                               body: Array((ready ? "ready\n" : "not ready\n").utf8))
         case "/metrics":
-            responder.respond(status: 200, headers: [("content-type", "text/plain; version=0.0.4")],
-                              body: Array(node.telemetry.exposition().utf8))
+            // Not on the event loop: the connection gauges call HTTP2Server.statistics(), which
+            // queues a task on every loop and waits for them all, so calling it from a loop thread
+            // waits for itself forever (wedging that loop, every connection on it, and shutdown).
+            DispatchQueue.global(qos: .utility).async {
+                responder.respond(status: 200, headers: [("content-type", "text/plain; version=0.0.4")],
+                                  body: Array(node.telemetry.exposition().utf8))
+            }
         case "/v1/suggest", "/v1/search":
             let method = path == "/v1/suggest" ? Typeahead_V1_TypeaheadService.suggest.path : Typeahead_V1_TypeaheadService.search.path
             let label = "GET " + path
