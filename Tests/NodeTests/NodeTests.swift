@@ -1,0 +1,291 @@
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Drives a real `typeahead node` process: builds a shard from the sample catalog, starts the node
+/// on a free port, and talks to it with grpcio, curl and hand-built HTTP/2 (the Python scripts in
+/// python/). Every node started here is stopped in tearDown (SIGTERM, then SIGKILL after 5 s).
+final class NodeTests: XCTestCase {
+    static let adminToken = "nodetests-admin-token-0123456789"
+
+    /// The package root (this file is Tests/NodeTests/NodeTests.swift).
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let scripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("python")
+
+    static var binary: URL {
+        // The test bundle lives beside the products of the same build.
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("typeahead").path),
+              directory.pathComponents.count > 1 {
+            directory.deleteLastPathComponent()
+        }
+        return directory.appendingPathComponent("typeahead")
+    }
+
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var output: String { "exit \(status)\n--- stdout\n\(stdout)\n--- stderr\n\(stderr)" }
+    }
+
+    final class NodeProcess {
+        let process: Process
+        let port: Int
+        let log: String
+        var address: String { "127.0.0.1:\(port)" }
+        var base: String { "http://127.0.0.1:\(port)" }
+        var pid: Int32 { process.processIdentifier }
+
+        init(process: Process, port: Int, log: String) {
+            self.process = process
+            self.port = port
+            self.log = log
+        }
+
+        var logText: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+
+        /// Waits for exit up to `timeout`; true if the process exited.
+        func waitForExit(timeout: TimeInterval) -> Bool {
+            let deadline = Date().addingTimeInterval(timeout)
+            while process.isRunning, Date() < deadline { usleep(20_000) }
+            return !process.isRunning
+        }
+
+        /// SIGTERM, then SIGKILL if still running after 5 s.
+        func stop() {
+            guard process.isRunning else { return }
+            kill(pid, SIGTERM)
+            if !waitForExit(timeout: 5) {
+                kill(pid, SIGKILL)
+                process.waitUntilExit()
+            }
+        }
+    }
+
+    var directory: String!
+    var shard: String!
+    var tokenFile: String!
+    var nodes: [NodeProcess] = []
+
+    override func setUpWithError() throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.binary.path) else {
+            throw XCTSkip("typeahead binary not built next to the tests")
+        }
+        directory = NSTemporaryDirectory() + "typeahead-node-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        tokenFile = directory + "/admin-token"
+        try Data((Self.adminToken + "\n").utf8).write(to: URL(fileURLWithPath: tokenFile))
+        shard = directory + "/shard"
+        let catalog = Self.packageRoot.appendingPathComponent("deploy/catalog/sample.jsonl").path
+        let indexed = try run(Self.binary.path, ["index", "--catalog", catalog, "--dir", shard])
+        XCTAssertEqual(indexed.status, 0, indexed.output)
+    }
+
+    override func tearDown() {
+        for node in nodes { node.stop() }
+        nodes.removeAll()
+        if let directory { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
+    // MARK: Helpers
+
+    @discardableResult
+    func run(_ executable: String, _ arguments: [String], timeout: TimeInterval = 60) throws -> Run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        // Files rather than pipes: nothing can block on a full pipe, and a timeout can still read them.
+        let id = UUID().uuidString
+        let outPath = directory + "/run-\(id).out", errPath = directory + "/run-\(id).err"
+        FileManager.default.createFile(atPath: outPath, contents: nil)
+        FileManager.default.createFile(atPath: errPath, contents: nil)
+        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+        defer { try? out.close(); try? err.close() }
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        var timedOut = false
+        if process.isRunning {
+            timedOut = true
+            kill(process.processIdentifier, SIGKILL)
+        }
+        process.waitUntilExit()
+        let stdout = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
+        var stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+        if timedOut { stderr += "\n(killed after \(timeout) s)" }
+        return Run(status: timedOut ? -1 : process.terminationStatus, stdout: stdout, stderr: stderr)
+    }
+
+    func python(_ script: String, _ arguments: [String], timeout: TimeInterval = 60) throws -> Run {
+        try run("/usr/bin/env", ["python3", Self.scripts.appendingPathComponent(script).path] + arguments, timeout: timeout)
+    }
+
+    func curl(_ arguments: [String]) throws -> Run {
+        try run("/usr/bin/env", ["curl", "--http2-prior-knowledge", "-sS", "--max-time", "10"] + arguments, timeout: 15)
+    }
+
+    /// A port that was free a moment ago: bind port 0, read the port, close.
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard named == 0 else { throw POSIXError(.EINVAL) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Starts `typeahead node` on a free port and waits (bounded) until /readyz answers 200.
+    func startNode(_ extra: [String] = []) throws -> NodeProcess {
+        var lastLog = ""
+        for _ in 0..<3 {  // a port taken between freePort() and the node's bind: try another
+            let port = try Self.freePort()
+            let log = directory + "/node-\(port).log"
+            FileManager.default.createFile(atPath: log, contents: nil)
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+            let process = Process()
+            process.executableURL = Self.binary
+            process.arguments = ["node", "--dir", shard, "--listen", "127.0.0.1:\(port)",
+                                 "--admin-token-file", tokenFile, "--threads", "2"] + extra
+            process.standardOutput = handle
+            process.standardError = handle
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            try? handle.close()
+            let node = NodeProcess(process: process, port: port, log: log)
+            nodes.append(node)
+            for _ in 0..<100 {
+                if !process.isRunning { break }
+                if let ready = try? curl(["-o", "/dev/null", "-w", "%{http_code}", "--max-time", "1", node.base + "/readyz"]),
+                   ready.stdout == "200" {
+                    return node
+                }
+                usleep(50_000)
+            }
+            lastLog = node.logText
+            node.stop()
+        }
+        throw XCTSkip("typeahead node did not become ready:\n\(lastLog)")
+    }
+
+    func assertPassed(_ result: Run, _ what: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(result.status, 0, "\(what) failed:\n\(result.output)", file: file, line: line)
+        XCTAssertTrue(result.stdout.contains("PASSED"), "\(what) did not finish:\n\(result.output)", file: file, line: line)
+    }
+
+    // MARK: Tests
+
+    /// Every method through grpcio (a real gRPC client), including its error paths.
+    func testGRPCClientCallsEveryMethod() throws {
+        let node = try startNode()
+        let result = try python("grpc_client_test.py", ["--addr", node.address, "--token", Self.adminToken,
+                                                        "--proto-dir", Self.packageRoot.appendingPathComponent("proto").path])
+        assertPassed(result, "grpc_client_test.py")
+        if result.status != 0 { print(node.logText) }
+    }
+
+    /// The JSON and operator endpoints through curl.
+    func testCurlEndpoints() throws {
+        let node = try startNode()
+        let cli = try run(Self.binary.path, ["suggest", "--json", "--dir", shard, "red sh"])
+        XCTAssertEqual(cli.status, 0, cli.output)
+
+        let suggest = try curl([node.base + "/v1/suggest?q=red%20sh"])
+        XCTAssertEqual(suggest.status, 0, suggest.output)
+        XCTAssertEqual(suggest.stdout, cli.stdout, "GET /v1/suggest differs from typeahead suggest --json")
+
+        let search = try curl(["-w", "\n%{http_code}", node.base + "/v1/search?q=red&pageSize=3&sort=weight"])
+        XCTAssertTrue(search.stdout.hasSuffix("\n200"), search.output)
+        let searchJSON = try XCTUnwrap(try JSONSerialization.jsonObject(
+            with: Data(search.stdout.dropLast(4).utf8)) as? [String: Any], search.stdout)
+        let hits = try XCTUnwrap(searchJSON["hits"] as? [[String: Any]], search.stdout)
+        XCTAssertEqual(hits.count, 3)
+        let weights = hits.compactMap { $0["weight"] as? Int }
+        XCTAssertEqual(weights, weights.sorted(by: >), "sort=weight")
+        XCTAssertNotNil(searchJSON["nextPageToken"] as? String, search.stdout)
+        let bad = try curl(["-w", "\n%{http_code}", node.base + "/v1/search?q=red&pageToken=%21garbage"])
+        XCTAssertTrue(bad.stdout.hasSuffix("\n400") && bad.stdout.contains("\"invalid_argument\""), bad.output)
+
+        let post = try curl(["-w", "\n%{http_code}", "-H", "content-type: application/json",
+                             "-d", #"{"text":"red sh","session":"s1","revision":"3"}"#,
+                             node.base + "/typeahead.v1.Typeahead/Suggest"])
+        XCTAssertTrue(post.stdout.hasSuffix("\n200"), post.output)
+        let postJSON = try XCTUnwrap(try JSONSerialization.jsonObject(
+            with: Data(post.stdout.dropLast(4).utf8)) as? [String: Any], post.stdout)
+        XCTAssertEqual(postJSON["session"] as? String, "s1")
+        XCTAssertFalse((postJSON["entries"] as? [Any] ?? []).isEmpty, post.stdout)
+
+        let unknown = try curl(["-w", "\n%{http_code}", "-H", "content-type: application/json",
+                                "-d", #"{"text":"red sh","bogus":1}"#, node.base + "/typeahead.v1.Typeahead/Suggest"])
+        XCTAssertTrue(unknown.stdout.hasSuffix("\n400"), unknown.output)
+        let errorJSON = try XCTUnwrap(try JSONSerialization.jsonObject(
+            with: Data(unknown.stdout.dropLast(4).utf8)) as? [String: Any], unknown.stdout)
+        XCTAssertEqual(errorJSON["code"] as? String, "invalid_argument")
+        XCTAssertNotNil(errorJSON["message"] as? String)
+
+        let healthz = try curl(["-w", "%{http_code}", "-o", "/dev/null", node.base + "/healthz"])
+        XCTAssertEqual(healthz.stdout, "200", healthz.output)
+        let readyz = try curl(["-w", "%{http_code}", "-o", "/dev/null", node.base + "/readyz"])
+        XCTAssertEqual(readyz.stdout, "200", readyz.output)
+        let missing = try curl(["-w", "%{http_code}", "-o", "/dev/null", node.base + "/nope"])
+        XCTAssertEqual(missing.stdout, "404", missing.output)
+
+        // /metrics used to deadlock the event loop that answered it (see the commit that fixed it).
+        let metrics = try curl([node.base + "/metrics"])
+        XCTAssertEqual(metrics.status, 0, metrics.output)
+        let text = metrics.stdout
+        for needle in [#"typeahead_requests_total{method="GET /v1/suggest",code="OK"} 1"#,
+                       #"typeahead_requests_total{method="GET /v1/search",code="OK"} 1"#,
+                       #"typeahead_requests_total{method="GET /v1/search",code="INVALID_ARGUMENT"} 1"#,
+                       #"typeahead_requests_total{method="/typeahead.v1.Typeahead/Suggest",code="OK"} 1"#,
+                       #"typeahead_requests_total{method="/typeahead.v1.Typeahead/Suggest",code="INVALID_ARGUMENT"} 1"#,
+                       #"typeahead_request_duration_seconds_bucket{method="GET /v1/suggest",le="+Inf"} 1"#,
+                       "# TYPE typeahead_request_duration_seconds histogram",
+                       "\ntypeahead_index_entries 1600\n"] {
+            XCTAssertTrue(text.contains(needle), "/metrics lacks \(needle):\n\(text)")
+        }
+        // The node still answers after /metrics.
+        let again = try curl([node.base + "/v1/suggest?q=red%20sh"])
+        XCTAssertEqual(again.stdout, cli.stdout)
+    }
+
+    /// Broken frames, floods and bad gRPC framing; the node keeps serving and its memory stays bounded.
+    func testMalformedInput() throws {
+        let node = try startNode(["--max-message-bytes", "1048576"])
+        let result = try python("malformed_test.py", ["--addr", node.address, "--pid", String(node.pid),
+                                                      "--max-message-bytes", "1048576", "--rss-limit-mib", "300"])
+        assertPassed(result, "malformed_test.py")
+        XCTAssertTrue(node.process.isRunning, "the node died:\n\(node.logText)")
+    }
+
+    /// SIGTERM with searches in flight: they complete, the node exits 0 within the grace period.
+    func testGracefulShutdownCompletesInFlightSearches() throws {
+        let node = try startNode()
+        let started = Date()
+        let result = try python("shutdown_test.py", ["--addr", node.address, "--pid", String(node.pid)], timeout: 30)
+        assertPassed(result, "shutdown_test.py")
+        XCTAssertTrue(node.waitForExit(timeout: 12), "the node did not exit within the 10 s grace period:\n\(node.logText)")
+        XCTAssertEqual(node.process.terminationReason, .exit, node.logText)
+        XCTAssertEqual(node.process.terminationStatus, 0, node.logText)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 12)
+        XCTAssertTrue(node.logText.contains("node stopped"), node.logText)
+    }
+}
