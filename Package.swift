@@ -7,6 +7,7 @@
 //   CUTF8Proc -> Analysis    (normalisation and word splitting)
 //   CYAJL     -> Catalog     (JSON Lines catalog parsing and validation)
 //   Index     (catalog model, on-disk trie, postings, ranking, suggest/search, generations)
+//   Wire      (the API's messages: JSON mapping now, protobuf and gRPC framing next)
 //   CSQLite   -> Benchmarks  (the SQLite FTS5 peer used by `typeahead bench`)
 //   typeahead (the executable: argument parsing only)
 import PackageDescription
@@ -19,21 +20,24 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
         .systemLibrary(name: "CNghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
-        .systemLibrary(name: "CUTF8Proc", pkgConfig: "libutf8proc", providers: [.apt(["libutf8proc-dev"])]),
+        // No pkgConfig: libutf8proc.pc adds -DUTF8PROC_EXPORTS, which SwiftPM refuses; the header is in /usr/include.
+        .systemLibrary(name: "CUTF8Proc", providers: [.apt(["libutf8proc-dev"])]),
         .systemLibrary(name: "CYAJL", pkgConfig: "yajl", providers: [.apt(["libyajl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
 
         .target(name: "Storage", dependencies: ["CLMDB"]),
         .target(name: "Analysis", dependencies: ["CUTF8Proc"]),
-        .target(name: "Catalog", dependencies: ["CYAJL", "Analysis"]),
-        .target(name: "Index", dependencies: ["Storage", "Analysis", "Catalog"]),
+        .target(name: "Catalog", dependencies: ["CYAJL"]),
+        .target(name: "Index", dependencies: ["Storage", "Analysis", "Catalog"], exclude: ["Semantics.md"]),
+        .target(name: "Wire", dependencies: ["Index"]),
         .target(name: "Benchmarks", dependencies: ["Index", "Catalog", "Analysis", "CSQLite"]),
-        .executableTarget(name: "typeahead", dependencies: ["Index", "Catalog", "Benchmarks"]),
+        .executableTarget(name: "typeahead", dependencies: ["Index", "Catalog", "Wire", "Benchmarks"]),
 
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "AnalysisTests", dependencies: ["Analysis"]),
         .testTarget(name: "CatalogTests", dependencies: ["Catalog"]),
         .testTarget(name: "IndexTests", dependencies: ["Index", "Catalog", "Analysis", "Storage"]),
+        .testTarget(name: "CLITests", dependencies: ["Wire", "Index"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -89,11 +89,13 @@ struct GenerationBuilder {
                 }
             }
             try trie.finish()
+            let words = terms.filter { $0[0] >= TermWalk.firstWordByte }
+            try txn.put(schema.termTrie, PackedTrie.key, PackedTrie.build(words))
             statistics.terms = terms.count
             nodes.sort { $0.0.lexicographicallyPrecedes($1.0) }
             for (prefix, node) in nodes {
                 writer.removeAll()
-                node.encode(into: &writer)
+                node.encode(into: &writer, prefixLength: prefix.count)
                 try txn.put(schema.trie, prefix, writer.bytes, flags: .append)
             }
             statistics.heavyNodes = nodes.count

@@ -107,6 +107,15 @@ struct DocumentView {
         }
     }
 
+    /// Calls `body` with each alias as written, until it returns false.
+    func forEachAlias(_ body: (Bytes) throws -> Bool) throws {
+        var reader = ByteReader(record, offset: categoriesOffset)
+        for _ in 0..<(try reader.int()) { try reader.skipSlice() }
+        for _ in 0..<(try reader.int()) {
+            if try !body(try reader.slice()) { return }
+        }
+    }
+
     /// The whole entry, as it was indexed.
     func materialize() throws(IndexError) -> CatalogEntry {
         var reader = ByteReader(record, offset: categoriesOffset)

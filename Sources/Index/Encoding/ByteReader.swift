@@ -46,7 +46,7 @@ struct ByteReader {
         let count = try int()
         guard count <= bytes.count - offset else { throw .corrupt("length past end of record") }
         defer { offset += count }
-        return bytes[offset..<(offset + count)]
+        return bytes[range: offset..<(offset + count)]
     }
 
     mutating func string() throws(IndexError) -> String {

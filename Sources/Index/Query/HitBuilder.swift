@@ -1,5 +1,4 @@
 import Analysis
-import Catalog
 
 /// Turns ranked documents into response hits: strings, attributes and highlights.
 enum HitBuilder {
@@ -25,15 +24,24 @@ enum HitBuilder {
         return result
     }
 
-    /// How `term` is written in an entry: the first title word, then alias word, that analyses to it.
-    static func spelling(of term: String, in entry: CatalogEntry, analyzer: Analyzer) -> String? {
-        for text in [entry.title] + entry.aliases {
-            for word in analyzer.words(in: text) where word.term.utf8.elementsEqual(term.utf8) {
-                let utf16 = text.utf16
-                let start = utf16.index(utf16.startIndex, offsetBy: word.utf16Range.lowerBound)
-                let end = utf16.index(utf16.startIndex, offsetBy: word.utf16Range.upperBound)
-                return String(text[start..<end])
-            }
+    /// How `term` is written in an entry: the first title word, then alias word, that analyses to
+    /// it. Aliases are analysed only if the title does not have it.
+    static func spelling(of term: String, in doc: DocumentView, analyzer: Analyzer) throws -> String? {
+        if let found = spelling(of: term, in: doc.title.string, analyzer: analyzer) { return found }
+        var found: String?
+        try doc.forEachAlias { alias in
+            found = spelling(of: term, in: alias.string, analyzer: analyzer)
+            return found == nil
+        }
+        return found
+    }
+
+    private static func spelling(of term: String, in text: String, analyzer: Analyzer) -> String? {
+        for word in analyzer.words(in: text) where word.term.utf8.elementsEqual(term.utf8) {
+            let utf16 = text.utf16
+            let start = utf16.index(utf16.startIndex, offsetBy: word.utf16Range.lowerBound)
+            let end = utf16.index(utf16.startIndex, offsetBy: word.utf16Range.upperBound)
+            return String(text[start..<end])
         }
         return nil
     }

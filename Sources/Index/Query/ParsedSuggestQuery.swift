@@ -1,3 +1,4 @@
+import Storage
 import Analysis
 
 /// A request turned into query words, validated.

@@ -21,6 +21,11 @@ struct QueryWord {
         automaton = EditAutomaton(query: scalars, budget: budget, prefixMode: isPartial)
     }
 
+    /// The same word, matched exactly.
+    func withoutTypos() -> QueryWord {
+        QueryWord(text, isPartial: isPartial, typos: .off)
+    }
+
     /// A fresh automaton for walking terms.
     var termAutomaton: EditAutomaton { EditAutomaton(query: scalars, budget: budget, prefixMode: isPartial) }
 
@@ -69,7 +74,7 @@ struct WordList: Sequence {
                 var end = position
                 while end < count, bytes[end] != 0x20 { end += 1 }
                 defer { position = end + 1 }
-                if end > position { return bytes[position..<end] }
+                if end > position { return bytes[range: position..<end] }
             }
             return nil
         }

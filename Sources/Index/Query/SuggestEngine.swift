@@ -20,13 +20,39 @@ struct SuggestEngine {
         var query = try PreparedQuery(text: request.text, tokens: request.tokens, typos: request.typos, analyzer: analyzer)
         let hasDeletions = try generation.hasDeletions(in: txn)
 
+        var matchingCategories: [[UInt8]: Int] = [:]
+        if let partial = query.partial, request.limits.categories > 0 {
+            matchingCategories = try generation.categories(matching: partial, in: txn)
+        }
+
         var accumulator: Accumulator
         if let viaTrie = try trySuggestViaTrie(&query, request, hasDeletions: hasDeletions, in: txn) {
             accumulator = viaTrie
+        } else if let exact = try suggestWithoutTypos(query, request, matchingCategories, hasDeletions: hasDeletions, in: txn) {
+            accumulator = exact
         } else {
-            accumulator = try evaluateGenerally(&query, request, hasDeletions: hasDeletions, in: txn)
+            accumulator = try evaluateGenerally(&query, request, matchingCategories, hasDeletions: hasDeletions, in: txn)
         }
-        return try respond(query, request, accumulator, in: txn)
+        return try respond(query, request, accumulator, matchingCategories, in: txn)
+    }
+
+    /// Every match that needs a typo ranks after every match that needs none, in entries and in
+    /// completions alike. So when the typo-free matches already fill every section, typos cannot
+    /// change the answer and the expensive expansion of query words into similar terms is skipped.
+    /// Category counts are the exception: they count typo matches of complete words too, so the
+    /// shortcut holds for them only when no complete word may have typos.
+    private func suggestWithoutTypos(_ query: PreparedQuery, _ request: SuggestRequest, _ matchingCategories: [[UInt8]: Int],
+                                     hasDeletions: Bool, in txn: borrowing ReadTransaction) throws -> Accumulator? {
+        let words = query.complete + (query.partial.map { [$0] } ?? [])
+        guard words.contains(where: { $0.budget > 0 }) else { return nil }
+        var exact = query
+        exact.complete = query.complete.map { $0.withoutTypos() }
+        exact.partial = query.partial?.withoutTypos()
+        let acc = try evaluateGenerally(&exact, request, matchingCategories, hasDeletions: hasDeletions, in: txn)
+        guard acc.entries.isFull || acc.entries.limit == 0 else { return nil }
+        guard !acc.wantsCompletions || acc.completions.count >= request.limits.completions else { return nil }
+        guard acc.categoryCounts == nil || query.complete.allSatisfy({ $0.budget == 0 }) else { return nil }
+        return acc
     }
 
     static func validate(_ limits: SuggestLimits) throws(IndexError) {
@@ -49,29 +75,58 @@ struct SuggestEngine {
         var categoryCounts: [[UInt8]: Int]?
 
         mutating func noteCompletion(_ term: Bytes, distance: Int, key: CandidateKey, docnum: UInt32) {
-            let word = Array(term)
-            if let existing = completions[word] {
+            noteCompletion(Array(term), distance: distance, key: key, docnum: docnum)
+        }
+
+        /// The best class any match can have: the fewest typos the query words allow, whether a
+        /// title can start with the typed text, and the partial word's smallest distance.
+        var bestTypos = 0
+        var startsWithPossible = true
+        var bestPartialDistance = 0
+        /// Completions in the best class: nothing seen later in rank order can outrank them.
+        var perfectCompletions = 0
+
+        mutating func noteCompletion(_ word: [UInt8], distance: Int, key: CandidateKey, docnum: UInt32) {
+            let existing = completions[word]
+            if let existing {
                 if existing.distance < distance || (existing.distance == distance && !(key < existing.key)) { return }
             }
+            let wasPerfect = existing.map { isPerfect($0.distance, $0.key) } ?? false
+            if !wasPerfect && isPerfect(distance, key) { perfectCompletions += 1 }
             completions[word] = (distance, key, docnum)
+        }
+
+        private func isPerfect(_ distance: Int, _ key: CandidateKey) -> Bool {
+            distance == bestPartialDistance && key.typos == bestTypos
+        }
+
+        /// True when no base document later in rank order can change entries or completions:
+        /// the entries are full of matches in the best class there is, and as many completions
+        /// in the best class as wanted are known.
+        func isSettled(completionLimit: Int) -> Bool {
+            if entries.limit > 0 {
+                guard entries.isFull, let worst = entries.worst, worst.typos == bestTypos,
+                      worst.startsWith || !startsWithPossible else { return false }
+            }
+            return !wantsCompletions || perfectCompletions >= completionLimit
         }
     }
 
     /// Verifies one document against the whole query and records it.
-    private func consider(_ doc: DocumentView, _ query: inout PreparedQuery, _ acc: inout Accumulator) throws {
-        for category in query.tokenCategories {
-            guard try doc.hasCategory(category) else { return }
+    ///
+    /// - Parameter filtersHold: the caller knows the tokens and complete words match (the document
+    ///   came from their postings), so only typo counts of complete words need computing.
+    private func consider(_ doc: DocumentView, _ query: inout PreparedQuery, _ acc: inout Accumulator,
+                          filtersHold: Bool = false) throws {
+        if !filtersHold {
+            for category in query.tokenCategories {
+                guard try doc.hasCategory(category) else { return }
+            }
         }
         var typos = 0
-        for i in query.complete.indices {
+        for i in query.complete.indices where !filtersHold || query.complete[i].budget > 0 {
             guard let d = bestNameDistance(&query.complete[i], doc) else { return }
             typos += d
-        }
-        if acc.categoryCounts != nil {
-            try doc.forEachCategory { category in
-                acc.categoryCounts![Array(category), default: 0] += 1
-                return true
-            }
         }
         if query.partial != nil {
             guard let d = bestNameDistance(&query.partial!, doc) else { return }
@@ -81,14 +136,20 @@ struct SuggestEngine {
                                weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
         acc.entries.insert(key, docnum: doc.docnum, title: doc.title)
         if acc.wantsCompletions, query.partial != nil {
+            let completionKey = Self.completionKey(doc, typos: typos)
             for list in [doc.sortTitle, doc.aliasWords] {
                 for word in WordList(bytes: list) {
                     if let d = query.partial!.distance(to: word) {
-                        acc.noteCompletion(word, distance: d, key: key, docnum: doc.docnum)
+                        acc.noteCompletion(word, distance: d, key: completionKey, docnum: doc.docnum)
                     }
                 }
             }
         }
+    }
+
+    /// A completion's order is its best entry's rank key without startsWith (Semantics.md).
+    static func completionKey(_ doc: DocumentView, typos: Int) -> CandidateKey {
+        CandidateKey(typos: typos, field: 0, startsWith: true, weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
     }
 
     private func bestNameDistance(_ word: inout QueryWord, _ doc: DocumentView) -> Int? {
@@ -116,52 +177,85 @@ struct SuggestEngine {
         guard query.complete.isEmpty, query.tokens.isEmpty, let partial = query.partial,
               let node = try generation.heavyNode(partial.bytes, in: txn) else { return nil }
         var acc = newAccumulator(query, request, countCategories: false)
+        let typosPossible = partial.budget > 0
 
-        // Delta documents: all of them that match, evaluated directly.
-        var candidates: [UInt32] = []
+        // Delta documents: every one that matches, verified like any candidate.
+        var deltaDocs: [UInt32] = []
         for (term, _) in try deltaTerms(matching: partial, in: txn) {
-            try appendDeltaPostings(of: term, to: &candidates, in: txn)
+            try appendDeltaPostings(of: term, to: &deltaDocs, in: txn)
         }
-        // Base documents the node lists.
-        candidates.append(contentsOf: node.startsWith)
-        candidates.append(contentsOf: node.all)
-        sortUnique(&candidates)
-        for docnum in candidates {
-            if hasDeletions, try generation.isDeleted(docnum, in: txn) { continue }
+        sortUnique(&deltaDocs)
+        for docnum in deltaDocs {
             guard let doc = try generation.document(docnum, in: txn) else { continue }
             try consider(doc, &query, &acc)
         }
 
-        // Everything the lists leave out ranks after `boundary`: unlisted startsWith documents come
-        // after the last listed one, unlisted others after the last of the `all` list, and base
-        // documents that match only with typos after every typo-free match.
-        var bounds: [CandidateKey] = []
+        // Base entries, in rank order: the startsWith list, then (only if that list is complete,
+        // since otherwise unlisted startsWith documents outrank every other one) the rest of `all`.
+        // Listed documents contain a word starting with the partial word: no typos, no verification.
+        func baseKey(_ doc: DocumentView, startsWith: Bool) -> CandidateKey {
+            CandidateKey(typos: 0, field: 0, startsWith: startsWith, weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
+        }
+        for docnum in node.startsWith {
+            if hasDeletions, try generation.isDeleted(docnum, in: txn) { continue }
+            guard let doc = try generation.document(docnum, in: txn) else { continue }
+            let key = baseKey(doc, startsWith: true)
+            if acc.entries.isFull, let worst = acc.entries.worst, !(key < worst) { break }
+            acc.entries.insert(key, docnum: docnum, title: doc.title)
+        }
+        if !node.startsWithTruncated {
+            let listed = Set(node.startsWith)
+            for docnum in node.all where !listed.contains(docnum) {
+                if hasDeletions, try generation.isDeleted(docnum, in: txn) { continue }
+                guard let doc = try generation.document(docnum, in: txn) else { continue }
+                let key = baseKey(doc, startsWith: false)
+                if acc.entries.isFull, let worst = acc.entries.worst, !(key < worst) { break }
+                acc.entries.insert(key, docnum: docnum, title: doc.title)
+            }
+        }
+
+        // Everything the lists leave out ranks after a bound: unlisted startsWith documents after the
+        // last listed one, other unlisted documents after the last of `all`, and base documents that
+        // match only with typos after every typo-free match. The answer is exact when every entry
+        // returned ranks within the bounds and, if anything is left out, the entries are full.
+        var bound: CandidateKey?
         if node.startsWithTruncated, let last = node.startsWith.last, let doc = try generation.document(last, in: txn) {
-            bounds.append(CandidateKey(typos: 0, field: 0, startsWith: true, weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id))
+            bound = baseKey(doc, startsWith: true)
+        } else if node.allTruncated, let last = node.all.last, let doc = try generation.document(last, in: txn) {
+            bound = baseKey(doc, startsWith: false)
         }
-        if node.allTruncated, let last = node.all.last, let doc = try generation.document(last, in: txn) {
-            bounds.append(CandidateKey(typos: 0, field: 0, startsWith: false, weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id))
-        }
-        let typosPossible = partial.budget > 0
-        let hidden = !bounds.isEmpty || typosPossible
-        func isSafe(_ key: CandidateKey) -> Bool {
+        func isSafe(_ key: CandidateKey, bound: CandidateKey?) -> Bool {
             if typosPossible && key.typos > 0 { return false }
-            return bounds.allSatisfy { !($0 < key) }
+            if let bound, bound < key { return false }
+            return true
         }
-        // Entries: all must be safe, and there must be enough of them if anything is hidden.
-        if hidden {
-            guard acc.entries.items.allSatisfy({ isSafe($0.key) }) else { return nil }
+        let entriesHidden = node.startsWithTruncated || node.allTruncated || typosPossible
+        if entriesHidden {
+            guard acc.entries.items.allSatisfy({ isSafe($0.key, bound: bound) }) else { return nil }
             guard acc.entries.isFull || acc.entries.limit == 0 else { return nil }
         }
-        // Completions: the first `limit` must be typo-free and safe (a hidden word could only rank
-        // before a visible one if it needed fewer typos).
-        if acc.wantsCompletions && hidden {
+
+        // Completions: the node lists the best terms below the prefix by their most popular
+        // document. The first `limit` of them, merged with the delta's, decide the answer.
+        guard acc.wantsCompletions else { return acc }
+        let wanted = request.limits.completions
+        var completionBound: CandidateKey?
+        for (index, listed) in node.completions.prefix(wanted).enumerated() {
+            if hasDeletions, try generation.isDeleted(listed.best, in: txn) { return nil }
+            guard let doc = try generation.document(listed.best, in: txn) else { return nil }
+            let key = Self.completionKey(doc, typos: 0)
+            acc.noteCompletion(listed.term, distance: 0, key: key, docnum: listed.best)
+            if index == min(wanted, node.completions.count) - 1 { completionBound = key }
+        }
+        let completionsHidden = node.completionsTruncated || typosPossible
+        if completionsHidden {
             let ranked = acc.completions.values.sorted { a, b in
                 a.distance != b.distance ? a.distance < b.distance : a.key < b.key
             }
-            guard ranked.count >= request.limits.completions else { return nil }
-            for item in ranked.prefix(request.limits.completions) {
-                guard item.distance == 0, isSafe(item.key) else { return nil }
+            guard ranked.count >= wanted else { return nil }
+            for item in ranked.prefix(wanted) {
+                guard item.distance == 0 else { return nil }
+                if node.completionsTruncated, let completionBound, completionBound < item.key { return nil }
             }
         }
         return acc
@@ -189,71 +283,92 @@ struct SuggestEngine {
 
     // MARK: The general plan
 
-    private enum Driver {
-        case word([(term: [UInt8], distance: Int)])
-        case token([UInt8])
-        case everything
-    }
-
-    private func evaluateGenerally(_ query: inout PreparedQuery, _ request: SuggestRequest, hasDeletions: Bool,
-                                   in txn: borrowing ReadTransaction) throws -> Accumulator {
-        // Category counts need every entry matching the rest of the query, so when categories are
-        // wanted (and some category name matches the partial word) the partial word cannot drive
-        // unless it is the only filter there is.
-        var matchingCategories: [[UInt8]: Int] = [:]
-        if let partial = query.partial, request.limits.categories > 0 {
-            matchingCategories = try generation.categories(matching: partial, in: txn)
-        }
+    /// The general plan. Candidates come from postings alone: the complete words' and tokens'
+    /// posting lists are intersected (cheapest first), so a document that fails a filter is never
+    /// read. Category counts are intersections of that set with each category's postings. Only then
+    /// are documents read, in document-number order — which for the base segment is rank order —
+    /// to verify the partial word and rank; once the answer is settled the rest of the base is
+    /// skipped (delta documents, not in rank order, are always read).
+    private func evaluateGenerally(_ query: inout PreparedQuery, _ request: SuggestRequest, _ matchingCategories: [[UInt8]: Int],
+                                   hasDeletions: Bool, in txn: borrowing ReadTransaction) throws -> Accumulator {
         let restIsEverything = query.complete.isEmpty && query.tokens.isEmpty
         let countCategories = !matchingCategories.isEmpty && !restIsEverything
         var acc = newAccumulator(query, request, countCategories: countCategories)
-
-        // Choose the driver with the fewest postings.
-        var best: (cost: Int, driver: Driver)?
-        func offer(_ cost: Int, _ driver: Driver) {
-            if best == nil || cost < best!.cost { best = (cost, driver) }
-        }
-        for word in query.complete {
-            let terms = try generation.terms(matching: word, in: txn)
-            var cost = 0
-            for (term, _) in terms { cost += try generation.postingCount(of: term, includeDescription: false, in: txn) }
-            offer(cost, .word(terms))
-        }
-        for token in query.tokens {
-            let term = Schema.tokenTerm(token)
-            offer(try generation.postingCount(of: term, includeDescription: false, in: txn), .token(term))
-        }
-        if let partial = query.partial, !countCategories, best == nil || best!.cost > 0 {
-            let terms = try generation.terms(matching: partial, in: txn)
-            var cost = 0
-            for (term, _) in terms {
-                cost += try generation.postingCount(of: term, includeDescription: false, in: txn)
-                if let current = best, cost >= current.cost { break }
-            }
-            offer(cost, .word(terms))
-        }
-
-        var candidates: [UInt32] = []
-        switch best?.driver ?? .everything {
-        case .word(let terms):
-            for (term, _) in terms {
-                try generation.appendPostings(of: term, includeDescription: false, to: &candidates, in: txn)
-            }
-        case .token(let term):
-            try generation.appendPostings(of: term, includeDescription: false, to: &candidates, in: txn)
-        case .everything:
+        if restIsEverything && query.partial == nil {
             try evaluateAll(&query, &acc, hasDeletions: hasDeletions, in: txn)
             return acc
         }
-        sortUnique(&candidates)
-        // Without query words every match ties on typos and startsWith, so base documents (numbered
-        // in static rank order) can stop as soon as the entries are full.
-        let canStopEarly = !query.hasWords && !countCategories
-        for docnum in candidates {
-            if canStopEarly, docnum < generation.baseCount, acc.entries.isFull { continue }
-            if hasDeletions, try generation.isDeleted(docnum, in: txn) { continue }
+        let deleted = hasDeletions ? try DeletedSet(generation: generation, in: txn) : nil
+
+        // 1. The rest of the query (complete words and tokens) as a sorted list of documents.
+        var filters: [(cost: Int, terms: [[UInt8]])] = []
+        for word in query.complete {
+            let matches = try generation.terms(matching: word, in: txn)
+            var cost = 0
+            for (term, _) in matches { cost += try generation.postingCount(of: term, includeDescription: false, in: txn) }
+            filters.append((cost, matches.map(\.term)))
+            let nearest = matches.map(\.distance).min() ?? 0
+            acc.bestTypos += nearest
+            if nearest > 0 { acc.startsWithPossible = false }
+        }
+        if let partial = query.partial, partial.budget > 0, try !generation.hasNameTerm(withPrefix: partial.bytes, in: txn) {
+            acc.bestTypos += 1
+            acc.bestPartialDistance = 1
+            acc.startsWithPossible = false
+        }
+        for token in query.tokens {
+            let term = Schema.tokenTerm(token)
+            filters.append((try generation.postingCount(of: term, includeDescription: false, in: txn), [term]))
+        }
+        filters.sort { $0.cost < $1.cost }
+        var rest: [UInt32]?
+        for filter in filters {
+            let list = try generation.documents(of: filter.terms, includeDescription: false, in: txn)
+            rest = rest.map { intersect($0, list) } ?? list
+            if rest!.isEmpty { break }
+        }
+        if var list = rest, let deleted {
+            try deleted.remove(from: &list, in: txn)
+            rest = list
+        }
+
+        // 2. Category counts: |rest ∩ category|.
+        if countCategories, let rest {
+            var counts: [[UInt8]: Int] = [:]
+            for name in matchingCategories.keys {
+                let term = Schema.tokenTerm(.category(String(decoding: name, as: UTF8.self)))
+                counts[name] = intersectionCount(rest, try generation.documents(of: [term], includeDescription: false, in: txn))
+            }
+            acc.categoryCounts = counts
+        }
+
+        // 3. Candidates for the whole query, verified and ranked in document order.
+        var candidates: [UInt32]
+        if let rest {
+            candidates = rest
+        } else {
+            let terms = try generation.terms(matching: query.partial!, in: txn).map(\.term)
+            candidates = try generation.documents(of: terms, includeDescription: false, in: txn)
+            if let deleted { try deleted.remove(from: &candidates, in: txn) }
+        }
+        let base = generation.baseCount
+        let completionLimit = request.limits.completions
+        var index = 0
+        while index < candidates.count {
+            let docnum = candidates[index]
+            if docnum < base, acc.isSettled(completionLimit: completionLimit) {
+                // Skip to the delta documents.
+                var low = index, high = candidates.count
+                while low < high {
+                    let mid = (low + high) / 2
+                    if candidates[mid] < base { low = mid + 1 } else { high = mid }
+                }
+                index = low
+                continue
+            }
+            index += 1
             guard let doc = try generation.document(docnum, in: txn) else { continue }
-            try consider(doc, &query, &acc)
+            try consider(doc, &query, &acc, filtersHold: rest != nil)
         }
         return acc
     }
@@ -272,7 +387,8 @@ struct SuggestEngine {
                     entry = try cursor.seek(atLeast: base)
                     continue
                 }
-                if !hasDeletions || !(try generation.isDeleted(docnum, in: txn)) {
+                let deleted = hasDeletions ? try generation.isDeleted(docnum, in: txn) : false
+                if !deleted {
                     try consider(try DocumentView(docnum: docnum, record: value), &query, &acc)
                 }
                 entry = try cursor.next()
@@ -283,7 +399,7 @@ struct SuggestEngine {
     // MARK: The response
 
     private func respond(_ query: PreparedQuery, _ request: SuggestRequest, _ acc: Accumulator,
-                         in txn: borrowing ReadTransaction) throws -> SuggestResponse {
+                         _ matchingCategories: [[UInt8]: Int], in txn: borrowing ReadTransaction) throws -> SuggestResponse {
         var response = SuggestResponse()
         for item in acc.entries.items {
             guard let doc = try generation.document(item.docnum, in: txn) else { continue }
@@ -299,22 +415,21 @@ struct SuggestEngine {
             }
             for (term, best) in ranked.prefix(request.limits.completions) {
                 guard let doc = try generation.document(best.docnum, in: txn) else { continue }
-                let entry = try doc.materialize()
                 let termString = String(decoding: term, as: UTF8.self)
-                let spelling = HitBuilder.spelling(of: termString, in: entry, analyzer: analyzer) ?? termString
+                let spelling = try HitBuilder.spelling(of: termString, in: doc, analyzer: analyzer) ?? termString
                 response.completions.append(QueryCompletion(text: query.parsed.textBeforePartial + spelling, term: termString,
                                                             typos: best.distance, best: best.key.rankKey()))
             }
         }
-        if let partial = query.partial, request.limits.categories > 0 {
-            response.categories = try categorySuggestions(partial, query, acc, in: txn).prefix(request.limits.categories).map { $0 }
+        if query.partial != nil, request.limits.categories > 0 {
+            response.categories = try categorySuggestions(matchingCategories, query, acc, in: txn)
+                .prefix(request.limits.categories).map { $0 }
         }
         return response
     }
 
-    private func categorySuggestions(_ partial: QueryWord, _ query: PreparedQuery, _ acc: Accumulator,
+    private func categorySuggestions(_ matching: [[UInt8]: Int], _ query: PreparedQuery, _ acc: Accumulator,
                                      in txn: borrowing ReadTransaction) throws -> [CategorySuggestion] {
-        let matching = try generation.categories(matching: partial, in: txn)
         let selected = Set(query.tokenCategories)
         var suggestions: [(name: [UInt8], typos: Int, count: Int)] = []
         for (name, typos) in matching where !selected.contains(name) {

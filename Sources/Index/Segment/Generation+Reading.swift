@@ -14,7 +14,8 @@ extension Generation {
     }
 
     func isDeleted(_ docnum: UInt32, in txn: borrowing ReadTransaction) throws -> Bool {
-        docnum < baseCount && (try txn.get(schema.deleted, docnum)) != nil
+        guard docnum < baseCount else { return false }
+        return try txn.get(schema.deleted, docnum) != nil
     }
 
     /// Appends the documents of one term, base and delta, to `docs` (not sorted, may repeat).
@@ -51,7 +52,11 @@ extension Generation {
     func terms(matching word: QueryWord, in txn: borrowing ReadTransaction) throws -> [(term: [UInt8], distance: Int)] {
         if word.budget == 0 && !word.isPartial { return [(word.bytes, 0)] }
         var found: [[UInt8]: Int] = [:]
-        for database in [schema.terms, schema.deltaTerms] {
+        if word.budget > 0, let trie = try txn.get(schema.termTrie, PackedTrie.key) {
+            var automaton = word.termAutomaton
+            for (term, distance) in try PackedTrie.matches(trie, automaton: &automaton) { found[term] = distance }
+        }
+        for database in word.budget > 0 ? [schema.deltaTerms] : [schema.terms, schema.deltaTerms] {
             try txn.withCursor(database) { cursor in
                 if word.budget == 0 {
                     for key in try TermWalk.keys(&cursor, withPrefix: word.bytes) { found[key] = 0 }
@@ -66,10 +71,37 @@ extension Generation {
         return found.map { ($0.key, $0.value) }.sorted { $0.term.lexicographicallyPrecedes($1.term) }
     }
 
+    /// Whether some name word (title or alias; base or delta) starts with `prefix`. Conservative:
+    /// after 64 description-only words it answers true.
+    func hasNameTerm(withPrefix prefix: [UInt8], in txn: borrowing ReadTransaction) throws -> Bool {
+        let inBase = try txn.withCursor(schema.terms) { cursor in
+            var entry = try cursor.seek(atLeast: prefix)
+            var checked = 0
+            while let (key, value) = entry, key.hasPrefix(prefix) {
+                checked += 1
+                if checked > 64 { return true }
+                if try PostingListView(value).nameCount > 0 { return true }
+                entry = try cursor.nextKey()
+            }
+            return false
+        }
+        if inBase { return true }
+        return try txn.withCursor(schema.deltaTerms) { cursor in
+            var entry = try cursor.seek(atLeast: prefix)
+            var checked = 0
+            while let (key, value) = entry, key.hasPrefix(prefix) {
+                checked += 1
+                if checked > 64 || (value.count == 5 && value[4] == 0) { return true }
+                entry = try cursor.next()
+            }
+            return false
+        }
+    }
+
     /// The heavy trie node of a prefix, if the prefix is heavy.
     func heavyNode(_ prefix: [UInt8], in txn: borrowing ReadTransaction) throws -> HeavyNode? {
         guard let value = try txn.get(schema.trie, prefix) else { return nil }
-        return try HeavyNode(decoding: value)
+        return try HeavyNode(decoding: value, prefix: prefix)
     }
 
     /// Live entries per category (every category the generation has seen).
@@ -100,6 +132,84 @@ extension Generation {
         }
         return matches
     }
+}
+
+extension Generation {
+    /// The sorted, distinct documents of a set of terms (base and delta).
+    func documents(of terms: [[UInt8]], includeDescription: Bool, in txn: borrowing ReadTransaction) throws -> [UInt32] {
+        var docs: [UInt32] = []
+        for term in terms { try appendPostings(of: term, includeDescription: includeDescription, to: &docs, in: txn) }
+        sortUnique(&docs)
+        return docs
+    }
+}
+
+/// The deleted base documents, for removing them from candidate lists without one lookup each
+/// when there are few of them.
+struct DeletedSet {
+    let generation: Generation
+    let count: Int
+
+    init(generation: Generation, in txn: borrowing ReadTransaction) throws {
+        self.generation = generation
+        count = try txn.count(generation.schema.deleted)
+    }
+
+    /// Removes deleted documents from a sorted list.
+    func remove(from docs: inout [UInt32], in txn: borrowing ReadTransaction) throws {
+        guard count > 0, !docs.isEmpty else { return }
+        if count <= docs.count * 4 {
+            var deleted: [UInt32] = []
+            deleted.reserveCapacity(count)
+            try txn.withCursor(generation.schema.deleted) { cursor in
+                var entry = try cursor.first()
+                while let key = entry?.key {
+                    deleted.append(key.loadBigEndian(UInt32.self, at: 0))
+                    entry = try cursor.next()
+                }
+            }
+            docs = subtract(docs, deleted)
+        } else {
+            var kept: [UInt32] = []
+            kept.reserveCapacity(docs.count)
+            for doc in docs where !(try generation.isDeleted(doc, in: txn)) { kept.append(doc) }
+            docs = kept
+        }
+    }
+}
+
+/// Elements of sorted `a` that are in sorted `b`.
+func intersect(_ a: [UInt32], _ b: [UInt32]) -> [UInt32] {
+    var result: [UInt32] = []
+    result.reserveCapacity(min(a.count, b.count))
+    var i = 0, j = 0
+    while i < a.count && j < b.count {
+        if a[i] < b[j] { i += 1 } else if b[j] < a[i] { j += 1 } else { result.append(a[i]); i += 1; j += 1 }
+    }
+    return result
+}
+
+/// |a ∩ b| for sorted lists.
+func intersectionCount(_ a: [UInt32], _ b: [UInt32]) -> Int {
+    var count = 0
+    var i = 0, j = 0
+    while i < a.count && j < b.count {
+        if a[i] < b[j] { i += 1 } else if b[j] < a[i] { j += 1 } else { count += 1; i += 1; j += 1 }
+    }
+    return count
+}
+
+/// Elements of sorted `a` that are not in sorted `b`.
+func subtract(_ a: [UInt32], _ b: [UInt32]) -> [UInt32] {
+    var result: [UInt32] = []
+    result.reserveCapacity(a.count)
+    var j = 0
+    for x in a {
+        while j < b.count && b[j] < x { j += 1 }
+        if j < b.count && b[j] == x { continue }
+        result.append(x)
+    }
+    return result
 }
 
 /// Sorts and removes repeats in place.

@@ -9,6 +9,7 @@ import Storage
 /// | `ids`            | entry id, UTF-8             | u32be document number of its live version|
 /// | `terms`          | analysed term, UTF-8        | ``PostingList`` (base segment)           |
 /// | `trie`           | term prefix, UTF-8          | ``HeavyNode``                            |
+/// | `term_trie`      | 0x00                        | ``PackedTrie`` of the base segment's words|
 /// | `delta_terms`    | analysed term (dupsort)     | u32be document number + u8 field (0 name, 1 description) |
 /// | `deleted`        | u32be document number       | empty: base documents deleted or replaced|
 /// | `categories`     | category name, UTF-8        | u64be live entry count                   |
@@ -25,6 +26,7 @@ struct Schema {
     let ids: Database
     let terms: Database
     let trie: Database
+    let termTrie: Database
     let deltaTerms: Database
     let deleted: Database
     let categories: Database
@@ -36,6 +38,7 @@ struct Schema {
         ids = try environment.database(named: "ids", create: create)
         terms = try environment.database(named: "terms", create: create)
         trie = try environment.database(named: "trie", create: create)
+        termTrie = try environment.database(named: "term_trie", create: create)
         deltaTerms = try environment.database(named: "delta_terms", flags: [.duplicateSort, .duplicateFixed], create: create)
         deleted = try environment.database(named: "deleted", create: create)
         categories = try environment.database(named: "categories", create: create)

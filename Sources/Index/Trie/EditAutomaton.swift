@@ -32,8 +32,8 @@ struct EditAutomaton {
     /// Drops back to `depth` scalars of the word.
     mutating func truncate(to depth: Int) {
         self.depth = depth
-        words.removeSubrange(depth...)
-        best.removeSubrange((depth + 1)...)
+        if words.count > depth { words.removeLast(words.count - depth) }
+        if best.count > depth + 1 { best.removeLast(best.count - depth - 1) }
     }
 
     /// Appends one scalar of the word. Returns false if no extension of the word can match
@@ -44,16 +44,21 @@ struct EditAutomaton {
         if rows.count < (j + 1) * w { rows.append(contentsOf: repeatElement(0, count: rows.count)) }
         words.append(scalar)
         let cur = j * w, prev = (j - 1) * w, prev2 = (j - 2) * w
-        rows[cur] = Int32(j)
-        var rowMin = rows[cur]
-        for i in 1..<w {
-            let cost: Int32 = query[i - 1] == scalar ? 0 : 1
-            var v = min(rows[prev + i] + 1, rows[cur + i - 1] + 1, rows[prev + i - 1] + cost)
-            if i > 1, j > 1, query[i - 1] == words[j - 2], query[i - 2] == scalar {
-                v = min(v, rows[prev2 + i - 2] + 1)
+        let before = j > 1 ? words[j - 2] : UInt32.max
+        var rowMin: Int32 = Int32(j)
+        query.withUnsafeBufferPointer { q in
+            rows.withUnsafeMutableBufferPointer { r in
+                r[cur] = Int32(j)
+                for i in 1..<w {
+                    let cost: Int32 = q[i - 1] == scalar ? 0 : 1
+                    var v = min(r[prev + i] + 1, r[cur + i - 1] + 1, r[prev + i - 1] + cost)
+                    if i > 1, j > 1, q[i - 1] == before, q[i - 2] == scalar {
+                        v = min(v, r[prev2 + i - 2] + 1)
+                    }
+                    r[cur + i] = v
+                    if v < rowMin { rowMin = v }
+                }
             }
-            rows[cur + i] = v
-            if v < rowMin { rowMin = v }
         }
         depth = j
         best.append(min(best[j - 1], rows[cur + w - 1]))

@@ -11,10 +11,15 @@ import Storage
 ///
 /// Value layout:
 /// ```
-/// u8      flags            bit 0: startsWith list truncated; bit 1: all list truncated
+/// u8      flags            bit 0: startsWith list truncated; bit 1: all list truncated;
+///                          bit 2: completions truncated
 /// varint  postings         name postings below the prefix (an upper bound of its documents)
 /// varint  n, n × varint    startsWith: the best documents whose first title word starts with the prefix
 /// varint  n, n × varint    all: the best documents with any name word starting with the prefix
+/// varint  n, n × (string suffix, varint best)
+///                          completions: the terms below the prefix whose most popular document
+///                          (lowest number) is best, ordered by (best, term); each term is stored
+///                          as its suffix after the prefix
 /// ```
 /// Document numbers ascend (best first) and are delta-encoded. Both lists keep at most
 /// ``TrieParameters/listSize`` documents. They compose exactly bottom-up: the best K below a node are
@@ -26,9 +31,12 @@ struct HeavyNode {
     var all: [UInt32]
     var allTruncated: Bool
     var postings: Int
+    /// Full terms (prefix included) with the number of their best document, best first.
+    var completions: [(term: [UInt8], best: UInt32)] = []
+    var completionsTruncated = false
 
-    func encode(into writer: inout ByteWriter) {
-        writer.byte((startsWithTruncated ? 1 : 0) | (allTruncated ? 2 : 0))
+    func encode(into writer: inout ByteWriter, prefixLength: Int) {
+        writer.byte((startsWithTruncated ? 1 : 0) | (allTruncated ? 2 : 0) | (completionsTruncated ? 4 : 0))
         writer.varint(postings)
         for list in [startsWith, all] {
             writer.varint(list.count)
@@ -37,6 +45,11 @@ struct HeavyNode {
                 writer.varint(i == 0 ? doc : doc - previous)
                 previous = doc
             }
+        }
+        writer.varint(completions.count)
+        for (term, best) in completions {
+            writer.lengthPrefixed(term[prefixLength...])
+            writer.varint(best)
         }
     }
 
@@ -48,7 +61,7 @@ struct HeavyNode {
         self.allTruncated = allTruncated
     }
 
-    init(decoding bytes: Bytes) throws(IndexError) {
+    init(decoding bytes: Bytes, prefix: [UInt8]) throws(IndexError) {
         var reader = ByteReader(bytes)
         let flags = try reader.byte()
         postings = try reader.int()
@@ -69,6 +82,13 @@ struct HeavyNode {
         all = lists[1]
         startsWithTruncated = flags & 1 != 0
         allTruncated = flags & 2 != 0
+        completionsTruncated = flags & 4 != 0
+        let count = try reader.int()
+        completions.reserveCapacity(count)
+        for _ in 0..<count {
+            let suffix = try reader.slice()
+            completions.append((prefix + Array(suffix), UInt32(truncatingIfNeeded: try reader.varint())))
+        }
     }
 }
 
@@ -78,4 +98,6 @@ struct TrieParameters: Sendable, Hashable {
     var listSize: Int = 32
     /// A prefix whose terms have more postings than this is stored as a heavy node.
     var heavyThreshold: Int = 32
+    /// Completion terms kept per heavy node.
+    var completions: Int { max(8, min(listSize, 16)) }
 }

@@ -5,7 +5,8 @@ import Storage
 /// A depth-first walk of the path-addressed trie: the cursor visits keys in byte order (preorder of
 /// the trie), rows of the automaton are shared along common prefixes, and when a row shows that no
 /// extension can match, the cursor jumps past the whole subtree by seeking to `prefix + 0xFF` (UTF-8
-/// never contains 0xFF, so every key with that prefix sorts before it). Cost: proportional to the trie
+/// never contains 0xFF, so every key with that prefix sorts before it) or stepping over it when it
+/// is small. Cost: proportional to the trie
 /// nodes within the budget's reach, not to the dictionary size.
 enum TermWalk {
     /// Keys below this byte are reserved for pseudo-terms (filters) and are never words.
@@ -24,23 +25,38 @@ enum TermWalk {
             var depth = automaton.depth
             while boundaries[depth] > lcp { depth -= 1 }
             automaton.truncate(to: depth)
-            path.removeSubrange(boundaries[depth]...)
-            boundaries.removeSubrange((depth + 1)...)
+            path.removeLast(path.count - boundaries[depth])
+            boundaries.removeLast(boundaries.count - depth - 1)
 
             var position = boundaries[depth]
             var alive = true
             while position < key.count {
                 let length = min(UTF8Scalars.sequenceLength(key[position]), key.count - position)
-                let bytes = key[position..<(position + length)]
                 var scalar: UInt32 = 0
-                UTF8Scalars.forEach(bytes) { scalar = $0 }
-                path.append(contentsOf: bytes)
+                for offset in 0..<length {
+                    let byte = key[position + offset]
+                    path.append(byte)
+                    scalar = offset == 0 ? UInt32(length == 1 ? byte : byte & (0xFF >> (length + 1))) : scalar << 6 | UInt32(byte & 0x3F)
+                }
                 position += length
                 boundaries.append(position)
                 if !automaton.push(scalar) { alive = false; break }
             }
             if !alive {
-                entry = try cursor.seek(atLeast: path + [0xFF])
+                // Skip the dead subtree. Most are a key or two deep in the trie, where stepping
+                // is cheaper than a B+tree descent; a seek past `prefix + 0xFF` handles big ones.
+                var steps = 0
+                entry = try cursor.nextKey()
+                while let next = entry?.key, next.hasPrefix(path) {
+                    steps += 1
+                    if steps == 8 {
+                        path.append(0xFF)
+                        entry = try cursor.seek(atLeast: path)
+                        path.removeLast()
+                        break
+                    }
+                    entry = try cursor.nextKey()
+                }
                 continue
             }
             if let distance = automaton.distance { found.append((Array(key), distance)) }

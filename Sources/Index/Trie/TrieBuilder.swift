@@ -11,6 +11,8 @@ struct TrieBuilder {
         var all: [UInt32] = []
         var allTruncated = false
         var postings = 0
+        var completions: [(term: [UInt8], best: UInt32)] = []
+        var completionsTruncated = false
     }
 
     private let parameters: TrieParameters
@@ -53,6 +55,10 @@ struct TrieBuilder {
         node.allTruncated = node.allTruncated || postings.count > k
         node.all = Self.union(node.all, Array(postings.prefix(k)), limit: k, truncated: &node.allTruncated)
         node.postings += postings.count
+        if let best = postings.first {
+            node.completions = Self.union(node.completions, [(term, best)], limit: parameters.completions,
+                                          truncated: &node.completionsTruncated)
+        }
         stack[stack.count - 1] = node
     }
 
@@ -64,8 +70,11 @@ struct TrieBuilder {
     private mutating func pop() throws {
         let node = stack.removeLast()
         if node.postings > parameters.heavyThreshold {
-            try emit(Array(node.prefix), HeavyNode(startsWith: node.startsWith, startsWithTruncated: node.startsWithTruncated,
-                                                    all: node.all, allTruncated: node.allTruncated, postings: node.postings))
+            var heavy = HeavyNode(startsWith: node.startsWith, startsWithTruncated: node.startsWithTruncated,
+                                  all: node.all, allTruncated: node.allTruncated, postings: node.postings)
+            heavy.completions = node.completions
+            heavy.completionsTruncated = node.completionsTruncated
+            try emit(Array(node.prefix), heavy)
         }
         guard var parent = stack.popLast() else { return }
         let k = parameters.listSize
@@ -74,7 +83,22 @@ struct TrieBuilder {
         parent.all = Self.union(parent.all, node.all, limit: k, truncated: &parent.allTruncated)
         parent.allTruncated = parent.allTruncated || node.allTruncated
         parent.postings += node.postings
+        parent.completions = Self.union(parent.completions, node.completions, limit: parameters.completions,
+                                        truncated: &parent.completionsTruncated)
+        parent.completionsTruncated = parent.completionsTruncated || node.completionsTruncated
         stack.append(parent)
+    }
+
+    /// The best `limit` of two lists of distinct terms ordered by (best document, term).
+    static func union(_ a: [(term: [UInt8], best: UInt32)], _ b: [(term: [UInt8], best: UInt32)], limit: Int,
+                      truncated: inout Bool) -> [(term: [UInt8], best: UInt32)] {
+        var merged = a + b
+        merged.sort { $0.best != $1.best ? $0.best < $1.best : $0.term.lexicographicallyPrecedes($1.term) }
+        if merged.count > limit {
+            truncated = true
+            merged.removeSubrange(limit...)
+        }
+        return merged
     }
 
     /// The smallest `limit` distinct values of two ascending lists; sets `truncated` if any were cut.

@@ -1,0 +1,154 @@
+import Catalog
+import Foundation
+import Index
+
+/// `typeahead bench`: build rate, index size, open time and suggest latency of the index, with
+/// SQLite FTS5 measured in the same run on the same catalog and keystroke workload.
+///
+/// Numbers are printed, never asserted: the machine is shared and noisy, so the ratio to the peer
+/// measured side by side is the figure to trust.
+public struct Benchmark {
+    public struct Dataset: Sendable {
+        public var name: String
+        /// A JSON Lines catalog; nil means `synthetic` entries are generated (and written to a file
+        /// first, so that parsing is measured too).
+        public var path: String?
+        public var synthetic: Int
+        public init(name: String, path: String?, synthetic: Int = 0) {
+            self.name = name
+            self.path = path
+            self.synthetic = synthetic
+        }
+    }
+
+    public var datasets: [Dataset]
+    public var sessions = 2000
+    public var compareWithSQLite = true
+    public var workDirectory: String
+    public var output: (String) -> Void = { print($0) }
+
+    public init(datasets: [Dataset], workDirectory: String) {
+        self.datasets = datasets
+        self.workDirectory = workDirectory
+    }
+
+    public func run() throws {
+        for dataset in datasets { try run(dataset) }
+    }
+
+    private func run(_ dataset: Dataset) throws {
+        let directory = workDirectory + "/" + dataset.name
+        try? FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        var catalogPath = dataset.path ?? ""
+        if dataset.path == nil {
+            catalogPath = directory + "/catalog.jsonl"
+            guard FileManager.default.createFile(atPath: catalogPath, contents: nil) else {
+                throw PeerError("cannot create \(catalogPath)")
+            }
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: catalogPath))
+            var buffer = ""
+            for entry in SyntheticCatalog(seed: 42, count: dataset.synthetic) {
+                buffer += entry.jsonLine()
+                buffer += "\n"
+                if buffer.utf8.count > 1 << 20 {
+                    handle.write(Data(buffer.utf8))
+                    buffer = ""
+                }
+            }
+            handle.write(Data(buffer.utf8))
+            try handle.close()
+        }
+        let inputBytes = (try FileManager.default.attributesOfItem(atPath: catalogPath)[.size] as? NSNumber)?.intValue ?? 0
+
+        // Build: parse + index, as `typeahead index` does.
+        let start = monotonicNanoseconds()
+        let loaded = try loadCatalog(path: catalogPath, policy: .skipInvalid)
+        let parsed = monotonicNanoseconds()
+        let shardDirectory = directory + "/shard"
+        let info = try Shard(directory: shardDirectory).build(from: loaded.entries)
+        let built = monotonicNanoseconds()
+        let entries = loaded.entries
+        output("== \(dataset.name): \(entries.count) entries, input \(Self.megabytes(inputBytes))")
+        output(String(format: "  build      %.2f s total: %.0f entries/s (parse %.2f s = %.0f entries/s, index %.2f s)",
+                      Self.seconds(built - start), Double(entries.count) / Self.seconds(built - start),
+                      Self.seconds(parsed - start), Double(entries.count) / Self.seconds(parsed - start),
+                      Self.seconds(built - parsed)))
+        output(String(format: "  size       %@ on disk, %.0f bytes/entry, %.2f× the input file",
+                      Self.megabytes(info.bytes), Double(info.bytes) / Double(max(1, entries.count)),
+                      Double(info.bytes) / Double(max(1, inputBytes))))
+        if let build = info.build {
+            output("             \(build.terms) terms, \(build.postings) postings, \(build.heavyNodes) heavy trie nodes")
+        }
+
+        // Open a fresh handle and answer one query.
+        let openStart = monotonicNanoseconds()
+        let shard = try Shard(directory: shardDirectory, readOnly: true)
+        _ = try shard.suggest(SuggestRequest(text: "a"))
+        output(String(format: "  open       %.2f ms to open the shard and answer the first query", Self.seconds(monotonicNanoseconds() - openStart) * 1000))
+
+        let workload = KeystrokeWorkload(entries: entries, sessions: sessions, seed: 7)
+        output("  workload   \(workload.queries.count) keystrokes from \(sessions) typed titles (20% with a typo)")
+        var typeaheadOneWordP50: UInt64 = 0
+        var typeaheadAllP50: UInt64 = 0
+        for typos in [TypoMode.auto, .off] {
+            // Warm up, then measure.
+            for query in workload.queries.prefix(2000) { _ = try shard.suggest(SuggestRequest(text: query.text, typos: typos)) }
+            var oneWord = LatencyRecorder(), multiWord = LatencyRecorder(), withTypo = LatencyRecorder(), all = LatencyRecorder()
+            for query in workload.queries {
+                let request = SuggestRequest(text: query.text, typos: typos)
+                let t0 = monotonicNanoseconds()
+                _ = try shard.suggest(request)
+                let elapsed = monotonicNanoseconds() - t0
+                all.record(elapsed)
+                if query.hasTypo { withTypo.record(elapsed) }
+                if query.words <= 1 { oneWord.record(elapsed) } else { multiWord.record(elapsed) }
+            }
+            output("  suggest typos=\(typos.rawValue)")
+            output("             " + Self.line("one word", &oneWord))
+            output("             " + Self.line("multi-word", &multiWord))
+            output("             " + Self.line("typo'd keystrokes", &withTypo))
+            output("             " + Self.line("all", &all))
+            if typos == .off {
+                typeaheadOneWordP50 = oneWord.percentile(0.5)
+                typeaheadAllP50 = all.percentile(0.5)
+            }
+        }
+
+        guard compareWithSQLite else { return }
+        let sqliteStart = monotonicNanoseconds()
+        let peer = try SQLitePeer(entries: entries, path: directory + "/fts5.sqlite")
+        output(String(format: "  sqlite     FTS5 build %.2f s", Self.seconds(monotonicNanoseconds() - sqliteStart)))
+        for query in workload.queries.prefix(2000) { _ = peer.suggest(query.text) }
+        var oneWord = LatencyRecorder(), multiWord = LatencyRecorder(), all = LatencyRecorder()
+        for query in workload.queries {
+            let t0 = monotonicNanoseconds()
+            _ = peer.suggest(query.text)
+            let elapsed = monotonicNanoseconds() - t0
+            all.record(elapsed)
+            if query.words <= 1 { oneWord.record(elapsed) } else { multiWord.record(elapsed) }
+        }
+        output("             " + Self.line("fts5 one word", &oneWord))
+        output("             " + Self.line("fts5 multi-word", &multiWord))
+        output("             " + Self.line("fts5 all", &all))
+        output(String(format: "  ratio      FTS5 p50 / typeahead p50 (typos off, same workload): one word %.1f×, all %.1f×",
+                      Double(oneWord.percentile(0.5)) / Double(max(1, typeaheadOneWordP50)),
+                      Double(all.percentile(0.5)) / Double(max(1, typeaheadAllP50))))
+    }
+
+    static func line(_ label: String, _ recorder: inout LatencyRecorder) -> String {
+        guard recorder.count > 0 else { return "\(label): no samples" }
+        return String(format: "%@: p50 %@  p99 %@  p99.9 %@  (n=%d)", label.padding(toLength: 18, withPad: " ", startingAt: 0),
+                      micros(recorder.percentile(0.5)), micros(recorder.percentile(0.99)), micros(recorder.percentile(0.999)),
+                      recorder.count)
+    }
+
+    public static func micros(_ nanoseconds: UInt64) -> String {
+        let us = Double(nanoseconds) / 1000
+        return us < 10 ? String(format: "%.2f µs", us) : us < 1000 ? String(format: "%.1f µs", us) : String(format: "%.2f ms", us / 1000)
+    }
+
+    static func seconds(_ nanoseconds: UInt64) -> Double { Double(nanoseconds) / 1e9 }
+
+    static func megabytes(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1e6) }
+}

@@ -1,1 +1,0 @@
-// The Benchmarks module. See the module's files for its parts.

@@ -1,0 +1,221 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Counts of what a `CatalogReader` has read so far.
+public struct CatalogSummary: Sendable, Hashable {
+    /// Lines read, blank ones included.
+    public var lines: Int
+    /// Valid entries returned.
+    public var entries: Int
+    /// Invalid lines returned as errors (duplicate ids included).
+    public var invalid: Int
+    /// Occurrences of unknown top-level fields in valid entries.
+    public var unknownFields: Int
+    /// Bytes consumed, newlines included.
+    public var bytes: Int
+
+    public init(lines: Int = 0, entries: Int = 0, invalid: Int = 0, unknownFields: Int = 0, bytes: Int = 0) {
+        self.lines = lines
+        self.entries = entries
+        self.invalid = invalid
+        self.unknownFields = unknownFields
+        self.bytes = bytes
+    }
+}
+
+/// Streams a catalog line by line, validating each line and the uniqueness of ids.
+///
+/// Memory: one read buffer of 2 MiB (growing to `maximumLineBytes` + 1 MiB if the limit is
+/// raised), whatever the file size: a line longer than the limit is skipped as it streams past,
+/// not buffered. Plus a dictionary from each id seen to its first line, to detect duplicates and
+/// name both lines: 32–64 bytes per entry (24-byte buckets at a load factor between 3/8 and 3/4)
+/// for ids of up to 15 UTF-8 bytes, which Swift stores inline; longer ids add a heap string
+/// (their length plus ~32 bytes) unless the caller still holds the entry, which shares it. So
+/// 30–60 MB per million short ids.
+///
+/// Input is read with read(2) in 1 MiB chunks. Lines end at "\n"; a "\r" before it is ignored,
+/// and so is a UTF-8 byte-order mark at the start of the first line. The last line needs no "\n".
+/// Blank lines are skipped but counted, so line numbers match an editor's.
+///
+/// A reader is not thread-safe; use one per thread.
+///
+/// Example:
+/// ```swift
+/// let reader = try CatalogReader(path: "deploy/catalog/sample.jsonl")
+/// while let result = try reader.next() {
+///     switch result {
+///     case .success(let entry): index(entry)
+///     case .failure(let error): print(error)   // line 7: missing required field "id"
+///     }
+/// }
+/// print(reader.summary.entries)
+/// ```
+public final class CatalogReader {
+    /// The limits lines are validated against.
+    public let limits: CatalogLimits
+    /// What has been read so far.
+    public private(set) var summary = CatalogSummary()
+
+    private static let chunkBytes = 1 << 20
+
+    private let input: FileInput?
+    private let parser: JSONLineParser
+    /// Bytes of the input; the unconsumed ones are `buffer[start..<end]`.
+    private var buffer: [UInt8]
+    private var start = 0
+    private var end = 0
+    private var atEndOfInput: Bool
+    /// Bytes of an over-long line discarded so far, while skipping to its end.
+    private var skippedBytes = 0
+    private var isSkipping = false
+    private var lineNumber = 0
+    private var firstLineOfId: [String: Int] = [:]
+
+    /// Opens a catalog file; `path` "-" reads standard input.
+    ///
+    /// Throws `CatalogIOError` ("cannot open catalog shop.jsonl: No such file or directory").
+    public init(path: String, limits: CatalogLimits = .init()) throws {
+        self.limits = limits
+        input = try FileInput(path: path)
+        parser = JSONLineParser(limits: limits)
+        buffer = [UInt8](repeating: 0, count: 2 * Self.chunkBytes)
+        atEndOfInput = false
+    }
+
+    /// Reads a catalog held in memory (for tests, or text produced in-process).
+    public init(bytes: [UInt8], limits: CatalogLimits = .init()) {
+        self.limits = limits
+        input = nil
+        parser = JSONLineParser(limits: limits)
+        buffer = bytes
+        end = bytes.count
+        atEndOfInput = true
+    }
+
+    /// The next entry or invalid line, skipping blank lines; nil at the end of the input.
+    ///
+    /// A line whose id was already seen is returned as an error naming both lines, and the first
+    /// entry stays the valid one. Throws `CatalogIOError` if reading fails.
+    ///
+    /// Complexity: O(length of the line), amortized over reads.
+    public func next() throws -> Result<CatalogEntry, CatalogLineError>? {
+        while let rawLine = try nextRawLine() {
+            lineNumber += 1
+            summary.lines += 1
+            let outcome: JSONLineParser.Outcome
+            switch rawLine {
+            case .tooLong(let length):
+                outcome = .invalid(lineTooLongReason(length: length, limit: limits.maximumLineBytes))
+            case .bytes(let range):
+                let isFirstLine = lineNumber == 1
+                outcome = buffer.withUnsafeBufferPointer { all in
+                    var line = UnsafeBufferPointer(rebasing: all[range])
+                    if isFirstLine && line.starts(with: [0xEF, 0xBB, 0xBF]) {
+                        line = UnsafeBufferPointer(rebasing: line.dropFirst(3))
+                    }
+                    return parser.parse(line)
+                }
+            }
+            switch outcome {
+            case .blank:
+                continue
+            case .invalid(let reason):
+                summary.invalid += 1
+                return .failure(CatalogLineError(line: lineNumber, reason: reason))
+            case .entry(let entry, let unknownFields):
+                // One hash lookup: the defaulted subscript inserts our line number when absent.
+                var firstLine = 0
+                update(&firstLineOfId[entry.id, default: lineNumber]) { firstLine = $0 }
+                if firstLine != lineNumber {
+                    summary.invalid += 1
+                    return .failure(CatalogLineError(
+                        line: lineNumber, reason: "duplicate id \(quoted(entry.id)) (first seen on line \(firstLine))"))
+                }
+                summary.entries += 1
+                summary.unknownFields += unknownFields
+                return .success(entry)
+            }
+        }
+        return nil
+    }
+
+    private enum RawLine {
+        /// A line's bytes in `buffer`, without the "\n".
+        case bytes(Range<Int>)
+        /// A line longer than the limit, already skipped; its length without the "\n".
+        case tooLong(Int)
+    }
+
+    private func nextRawLine() throws -> RawLine? {
+        while true {
+            let newline: Int? = buffer.withUnsafeBytes { raw in
+                guard start < end, let found = memchr(raw.baseAddress! + start, 0x0A, end - start) else { return nil }
+                return UnsafeRawPointer(found) - raw.baseAddress!
+            }
+            if let newline {
+                let lineStart = start
+                start = newline + 1
+                summary.bytes += newline + 1 - lineStart
+                if isSkipping {
+                    let length = skippedBytes + newline - lineStart
+                    summary.bytes += skippedBytes
+                    isSkipping = false
+                    skippedBytes = 0
+                    return .tooLong(length)
+                }
+                return .bytes(lineStart..<newline)
+            }
+            if atEndOfInput {
+                let lineStart = start
+                start = end
+                summary.bytes += end - lineStart
+                if isSkipping {
+                    let length = skippedBytes + end - lineStart
+                    summary.bytes += skippedBytes
+                    isSkipping = false
+                    skippedBytes = 0
+                    return .tooLong(length)
+                }
+                return lineStart < end ? .bytes(lineStart..<end) : nil
+            }
+            // No newline among the buffered bytes: make room, then read more.
+            let pending = end - start
+            if isSkipping || pending > limits.maximumLineBytes + 1 {  // + 1: a "\r" may follow
+                // Already too long whatever follows: drop what we have instead of buffering it.
+                isSkipping = true
+                skippedBytes += pending
+                start = 0
+                end = 0
+            } else if start > 0 {
+                buffer.withUnsafeMutableBytes { raw in
+                    _ = memmove(raw.baseAddress!, raw.baseAddress! + start, pending)
+                }
+                start = 0
+                end = pending
+            }
+            try fill()
+        }
+    }
+
+    /// Reads up to one chunk after `end`; sets `atEndOfInput` when there is nothing more.
+    private func fill() throws {
+        guard let input else {
+            atEndOfInput = true
+            return
+        }
+        if buffer.count - end < Self.chunkBytes {
+            buffer.append(contentsOf: repeatElement(0, count: Self.chunkBytes - (buffer.count - end)))
+        }
+        let count = try buffer.withUnsafeMutableBytes { raw in
+            try input.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[end..<(end + Self.chunkBytes)]))
+        }
+        if count == 0 { atEndOfInput = true }
+        end += count
+    }
+}
+
+@inline(__always)
+private func update<Value>(_ value: inout Value, _ body: (inout Value) -> Void) { body(&value) }

@@ -1,0 +1,124 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The on-disk layout of a shard directory and its manifest.
+///
+/// ```
+/// DIR/
+///   MANIFEST        {"format":1,"current":3,"previous":2}   which generation serves; replaced atomically
+///   LOCK            flock(2) target: one builder or activator at a time
+///   gen-000002/     a complete generation kept for rollback (data.mdb, lock.mdb)
+///   gen-000003/     the current generation
+///   gen-000004/     a generation being built, or built and staged for activation
+///     BUILDING      flock(2)ed by its builder for as long as the build runs
+///     COMPLETE      written (and fsynced) after the build's data is on disk
+/// ```
+/// The manifest is written to `MANIFEST.tmp`, fsynced, renamed over `MANIFEST` and the directory is
+/// fsynced: after a crash it names either the old or the new generation, never a mix. A generation
+/// directory whose `complete` flag is missing is a build that did not finish; it is removed the next
+/// time the directory is opened for writing.
+struct GenerationDirectory {
+    struct Manifest: Codable, Equatable {
+        var format = 1
+        var current: Int?
+        var previous: Int?
+    }
+
+    let path: String
+
+    var manifestPath: String { path + "/MANIFEST" }
+
+    func generationPath(_ number: Int) -> String {
+        path + "/gen-" + String(repeating: "0", count: max(0, 6 - String(number).count)) + String(number)
+    }
+
+    func readManifest() throws -> Manifest {
+        guard let data = FileManager.default.contents(atPath: manifestPath) else { return Manifest() }
+        do {
+            return try JSONDecoder().decode(Manifest.self, from: data)
+        } catch {
+            throw IndexError.corrupt("\(manifestPath) cannot be read: \(error)")
+        }
+    }
+
+    func writeManifest(_ manifest: Manifest) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data = try encoder.encode(manifest) + Data("\n".utf8)
+        let temporary = manifestPath + ".tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw IndexError(.internal, "cannot write \(temporary): \(String(cString: strerror(errno)))") }
+        let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let synced = fsync(fd)
+        close(fd)
+        guard written == data.count, synced == 0 else {
+            throw IndexError(.internal, "cannot write \(temporary): \(String(cString: strerror(errno)))")
+        }
+        guard rename(temporary, manifestPath) == 0 else {
+            throw IndexError(.internal, "cannot replace \(manifestPath): \(String(cString: strerror(errno)))")
+        }
+        let dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dirfd >= 0 {
+            _ = fsync(dirfd)
+            close(dirfd)
+        }
+    }
+
+    /// Generation numbers present on disk.
+    func generationsOnDisk() -> [Int] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        return names.compactMap { $0.hasPrefix("gen-") ? Int($0.dropFirst(4)) : nil }.sorted()
+    }
+
+    func remove(_ number: Int) throws {
+        let target = generationPath(number)
+        guard FileManager.default.fileExists(atPath: target) else { return }
+        do {
+            try FileManager.default.removeItem(atPath: target)
+        } catch {
+            throw IndexError(.internal, "cannot remove \(target): \(error)")
+        }
+    }
+
+    func isComplete(_ number: Int) -> Bool {
+        FileManager.default.fileExists(atPath: generationPath(number) + "/COMPLETE")
+    }
+
+    func markComplete(_ number: Int) throws {
+        let file = generationPath(number) + "/COMPLETE"
+        let fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0, fsync(fd) == 0 else {
+            if fd >= 0 { close(fd) }
+            throw IndexError(.internal, "cannot write \(file): \(String(cString: strerror(errno)))")
+        }
+        close(fd)
+        let dirfd = open(generationPath(number), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dirfd >= 0 { _ = fsync(dirfd); close(dirfd) }
+    }
+
+    /// Takes the build lock of a generation; nil if another builder (in any process) holds it.
+    /// The lock lasts until the returned descriptor is closed.
+    func lockBuild(_ number: Int) -> Int32? {
+        let fd = open(generationPath(number) + "/BUILDING", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return nil }
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            close(fd)
+            return nil
+        }
+        return fd
+    }
+
+    /// Holds an exclusive flock on `DIR/LOCK` while `body` runs.
+    func withLock<R>(_ body: () throws -> R) throws -> R {
+        let fd = open(path + "/LOCK", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw IndexError(.internal, "cannot open \(path)/LOCK: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw IndexError(.internal, "cannot lock \(path)/LOCK: \(String(cString: strerror(errno)))") }
+        }
+        defer { _ = flock(fd, LOCK_UN) }
+        return try body()
+    }
+}

@@ -1,0 +1,300 @@
+import Analysis
+import Catalog
+import Foundation
+import Storage
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Tuning of the on-disk trie; results never depend on it, only speed and size do.
+public struct IndexParameters: Sendable, Hashable {
+    /// Documents kept per list of a heavy trie node.
+    public var listSize: Int
+    /// A prefix with more postings below it than this gets a heavy node.
+    public var heavyThreshold: Int
+    public init(listSize: Int = 32, heavyThreshold: Int = 32) {
+        self.listSize = listSize
+        self.heavyThreshold = heavyThreshold
+    }
+}
+
+/// A generation as an operator sees it.
+public struct GenerationInfo: Sendable, Hashable {
+    public enum State: String, Sendable, Hashable {
+        /// Serving queries.
+        case current
+        /// The one before; `rollback()` makes it current again.
+        case previous
+        /// Built and complete, not yet activated.
+        case staged
+    }
+    public var number: Int
+    public var state: State
+    public var entries: Int
+    public var bytes: Int
+    /// Figures from the build that made it, when this process built it.
+    public var build: BuildStatistics?
+}
+
+/// One shard of the catalog: a directory of index generations, one of which serves.
+///
+/// ```swift
+/// let shard = try Shard(directory: "/var/lib/typeahead/shard-0")
+/// try shard.build(from: entries)                       // a new generation, activated
+/// let response = try shard.suggest(SuggestRequest(text: "red sh"))
+/// try shard.upsert([changedEntry])                     // visible to the next query
+/// ```
+///
+/// Reads take no lock beyond a reference grab of the current generation and run in their own LMDB
+/// read transaction (MVCC: they never wait for writes). Writes are serialised by LMDB. Building,
+/// activating and dropping generations are serialised across processes by a lock file.
+/// Complexity: see ``SuggestEngine`` and ``SearchEngine``.
+public final class Shard: Sendable {
+    public let directory: String
+    private let layout: GenerationDirectory
+    private let readOnly: Bool
+    private let analyzer = Analyzer()
+    private let state: Mutex<Generation?>
+    /// Every generation this process has open: LMDB forbids opening one environment twice in a
+    /// process (closing the second copy would drop the first one's locks).
+    private let registry = Mutex<[Int: WeakGeneration]>([:])
+
+    /// Opens (creating if needed, unless `readOnly`) a shard directory. A writable open removes
+    /// generations whose build never finished.
+    public init(directory: String, readOnly: Bool = false) throws {
+        self.directory = directory
+        self.readOnly = readOnly
+        layout = GenerationDirectory(path: directory)
+        var isDirectory: ObjCBool = false
+        if !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
+            guard !readOnly else { throw IndexError(.notFound, "no shard at \(directory)") }
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw IndexError(.internal, "cannot create \(directory): \(error)")
+            }
+        } else if !isDirectory.boolValue {
+            throw IndexError(.invalidArgument, "\(directory) is not a directory")
+        }
+        state = Mutex(nil)
+        if !readOnly {
+            try layout.withLock { try removeIncompleteGenerations() }
+        }
+        try reload()
+    }
+
+    /// Re-reads the manifest and switches to the generation it names.
+    public func reload() throws {
+        let manifest = try layout.readManifest()
+        guard let number = manifest.current else {
+            state.withLock { $0 = nil }
+            return
+        }
+        if let open = state.withLock({ $0 }), open.number == number { return }
+        let generation = try open(number)
+        state.withLock { $0 = generation }
+    }
+
+    /// The generation, opened once per process.
+    private func open(_ number: Int) throws -> Generation {
+        try registry.withLock { open in
+            if let generation = open[number]?.value { return generation }
+            let generation = try Generation(number: number, path: layout.generationPath(number), readOnly: readOnly)
+            open[number] = WeakGeneration(value: generation)
+            open = open.filter { $0.value.value != nil }
+            return generation
+        }
+    }
+
+    private func current() throws -> Generation {
+        guard let generation = state.withLock({ $0 }) else {
+            throw IndexError(.failedPrecondition, "shard \(directory) has no active generation; build one first")
+        }
+        return generation
+    }
+
+    // MARK: Queries
+
+    public func suggest(_ request: SuggestRequest) throws -> SuggestResponse {
+        let generation = try current()
+        return try generation.environment.read { txn in
+            try SuggestEngine(generation: generation, analyzer: analyzer).suggest(request, in: txn)
+        }
+    }
+
+    public func search(_ request: SearchRequest) throws -> SearchResponse {
+        let generation = try current()
+        return try generation.environment.read { txn in
+            try SearchEngine(generation: generation, analyzer: analyzer).search(request, in: txn)
+        }
+    }
+
+    /// The live entry with this id, if any.
+    public func entry(id: String) throws -> CatalogEntry? {
+        let generation = try current()
+        return try generation.environment.read { txn in
+            guard let number = try txn.get(generation.schema.ids, id) else { return nil }
+            return try generation.document(number.loadBigEndian(UInt32.self, at: 0), in: txn)?.materialize()
+        }
+    }
+
+    // MARK: Updates
+
+    /// Inserts or replaces entries by id, atomically; visible to the next query.
+    public func upsert(_ entries: [CatalogEntry]) throws -> UpdateSummary {
+        try writable()
+        return try Updater(generation: try current(), analyzer: analyzer).upsert(entries)
+    }
+
+    /// Deletes entries by id, atomically; ids that do not exist are counted, not an error.
+    public func delete(ids: [String]) throws -> UpdateSummary {
+        try writable()
+        return try Updater(generation: try current(), analyzer: analyzer).delete(ids: ids)
+    }
+
+    // MARK: Generations
+
+    /// Builds a new generation from `entries` and activates it.
+    @discardableResult
+    public func build(from entries: [CatalogEntry], parameters: IndexParameters = .init()) throws -> GenerationInfo {
+        let info = try buildGeneration(from: entries, parameters: parameters)
+        try activate(generation: info.number)
+        var activated = info
+        activated.state = .current
+        return activated
+    }
+
+    /// Builds a new generation beside the current one, which keeps serving; it is staged, not active.
+    /// On any error the partial generation is removed.
+    public func buildGeneration(from entries: [CatalogEntry], parameters: IndexParameters = .init()) throws -> GenerationInfo {
+        try writable()
+        guard parameters.listSize >= 1, parameters.listSize <= 1024, parameters.heavyThreshold >= 1 else {
+            throw IndexError.invalidArgument("index parameters out of range: \(parameters)")
+        }
+        try Self.checkUniqueIDs(entries)
+        let (number, buildLock) = try layout.withLock { () throws -> (Int, Int32) in
+            try removeIncompleteGenerations()
+            let manifest = try layout.readManifest()
+            let number = (layout.generationsOnDisk() + [manifest.current ?? 0, manifest.previous ?? 0]).max()! + 1
+            do {
+                try FileManager.default.createDirectory(atPath: layout.generationPath(number), withIntermediateDirectories: true)
+            } catch {
+                throw IndexError(.internal, "cannot create \(layout.generationPath(number)): \(error)")
+            }
+            guard let lock = layout.lockBuild(number) else {
+                throw IndexError(.internal, "cannot lock the build of generation \(number)")
+            }
+            return (number, lock)
+        }
+        defer { close(buildLock) }
+        let path = layout.generationPath(number)
+        do {
+            var builder = GenerationBuilder()
+            builder.parameters = TrieParameters(listSize: parameters.listSize, heavyThreshold: parameters.heavyThreshold)
+            let statistics = try builder.build(entries, at: path)
+            try layout.markComplete(number)
+            return GenerationInfo(number: number, state: .staged, entries: statistics.entries, bytes: statistics.bytes, build: statistics)
+        } catch {
+            try? layout.remove(number)
+            throw error
+        }
+    }
+
+    /// Makes a complete generation current; the current one becomes previous (kept for rollback)
+    /// and the generation before that is removed.
+    public func activate(generation number: Int) throws {
+        try writable()
+        try layout.withLock {
+            var manifest = try layout.readManifest()
+            guard manifest.current != number else { return }
+            guard layout.isComplete(number) else {
+                throw IndexError(.notFound, "shard \(directory) has no complete generation \(number)")
+            }
+            let candidate = try open(number)
+            let dropped = manifest.previous
+            manifest.previous = manifest.current
+            manifest.current = number
+            try layout.writeManifest(manifest)
+            state.withLock { $0 = candidate }
+            if let dropped, dropped != number, dropped != manifest.previous { try layout.remove(dropped) }
+        }
+    }
+
+    /// Makes the previous generation current again (and the current one previous).
+    public func rollback() throws {
+        try writable()
+        try layout.withLock {
+            var manifest = try layout.readManifest()
+            guard let previous = manifest.previous else {
+                throw IndexError(.failedPrecondition, "shard \(directory) has no previous generation to roll back to")
+            }
+            let candidate = try open(previous)
+            manifest.previous = manifest.current
+            manifest.current = previous
+            try layout.writeManifest(manifest)
+            state.withLock { $0 = candidate }
+        }
+    }
+
+    /// Removes a generation that is not current.
+    public func dropGeneration(_ number: Int) throws {
+        try writable()
+        try layout.withLock {
+            var manifest = try layout.readManifest()
+            guard manifest.current != number else {
+                throw IndexError(.failedPrecondition, "generation \(number) is current; activate another one before dropping it")
+            }
+            guard layout.generationsOnDisk().contains(number) else {
+                throw IndexError(.notFound, "shard \(directory) has no generation \(number)")
+            }
+            if manifest.previous == number {
+                manifest.previous = nil
+                try layout.writeManifest(manifest)
+            }
+            try layout.remove(number)
+        }
+    }
+
+    /// Every generation on disk.
+    public func generations() throws -> [GenerationInfo] {
+        let manifest = try layout.readManifest()
+        return try layout.generationsOnDisk().compactMap { number in
+            guard layout.isComplete(number), let generation = try? open(number) else { return nil }
+            let entries = try generation.environment.read { txn in
+                Int(try Updater.readU64(txn.get(generation.schema.meta, MetaKey.liveCount)))
+            }
+            let bytes = try generation.environment.statistics().usedBytes
+            let state: GenerationInfo.State = number == manifest.current ? .current : number == manifest.previous ? .previous : .staged
+            return GenerationInfo(number: number, state: state, entries: entries, bytes: bytes, build: nil)
+        }
+    }
+
+    // MARK: Helpers
+
+    private func writable() throws {
+        guard !readOnly else { throw IndexError(.failedPrecondition, "shard \(directory) is open read-only") }
+    }
+
+    private func removeIncompleteGenerations() throws {
+        let manifest = try layout.readManifest()
+        for number in layout.generationsOnDisk() where number != manifest.current && number != manifest.previous {
+            guard !layout.isComplete(number), let lock = layout.lockBuild(number) else { continue }
+            // Nobody is building it and it never completed: a crashed or failed build.
+            close(lock)
+            try layout.remove(number)
+        }
+    }
+
+    private static func checkUniqueIDs(_ entries: [CatalogEntry]) throws {
+        var seen = Set<String>()
+        seen.reserveCapacity(entries.count)
+        for entry in entries where !seen.insert(entry.id).inserted {
+            throw IndexError.invalidArgument("duplicate id \"\(entry.id)\" in the entries to index")
+        }
+    }
+}
+
+private struct WeakGeneration {
+    weak var value: Generation?
+}

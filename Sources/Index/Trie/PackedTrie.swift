@@ -1,0 +1,132 @@
+import Storage
+
+/// The term dictionary of the base segment as a packed radix trie: one LMDB value, walked in place.
+///
+/// ```
+///            (root)
+///           /      \\
+///        "app"     "cafe"•
+///        /   \\
+///     "le"•  "ly"•          • = a term ends here
+/// ```
+/// Every node is a byte record; chains of single children are merged into one edge whose label is
+/// one or more whole UTF-8 scalars (a radix tree). The whole trie is a single LMDB value, so it is
+/// one contiguous run of pages in the memory map: a walk follows offsets with plain loads — no
+/// B+tree descent per node — which is what makes typo expansion (a Levenshtein automaton walked
+/// over the trie) cheap. Nothing is rebuilt in RAM when a shard opens.
+///
+/// Node layout (children are serialised before their parent; offsets are absolute):
+/// ```
+/// u8      flags         bit 0: a term ends at this node
+/// varint  n             children, in ascending label order
+/// n × (string label, varint offset)
+/// ```
+/// The last four bytes of the value are the root's offset (u32be). Size: about 3–6 bytes per edge.
+enum PackedTrie {
+    static let key: [UInt8] = [0x00]
+
+    /// Packs terms given in strictly ascending byte order.
+    static func build(_ terms: [[UInt8]]) -> [UInt8] {
+        var writer = ByteWriter(capacity: terms.count * 8 + 16)
+        let root = node(terms, 0..<terms.count, depth: 0, into: &writer)
+        writer.u32be(UInt32(root))
+        return writer.bytes
+    }
+
+    /// Writes the node for `terms[range]`, which share their first `depth` bytes; returns its offset.
+    private static func node(_ terms: [[UInt8]], _ range: Range<Int>, depth: Int, into writer: inout ByteWriter) -> Int {
+        var lower = range.lowerBound
+        let isTerm = lower < range.upperBound && terms[lower].count == depth
+        if isTerm { lower += 1 }
+        var children: [(label: ArraySlice<UInt8>, offset: Int)] = []
+        while lower < range.upperBound {
+            // The group of terms whose next scalar is the same.
+            let first = terms[lower]
+            let scalarLength = UTF8Scalars.sequenceLength(first[depth])
+            let lead = first[depth..<min(first.count, depth + scalarLength)]
+            var upper = lower + 1
+            while upper < range.upperBound, terms[upper].count >= depth + lead.count,
+                  terms[upper][depth..<(depth + lead.count)].elementsEqual(lead) {
+                upper += 1
+            }
+            // The group's longest common prefix, cut to a scalar boundary.
+            let last = terms[upper - 1]
+            var common = depth
+            let limit = min(first.count, last.count)
+            while common < limit, first[common] == last[common] { common += 1 }
+            while common < first.count, common > depth, first[common] & 0xC0 == 0x80 { common -= 1 }
+            if common <= depth { common = depth + lead.count }
+            let offset = node(terms, lower..<upper, depth: common, into: &writer)
+            children.append((first[depth..<common], offset))
+            lower = upper
+        }
+        let offset = writer.bytes.count
+        writer.byte(isTerm ? 1 : 0)
+        writer.varint(children.count)
+        for child in children {
+            writer.lengthPrefixed(child.label)
+            writer.varint(child.offset)
+        }
+        return offset
+    }
+
+    /// Every term the automaton accepts, with its distance.
+    static func matches(_ trie: Bytes, automaton: inout EditAutomaton) throws -> [(term: [UInt8], distance: Int)] {
+        guard trie.count >= 4 else { throw IndexError.corrupt("term trie is truncated") }
+        let root = Int(trie.loadBigEndian(UInt32.self, at: trie.count - 4))
+        var found: [(term: [UInt8], distance: Int)] = []
+        var path: [UInt8] = []
+        automaton.truncate(to: 0)
+        try trie.withUnsafeBytes { raw in
+            try walk(raw, root, &automaton, &path, &found)
+        }
+        return found
+    }
+
+    private static func walk(_ raw: UnsafeRawBufferPointer, _ offset: Int, _ automaton: inout EditAutomaton,
+                             _ path: inout [UInt8], _ found: inout [(term: [UInt8], distance: Int)]) throws {
+        var cursor = offset
+        guard cursor < raw.count - 4 else { throw IndexError.corrupt("term trie offset out of range") }
+        let flags = raw[cursor]
+        cursor += 1
+        if flags & 1 != 0, let distance = automaton.distance { found.append((path, distance)) }
+        let children = try readVarint(raw, &cursor)
+        for _ in 0..<children {
+            let labelLength = try readVarint(raw, &cursor)
+            guard labelLength > 0, cursor + labelLength <= raw.count else { throw IndexError.corrupt("term trie label out of range") }
+            let labelStart = cursor
+            cursor += labelLength
+            let child = try readVarint(raw, &cursor)
+            // Feed the label's scalars; stop at the first that proves the subtree dead.
+            let depth = automaton.depth
+            let pathCount = path.count
+            var alive = true
+            var position = labelStart
+            while position < labelStart + labelLength {
+                let b0 = raw[position]
+                let length = min(UTF8Scalars.sequenceLength(b0), labelStart + labelLength - position)
+                var scalar = UInt32(length == 1 ? b0 : b0 & (0xFF >> (length + 1)))
+                for k in 1..<max(length, 1) where length > 1 { scalar = scalar << 6 | UInt32(raw[position + k] & 0x3F) }
+                for k in 0..<length { path.append(raw[position + k]) }
+                position += length
+                if !automaton.push(scalar) { alive = false; break }
+            }
+            if alive { try walk(raw, child, &automaton, &path, &found) }
+            automaton.truncate(to: depth)
+            path.removeLast(path.count - pathCount)
+        }
+    }
+
+    private static func readVarint(_ raw: UnsafeRawBufferPointer, _ cursor: inout Int) throws -> Int {
+        var result = 0
+        var shift = 0
+        while true {
+            guard cursor < raw.count, shift < 63 else { throw IndexError.corrupt("bad varint in term trie") }
+            let byte = raw[cursor]
+            cursor += 1
+            result |= Int(byte & 0x7F) << shift
+            if byte < 0x80 { return result }
+            shift += 7
+        }
+    }
+}

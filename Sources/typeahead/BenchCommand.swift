@@ -1,0 +1,44 @@
+import Benchmarks
+import Foundation
+
+enum BenchCommand {
+    static let help = """
+    usage: typeahead bench [--catalog NAME=FILE]... [--synthetic N] [--sessions N] [--no-sqlite] [--work-dir DIR]
+
+    Builds an index per catalog and replays a keystroke workload (every prefix of titles sampled by
+    popularity, 20% with a typo), printing build rate, index size, open time and suggest latency
+    percentiles, then the same workload on SQLite FTS5 and the ratio. Use a release build.
+
+    Options:
+      --catalog NAME=FILE   a JSON Lines catalog to measure (repeatable)
+      --synthetic N         also measure a generated catalog of N entries
+      --sessions N          typed titles in the workload (default 2000)
+      --no-sqlite           skip the SQLite FTS5 peer
+      --work-dir DIR        where indexes are built (default: a temporary directory)
+    """
+
+    static func run(_ argv: [String]) throws -> Int32 {
+        let args = try Arguments(argv, command: "bench", flags: ["--no-sqlite"],
+                                 options: ["--catalog", "--synthetic", "--sessions", "--work-dir"])
+        if args.wantsHelp { print(help); return 0 }
+        var datasets: [Benchmark.Dataset] = try args.all("--catalog").map { spec in
+            let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                throw UsageError(description: "typeahead bench: --catalog must look like NAME=FILE, got \"\(spec)\"")
+            }
+            return Benchmark.Dataset(name: parts[0], path: parts[1])
+        }
+        let synthetic = try args.integer("--synthetic", default: 0, range: 0...100_000_000)
+        if synthetic > 0 { datasets.append(.init(name: "synthetic-\(synthetic)", path: nil, synthetic: synthetic)) }
+        guard !datasets.isEmpty else {
+            throw UsageError(description: "typeahead bench: give at least one --catalog NAME=FILE or --synthetic N")
+        }
+        let work = args.value("--work-dir") ?? NSTemporaryDirectory() + "typeahead-bench-\(getpid())"
+        var benchmark = Benchmark(datasets: datasets, workDirectory: work)
+        benchmark.sessions = try args.integer("--sessions", default: 2000, range: 1...10_000_000)
+        benchmark.compareWithSQLite = !args.flag("--no-sqlite")
+        try benchmark.run()
+        if args.value("--work-dir") == nil { try? FileManager.default.removeItem(atPath: work) }
+        return 0
+    }
+}

@@ -1,0 +1,62 @@
+import Catalog
+import Foundation
+import Index
+
+enum IndexCommand {
+    static let help = """
+    usage: typeahead index --catalog FILE --dir DIR [--skip-invalid]
+
+    Builds a new index generation in DIR from a JSON Lines catalog ('-' reads standard input) and
+    makes it current. The previous generation keeps serving until the new one is complete, and is
+    kept for rollback. A catalog with bad lines is refused (each listed with its line number) and
+    nothing changes, unless --skip-invalid indexes the valid lines and prints a summary.
+
+    Options:
+      --catalog FILE          the catalog ('-' for standard input)
+      --dir DIR               the shard directory (created if missing)
+      --skip-invalid          index the valid lines, report the others
+      --list-size N           entries kept per heavy trie node (default 32)
+      --heavy-threshold N     postings that make a prefix heavy (default 32)
+    """
+
+    static func run(_ argv: [String]) throws -> Int32 {
+        let args = try Arguments(argv, command: "index", flags: ["--skip-invalid"],
+                                 options: ["--catalog", "--dir", "--list-size", "--heavy-threshold"])
+        if args.wantsHelp { print(help); return 0 }
+        guard args.positionals.isEmpty else {
+            throw UsageError(description: "typeahead index: unexpected argument \"\(args.positionals[0])\"")
+        }
+        let catalog = try args.required("--catalog")
+        let directory = try args.required("--dir")
+        let parameters = IndexParameters(listSize: try args.integer("--list-size", default: 32, range: 1...1024),
+                                         heavyThreshold: try args.integer("--heavy-threshold", default: 32, range: 1...1_000_000))
+        let started = Date()
+        let loaded: (entries: [CatalogEntry], errors: [CatalogLineError], summary: CatalogSummary)
+        do {
+            loaded = try loadCatalog(path: catalog, policy: args.flag("--skip-invalid") ? .skipInvalid : .strict)
+        } catch let error as CatalogValidationError {
+            printError("typeahead index: \(error.description)")
+            printError("nothing was indexed; the current generation keeps serving. Fix the lines above or pass --skip-invalid.")
+            return 1
+        }
+        if !loaded.errors.isEmpty {
+            for error in loaded.errors.prefix(20) { printError("skipped \(error)") }
+            if loaded.errors.count > 20 { printError("… and \(loaded.errors.count - 20) more invalid lines") }
+        }
+        let parsed = Date()
+        let shard = try Shard(directory: directory)
+        let info = try shard.build(from: loaded.entries, parameters: parameters)
+        let finished = Date()
+        let seconds = finished.timeIntervalSince(started)
+        let rate = Double(loaded.entries.count) / max(seconds, 1e-9)
+        print("indexed \(loaded.entries.count) entries into \(directory) (generation \(info.number))"
+              + (loaded.errors.isEmpty ? "" : ", skipped \(loaded.errors.count) invalid lines"))
+        print(String(format: "  %.2f s (parse %.2f s, build %.2f s), %.0f entries/s, %d bytes on disk (%.1f per entry)",
+                     seconds, parsed.timeIntervalSince(started), finished.timeIntervalSince(parsed), rate,
+                     info.bytes, Double(info.bytes) / Double(max(1, loaded.entries.count))))
+        if let build = info.build {
+            print("  \(build.terms) terms, \(build.postings) postings, \(build.heavyNodes) heavy trie nodes")
+        }
+        return 0
+    }
+}

@@ -1,0 +1,52 @@
+import Catalog
+import Index
+
+enum UpsertCommand {
+    static let help = """
+    usage: typeahead upsert --dir DIR FILE
+
+    Inserts or replaces (by id) the entries of a JSON Lines file ('-' for standard input) in the
+    current generation, in one atomic batch, visible to the next query. A file with bad lines is
+    refused whole.
+    """
+
+    static func run(_ argv: [String]) throws -> Int32 {
+        let args = try Arguments(argv, command: "upsert", flags: [], options: ["--dir"])
+        if args.wantsHelp { print(help); return 0 }
+        guard args.positionals.count == 1 else {
+            throw UsageError(description: "typeahead upsert: give exactly one FILE (see typeahead upsert --help)")
+        }
+        let shard = try Shard(directory: try args.required("--dir"))
+        let loaded: (entries: [CatalogEntry], errors: [CatalogLineError], summary: CatalogSummary)
+        do {
+            loaded = try loadCatalog(path: args.positionals[0], policy: .strict)
+        } catch let error as CatalogValidationError {
+            printError("typeahead upsert: \(error.description)")
+            printError("nothing was changed.")
+            return 1
+        }
+        let summary = try shard.upsert(loaded.entries)
+        print("upserted \(loaded.entries.count) entries: \(summary.inserted) new, \(summary.replaced) replaced")
+        return 0
+    }
+}
+
+enum DeleteCommand {
+    static let help = """
+    usage: typeahead delete --dir DIR ID...
+
+    Deletes entries by id from the current generation, atomically. Unknown ids are reported.
+    """
+
+    static func run(_ argv: [String]) throws -> Int32 {
+        let args = try Arguments(argv, command: "delete", flags: [], options: ["--dir"])
+        if args.wantsHelp { print(help); return 0 }
+        guard !args.positionals.isEmpty else {
+            throw UsageError(description: "typeahead delete: give at least one ID (see typeahead delete --help)")
+        }
+        let shard = try Shard(directory: try args.required("--dir"))
+        let summary = try shard.delete(ids: args.positionals)
+        print("deleted \(summary.deleted) entries" + (summary.missing > 0 ? "; \(summary.missing) ids did not exist" : ""))
+        return 0
+    }
+}

@@ -1,2 +1,0 @@
-import XCTest
-final class CatalogTestsSmoke: XCTestCase { func testModuleLoads() { XCTAssertTrue(true) } }

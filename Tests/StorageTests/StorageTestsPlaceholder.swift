@@ -1,2 +1,0 @@
-import XCTest
-final class StorageTestsSmoke: XCTestCase { func testModuleLoads() { XCTAssertTrue(true) } }
