@@ -37,11 +37,36 @@ final class ExactnessTests: XCTestCase {
         var vocabulary: Int
         var listSize: Int
         var heavyThreshold: Int
+        /// Entries from `SyntheticCatalog.randomEntries` (words over a, b, c, d, é, ö) instead
+        /// of `RandomCatalog` (shared prefixes, NFC/NFD, Cyrillic, CJK, long words).
+        var synthetic = false
 
         var parameters: IndexParameters { IndexParameters(listSize: listSize, heavyThreshold: heavyThreshold) }
         var label: String {
-            "\(size) entries, vocabulary \(vocabulary), IndexParameters(listSize: \(listSize), heavyThreshold: \(heavyThreshold))"
+            "\(size) \(synthetic ? "SyntheticCatalog.randomEntries" : "RandomCatalog") entries, vocabulary \(vocabulary), "
+                + "IndexParameters(listSize: \(listSize), heavyThreshold: \(heavyThreshold))"
         }
+    }
+
+    /// The catalog of a configuration, and a generator for queries and updates over it.
+    static func makeCatalog(_ configuration: Configuration, seed: UInt64, rng: inout SeededGenerator)
+        -> (entries: [CatalogEntry], generator: RandomCatalog) {
+        var generator = RandomCatalog(vocabularySize: configuration.vocabulary, rng: &rng)
+        guard configuration.synthetic else {
+            return (generator.randomEntries(configuration.size, &rng), generator)
+        }
+        let entries = SyntheticCatalog.randomEntries(seed: seed, count: configuration.size,
+                                                     vocabularySize: configuration.vocabulary)
+        // Queries and updates over the same words and categories.
+        var words: [String] = []
+        var categories: [String] = []
+        for entry in entries {
+            for w in entry.title.split(separator: " ").map(String.init) where !words.contains(w) { words.append(w) }
+            for c in entry.categories where !categories.contains(c) { categories.append(c) }
+        }
+        generator.vocabulary = words
+        if !categories.isEmpty { generator.categories = categories }
+        return (entries, generator)
     }
 
     /// Small trie parameters in most configurations so that truncated lists and heavy-node
@@ -54,14 +79,17 @@ final class ExactnessTests: XCTestCase {
             Configuration(size: 250, vocabulary: 25, listSize: 32, heavyThreshold: 32),
             Configuration(size: 80, vocabulary: 40, listSize: 2, heavyThreshold: 8),
             Configuration(size: 300, vocabulary: 30, listSize: 32, heavyThreshold: 2),
+            Configuration(size: 200, vocabulary: 30, listSize: 2, heavyThreshold: 4, synthetic: true),
+            Configuration(size: 400, vocabulary: 40, listSize: 32, heavyThreshold: 32, synthetic: true),
         ]
         if thorough {
             var rng = SeededGenerator(seed: baseSeed ^ 0xC0FF_EE)
-            for _ in 0..<24 {
+            for _ in 0..<32 {
                 let defaults = rng.chance(0.25)
                 list.append(Configuration(size: rng.int(50...400), vocabulary: rng.int(20...40),
                                           listSize: defaults ? 32 : rng.int(2...4),
-                                          heavyThreshold: defaults ? 32 : rng.int(2...8)))
+                                          heavyThreshold: defaults ? 32 : rng.int(2...8),
+                                          synthetic: rng.chance(0.3)))
             }
         }
         return list
@@ -93,7 +121,13 @@ final class ExactnessTests: XCTestCase {
         let name: String
         var checked = 0
         var mismatches = 0
+        let started = Date()
         static let detailed = 3
+
+        init(name: String) {
+            self.name = name
+            Timing.reset()
+        }
 
         /// Returns true for the first mismatch (the caller may then shrink it).
         @discardableResult
@@ -109,7 +143,8 @@ final class ExactnessTests: XCTestCase {
         }
 
         func finish(file: StaticString = #filePath, line: UInt = #line) {
-            print("[\(name)] compared \(checked) responses, \(mismatches) mismatches")
+            print("[\(name)] compared \(checked) responses, \(mismatches) mismatches; "
+                  + String(format: "%.1f s in all: ", Date().timeIntervalSince(started)) + Timing.summary)
             if mismatches > Reporter.detailed {
                 XCTFail("[\(name)] \(mismatches) of \(checked) responses disagree (first \(Reporter.detailed) shown)",
                         file: file, line: line)
@@ -191,8 +226,7 @@ final class ExactnessTests: XCTestCase {
         for (index, configuration) in Self.configurations().enumerated() {
             let seed = Self.baseSeed &+ UInt64(index) &* 1_000_003
             var rng = SeededGenerator(seed: seed)
-            var catalog = RandomCatalog(vocabularySize: configuration.vocabulary, rng: &rng)
-            let entries = catalog.randomEntries(configuration.size, &rng)
+            let (entries, catalog) = Self.makeCatalog(configuration, seed: seed, rng: &rng)
             let reference = ReferenceIndex(entries: entries)
             let fixture = try ShardFixture(entries: entries, parameters: configuration.parameters)
             let requests = Workload.suggestRequests(entries: entries, categories: catalog.categories,
@@ -216,8 +250,7 @@ final class ExactnessTests: XCTestCase {
         for (index, configuration) in Self.configurations().enumerated() {
             let seed = Self.baseSeed &+ UInt64(index) &* 1_000_003 &+ 77
             var rng = SeededGenerator(seed: seed)
-            var catalog = RandomCatalog(vocabularySize: configuration.vocabulary, rng: &rng)
-            let entries = catalog.randomEntries(configuration.size, &rng)
+            let (entries, catalog) = Self.makeCatalog(configuration, seed: seed, rng: &rng)
             let reference = ReferenceIndex(entries: entries)
             let fixture = try ShardFixture(entries: entries, parameters: configuration.parameters)
             let suggests = Workload.suggestRequests(entries: entries, categories: catalog.categories,
@@ -242,12 +275,13 @@ final class ExactnessTests: XCTestCase {
             Configuration(size: 150, vocabulary: 25, listSize: 2, heavyThreshold: 3),
             Configuration(size: 300, vocabulary: 35, listSize: 32, heavyThreshold: 32),
             Configuration(size: 60, vocabulary: 20, listSize: 3, heavyThreshold: 8),
+            Configuration(size: 120, vocabulary: 20, listSize: 2, heavyThreshold: 2, synthetic: true),
         ]
         for (index, configuration) in configurations.enumerated() {
             let seed = Self.baseSeed &+ UInt64(index) &* 7_000_003 &+ 4
             var rng = SeededGenerator(seed: seed)
-            var catalog = RandomCatalog(vocabularySize: configuration.vocabulary, rng: &rng)
-            let initial = catalog.randomEntries(configuration.size, &rng)
+            let (initial, generator) = Self.makeCatalog(configuration, seed: seed, rng: &rng)
+            var catalog = generator
             var reference = ReferenceIndex(entries: initial)
             let fixture = try ShardFixture(entries: initial, parameters: configuration.parameters)
             var firstFailure: (batch: Int, entries: [CatalogEntry], check: (Shard, ReferenceIndex) -> String?)? = nil
@@ -346,7 +380,7 @@ final class ExactnessTests: XCTestCase {
         compare(referenceA, "generation A built and active")
         let infoB = try fixture.shard.buildGeneration(from: entriesB, parameters: parameters)
         compare(referenceA, "generation B built but not activated: still A")
-        try fixture.shard.activate(generation: infoB.generation)
+        try fixture.shard.activate(generation: infoB.number)
         compare(referenceB, "generation B activated")
         reporter.finish()
     }
@@ -421,7 +455,8 @@ final class ExactnessTests: XCTestCase {
                 reporter.check(suggestDiff(shard: fixture.shard, reference: reference, request: request),
                                context: "\(seedLabel(seed)), debian sample of \(entries.count), \(label) parameters\n\(Render.request(request))")
             }
-            for request in Workload.searchRequests(from: Array(suggests.prefix(Self.scaled(100))), &rng) {
+            // Larger pages than on the small catalogs: one-letter queries match thousands.
+            for request in Workload.searchRequests(from: Array(suggests.prefix(Self.scaled(100))), pageSizes: 10...100, &rng) {
                 reporter.check(searchDiff(shard: fixture.shard, reference: reference, request: request),
                                context: "\(seedLabel(seed)), debian sample of \(entries.count), \(label) parameters\n\(Render.request(request))")
             }

@@ -6,6 +6,8 @@
 // renderings are byte-identical, which is stricter than Swift's `==` on `String` (canonical
 // equivalence).
 
+import Dispatch
+import Foundation
 import Index
 
 enum Render {
@@ -108,9 +110,15 @@ func suggestDiff(expected: SuggestResponse, got: SuggestResponse) -> String? {
 /// Pages through the shard's search and compares the concatenation with the reference's full
 /// order; also checks page sizes, `nextPageToken` and `totalHits`/`facets` on every page.
 func searchDiff(shard: Shard, reference: ReferenceIndex, request: SearchRequest) -> String? {
-    let expected = reference.searchAll(request)
+    let expected = Timing.reference { reference.searchAll(request) }
     let expectedFacets = expected.facets.map(Render.facet)
     var problems: [String] = []
+    // Page-level problems (totalHits, facets) are reported on the first page they occur only.
+    var pageProblemCount = 0
+    func pageProblem(_ text: String) {
+        pageProblemCount += 1
+        if pageProblemCount == 1 { problems.append(text) }
+    }
     var hits: [EntryHit] = []
     var token: String? = nil
     var page = 0
@@ -121,7 +129,7 @@ func searchDiff(shard: Shard, reference: ReferenceIndex, request: SearchRequest)
         r.pageToken = token
         let response: SearchResponse
         do {
-            response = try shard.search(r)
+            response = try Timing.shard(search: true) { try shard.search(r) }
         } catch {
             problems.append("page \(page) threw \(error)")
             break
@@ -130,10 +138,10 @@ func searchDiff(shard: Shard, reference: ReferenceIndex, request: SearchRequest)
             problems.append("page \(page) has \(response.hits.count) hits, more than pageSize \(request.pageSize)")
         }
         if response.totalHits != expected.totalHits {
-            problems.append("page \(page): totalHits \(response.totalHits), expected \(expected.totalHits)")
+            pageProblem("page \(page): totalHits \(response.totalHits), expected \(expected.totalHits)")
         }
         if let d = sectionDiff("page \(page) facets", expected: expectedFacets, got: response.facets.map(Render.facet)) {
-            problems.append(d)
+            pageProblem(d)
         }
         hits += response.hits
         token = response.nextPageToken
@@ -149,6 +157,9 @@ func searchDiff(shard: Shard, reference: ReferenceIndex, request: SearchRequest)
             break
         }
     } while token != nil
+    if pageProblemCount > 1 {
+        problems.append("(\(pageProblemCount - 1) more page-level problems of the same kind on later pages)")
+    }
     if let d = sectionDiff("hits (all pages, \(page) pages)", expected: expected.hits.map(Render.hit), got: hits.map(Render.hit)) {
         problems.append(d)
     }
@@ -156,10 +167,49 @@ func searchDiff(shard: Shard, reference: ReferenceIndex, request: SearchRequest)
 }
 
 func suggestDiff(shard: Shard, reference: ReferenceIndex, request: SuggestRequest) -> String? {
-    let expected = reference.suggest(request)
+    let expected = Timing.reference { reference.suggest(request) }
     do {
-        return suggestDiff(expected: expected, got: try shard.suggest(request))
+        return suggestDiff(expected: expected, got: try Timing.shard { try shard.suggest(request) })
     } catch {
         return "suggest threw \(error)"
+    }
+}
+
+/// Where the time of the exactness tests goes: the shard's queries or the reference's.
+enum Timing {
+    nonisolated(unsafe) static var shardSeconds = 0.0
+    nonisolated(unsafe) static var shardSearchSeconds = 0.0
+    nonisolated(unsafe) static var searchPages = 0
+    nonisolated(unsafe) static var referenceSeconds = 0.0
+
+    static func shard<T>(search: Bool = false, _ body: () throws -> T) rethrows -> T {
+        let start = DispatchTime.now().uptimeNanoseconds
+        defer {
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            shardSeconds += seconds
+            if search {
+                shardSearchSeconds += seconds
+                searchPages += 1
+            }
+        }
+        return try body()
+    }
+
+    static func reference<T>(_ body: () throws -> T) rethrows -> T {
+        let start = DispatchTime.now().uptimeNanoseconds
+        defer { referenceSeconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+        return try body()
+    }
+
+    static func reset() {
+        shardSeconds = 0
+        shardSearchSeconds = 0
+        searchPages = 0
+        referenceSeconds = 0
+    }
+
+    static var summary: String {
+        String(format: "shard queries %.1f s (of which %d search pages %.1f s), reference %.1f s",
+               shardSeconds, searchPages, shardSearchSeconds, referenceSeconds)
     }
 }

@@ -302,9 +302,10 @@ enum Workload {
     }
 
     /// Search requests with the same texts and tokens.
-    static func searchRequests(from suggests: [SuggestRequest], _ rng: inout SeededGenerator) -> [SearchRequest] {
+    static func searchRequests(from suggests: [SuggestRequest], pageSizes: ClosedRange<Int> = 1...7,
+                               _ rng: inout SeededGenerator) -> [SearchRequest] {
         suggests.map {
-            SearchRequest(text: $0.text, tokens: $0.tokens, pageSize: rng.int(1...7),
+            SearchRequest(text: $0.text, tokens: $0.tokens, pageSize: rng.int(pageSizes),
                           sort: rng.chance(0.7) ? .relevance : .weight, facets: rng.chance(0.6),
                           typos: $0.typos)
         }

@@ -221,20 +221,24 @@ struct ReferenceIndex {
         }
 
         // Completions: every name word of every matching entry within the partial word's
-        // budget; a word keeps its smallest (d, rank key).
+        // budget; a word keeps its smallest (d, entry key without startsWith). The entry key
+        // without startsWith is the rank key with startsWith set to true (which is also what
+        // the response reports as `best`).
         var candidates: [(term: String, d: Int, key: RankKey, doc: Document)] = []
         var candidateIndex: [[UInt8]: Int] = [:]   // term bytes → position in `candidates`
         for match in matches {
+            var key = match.key
+            key.startsWith = true
             for w in match.doc.nameTerms {
                 guard let d = distance(partial, w) else { continue }
                 if let i = candidateIndex[Array(w.utf8)] {
                     let old = candidates[i]
-                    if d < old.d || (d == old.d && referencePrecedes(match.key, old.key)) {
-                        candidates[i] = (w, d, match.key, match.doc)
+                    if d < old.d || (d == old.d && referencePrecedes(key, old.key)) {
+                        candidates[i] = (w, d, key, match.doc)
                     }
                 } else {
                     candidateIndex[Array(w.utf8)] = candidates.count
-                    candidates.append((w, d, match.key, match.doc))
+                    candidates.append((w, d, key, match.doc))
                 }
             }
         }
