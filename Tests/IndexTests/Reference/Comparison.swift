@@ -111,6 +111,7 @@ func suggestDiff(expected: SuggestResponse, got: SuggestResponse) -> String? {
 /// order; also checks page sizes, `nextPageToken` and `totalHits`/`facets` on every page.
 func searchDiff(shard: Shard, reference: ReferenceIndex, request: SearchRequest) -> String? {
     let expected = Timing.reference { reference.searchAll(request) }
+    Coverage.count(request, expected.hits)
     let expectedFacets = expected.facets.map(Render.facet)
     var problems: [String] = []
     // Page-level problems (totalHits, facets) are reported on the first page they occur only.
@@ -168,6 +169,7 @@ func searchDiff(shard: Shard, reference: ReferenceIndex, request: SearchRequest)
 
 func suggestDiff(shard: Shard, reference: ReferenceIndex, request: SuggestRequest) -> String? {
     let expected = Timing.reference { reference.suggest(request) }
+    Coverage.count(request, expected)
     do {
         return suggestDiff(expected: expected, got: try Timing.shard { try shard.suggest(request) })
     } catch {
@@ -211,5 +213,41 @@ enum Timing {
     static var summary: String {
         String(format: "shard queries %.1f s (of which %d search pages %.1f s), reference %.1f s",
                shardSeconds, searchPages, shardSearchSeconds, referenceSeconds)
+    }
+}
+
+/// What the compared responses contained, so that a run shows it exercised typos, completions,
+/// categories, several pages and so on (an exactness test on empty answers proves little).
+enum Coverage {
+    nonisolated(unsafe) static var counts: [String: Int] = [:]
+
+    static func add(_ what: String, _ condition: Bool = true) {
+        if condition { counts[what, default: 0] += 1 }
+    }
+
+    static func count(_ request: SuggestRequest, _ r: SuggestResponse) {
+        add("suggest")
+        add("suggest with tokens", !request.tokens.isEmpty)
+        add("suggest with entries", !r.entries.isEmpty)
+        add("suggest with a typo entry", r.entries.contains { $0.rank.typos > 0 })
+        add("suggest with a not-startsWith entry", r.entries.contains { !$0.rank.startsWith })
+        add("suggest with entries cut by the limit", r.entries.count == request.limits.entries && request.limits.entries > 0)
+        add("suggest with completions", !r.completions.isEmpty)
+        add("suggest with a typo completion", r.completions.contains { $0.typos > 0 })
+        add("suggest with categories", !r.categories.isEmpty)
+    }
+
+    static func count(_ request: SearchRequest, _ hits: [EntryHit]) {
+        add("search")
+        add("search with hits", !hits.isEmpty)
+        add("search with several pages", hits.count > request.pageSize)
+        add("search with a typo hit", hits.contains { $0.rank.typos > 0 })
+        add("search with an alias/description hit", hits.contains { $0.rank.field > 0 })
+    }
+
+    static func reset() { counts = [:] }
+
+    static var summary: String {
+        counts.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
     }
 }

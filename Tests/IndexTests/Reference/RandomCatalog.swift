@@ -60,6 +60,8 @@ struct RandomCatalog {
     var vocabulary: [String]
     var categories: [String]
     private var nextId = 0
+    /// Entries deleted by update batches, to bring back later.
+    private var graveyard: [CatalogEntry] = []
     private var idPrefix: String
 
     init(vocabularySize: Int, rng: inout SeededGenerator, idPrefix: String = "e") {
@@ -151,14 +153,15 @@ struct RandomCatalog {
         return entries
     }
 
-    /// A batch of updates: new entries, re-weighted and rewritten existing ones, and deletions
-    /// (including ids that do not exist).
+    /// A batch of updates: new entries, re-weighted and rewritten existing ones, the same id
+    /// twice (the later wins), deleted ids brought back, and deletions (including ids that do
+    /// not exist).
     mutating func randomUpdateBatch(_ rng: inout SeededGenerator, current: [CatalogEntry])
         -> (upserts: [CatalogEntry], deletes: [String]) {
         var upserts: [CatalogEntry] = []
         var deletes: [String] = []
         for _ in 0..<rng.int(1...25) {
-            let roll = rng.int(0...9)
+            let roll = rng.int(0...11)
             if roll < 3 || current.isEmpty {
                 upserts.append(randomEntry(&rng, existing: current, id: newId("n")))
             } else if roll < 5 {
@@ -170,9 +173,21 @@ struct RandomCatalog {
                 if rng.chance(0.7) { e.title = randomTitle(&rng, existing: current) }
                 if rng.chance(0.5) { e.categories = rng.chance(0.2) ? [] : [rng.pick(categories)] }
                 if rng.chance(0.3) { e.aliases = rng.chance(0.5) ? [] : [randomPhrase(&rng, words: 1...2)] }
+                if rng.chance(0.2) { e.description = rng.chance(0.5) ? nil : randomPhrase(&rng, words: 1...3) }
                 upserts.append(e)
-            } else if roll < 9 {
-                deletes.append(rng.pick(current).id)
+            } else if roll == 7 {
+                // The same id twice in one batch: the second one counts.
+                let id = rng.chance(0.5) ? rng.pick(current).id : newId("n")
+                upserts.append(randomEntry(&rng, existing: current, id: id))
+                upserts.append(randomEntry(&rng, existing: current, id: id))
+            } else if roll == 8, !graveyard.isEmpty {
+                var e = graveyard.remove(at: rng.int(0...(graveyard.count - 1)))
+                if rng.chance(0.5) { e.weight = rng.pick(RandomCatalog.weights) }
+                upserts.append(e)
+            } else if roll < 11 {
+                let e = rng.pick(current)
+                deletes.append(e.id)
+                graveyard.append(e)
             } else {
                 deletes.append(rng.chance(0.5) ? "missing-\(rng.int(0...999))" : rng.pick(current).id)
             }
@@ -263,7 +278,11 @@ enum Workload {
                 texts.append(String(chars.prefix(n)))
             }
         }
-        return texts.map { rng.chance(0.12) ? $0 + " " : $0 }
+        let shout = rng.chance(0.05)   // caps lock: analysis folds case, so the same words
+        return texts.map {
+            let text = shout ? $0.uppercased() : $0
+            return rng.chance(0.12) ? text + " " : text
+        }
     }
 
     /// `count` suggest requests following keystroke sequences over `entries`.
