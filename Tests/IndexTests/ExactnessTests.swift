@@ -396,14 +396,14 @@ final class ExactnessTests: XCTestCase {
 
     // MARK: - 6. Real data
 
-    /// `../shared/data/debian.jsonl.gz` next to the package root.
-    static var debianPath: String {
+    /// `../shared/data/<name>` next to the package root.
+    static func sharedDataPath(_ name: String) -> String {
         URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent()   // IndexTests
             .deletingLastPathComponent()   // Tests
             .deletingLastPathComponent()   // package root
             .deletingLastPathComponent()
-            .appendingPathComponent("shared/data/debian.jsonl.gz").path
+            .appendingPathComponent("shared/data/\(name)").path
     }
 
     /// Every `step`-th line of a gzipped JSON Lines catalog, parsed with Foundation (not with the
@@ -441,36 +441,53 @@ final class ExactnessTests: XCTestCase {
         return entries
     }
 
-    func testRealDebianSample() throws {
-        let path = Self.debianPath
+    /// A sample of a real catalog, queried with keystroke workloads under the default and
+    /// small trie parameters.
+    func runRealSample(file: String, count: Int, suggests: (default: Int, small: Int), searches: Int,
+                       seed: UInt64) throws {
+        let path = Self.sharedDataPath(file)
         guard FileManager.default.fileExists(atPath: path) else {
             throw XCTSkip("no real catalog at \(path)")
         }
-        let entries = try Self.loadSample(path: path, count: Self.thorough ? 12_000 : 3000)
-        XCTAssertGreaterThan(entries.count, 1000)
+        let entries = try Self.loadSample(path: path, count: Self.thorough ? count * 4 : count)
+        XCTAssertGreaterThan(entries.count, count / 2)
         var categories: [String] = []
         for e in entries {
             for c in e.categories where !categories.contains(c) { categories.append(c) }
         }
-        var reporter = Reporter(name: "debian")
-        let seed = Self.baseSeed &+ 6
+        var reporter = Reporter(name: file)
         var rng = SeededGenerator(seed: seed)
         let reference = ReferenceIndex(entries: entries)
         for (label, parameters) in [("default", IndexParameters()), ("small", IndexParameters(listSize: 4, heavyThreshold: 8))] {
             let fixture = try ShardFixture(entries: entries, parameters: parameters)
-            let suggests = Workload.suggestRequests(entries: entries, categories: categories, vocabulary: [],
-                                                    count: Self.scaled(label == "default" ? 700 : 300), &rng)
-            for request in suggests {
+            let context = "\(seedLabel(seed)), \(file) sample of \(entries.count), \(label) parameters"
+            let requests = Workload.suggestRequests(entries: entries, categories: categories, vocabulary: [],
+                                                    count: Self.scaled(label == "default" ? suggests.default : suggests.small), &rng)
+            for request in requests {
                 reporter.check(suggestDiff(shard: fixture.shard, reference: reference, request: request),
-                               context: "\(seedLabel(seed)), debian sample of \(entries.count), \(label) parameters\n\(Render.request(request))")
+                               context: context + "\n" + Render.request(request))
             }
             // Larger pages than on the small catalogs: one-letter queries match thousands.
-            for request in Workload.searchRequests(from: Array(suggests.prefix(Self.scaled(100))), pageSizes: 10...100, &rng) {
+            let searchRequests = Workload.searchRequests(from: Array(requests.shuffled(using: &rng).prefix(Self.scaled(searches))),
+                                                         pageSizes: 10...100, &rng)
+            for request in searchRequests {
                 reporter.check(searchDiff(shard: fixture.shard, reference: reference, request: request),
-                               context: "\(seedLabel(seed)), debian sample of \(entries.count), \(label) parameters\n\(Render.request(request))")
+                               context: context + "\n" + Render.request(request))
             }
         }
         reporter.finish()
+    }
+
+    /// Debian packages: hyphenated names, 58 sections, many weight ties.
+    func testRealDebianSample() throws {
+        try runRealSample(file: "debian.jsonl.gz", count: 3000, suggests: (600, 300), searches: 60,
+                          seed: Self.baseSeed &+ 6)
+    }
+
+    /// Cities: aliases in many scripts, duplicate titles, diacritics.
+    func testRealCitiesSample() throws {
+        try runRealSample(file: "cities.jsonl.gz", count: 2000, suggests: (350, 150), searches: 40,
+                          seed: Self.baseSeed &+ 7)
     }
 
     // MARK: - Minimal cases
