@@ -391,6 +391,8 @@ final class ExactnessTests: XCTestCase {
         compare(referenceA, "generation B built but not activated: still A")
         try fixture.shard.activate(generation: infoB.number)
         compare(referenceB, "generation B activated")
+        try fixture.shard.rollback()
+        compare(referenceA, "rolled back to generation A")
         reporter.finish()
     }
 
@@ -449,7 +451,7 @@ final class ExactnessTests: XCTestCase {
         guard FileManager.default.fileExists(atPath: path) else {
             throw XCTSkip("no real catalog at \(path)")
         }
-        let entries = try Self.loadSample(path: path, count: Self.thorough ? count * 4 : count)
+        let entries = try Self.loadSample(path: path, count: Self.thorough ? count * 2 : count)
         XCTAssertGreaterThan(entries.count, count / 2)
         var categories: [String] = []
         for e in entries {

@@ -102,10 +102,10 @@ struct RandomCatalog {
         if !existing.isEmpty, rng.chance(0.1) {
             return rng.pick(existing).title    // a duplicate title with another id
         }
-        if rng.chance(0.005) {
+        if rng.chance(0.015) {
             return rng.pick(["—", "!!!", "(?)"])   // a title without words
         }
-        var title = randomPhrase(&rng, words: 1...4)
+        var title = randomPhrase(&rng, words: rng.chance(0.05) ? 5...9 : 1...4)
         if rng.chance(0.05) { title = " " + title + "." }
         return title
     }
@@ -262,6 +262,9 @@ enum Workload {
         }
         if rng.chance(0.3) {
             source = injectTypo(source, &rng)
+            if rng.chance(0.3) {
+                source = injectTypo(source, &rng)   // two edits: within budget for 8+ letters
+            }
         }
         var texts: [String] = []
         let chars = Array(source)
