@@ -361,7 +361,8 @@ struct EntryBuilder {
         guard elementCount <= limits.maximumCategories else { return true }  // reported at the array's end
         guard let category = makeString(bytes) else { return false }
         // At most 32 elements by default: a linear scan beats hashing.
-        if !categories.contains(category) { categories.append(category) }
+        // Byte-exact: "Café" and "Cafe\u{301}" are different categories (String == would merge them).
+        if !categories.contains(where: { $0.utf8.elementsEqual(category.utf8) }) { categories.append(category) }
         return true
     }
 
