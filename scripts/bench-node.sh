@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# gRPC Suggest throughput and latency of `typeahead node` on loopback, next to nghttpd serving a
+# static file of the same size with the same h2load settings (the HTTP/2 floor: what a server costs
+# that does no work per request). Release build; the server is pinned to core 0 (one event-loop
+# thread), h2load to core 1. Figures are printed, never asserted.
+#
+#   scripts/bench-node.sh [requests-per-query] [clients] [streams-per-client]
+#
+# Catalog: ../shared/data/debian.jsonl.gz (decompressed to a temp dir), else the bundled sample.
+# Workload: the keystrokes of a few typical searches (each prefix a user types is one Suggest);
+# h2load -d sends one body per run, so each keystroke is its own h2load run and the totals add up.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+per_query="${1:-20000}"
+clients="${2:-10}"
+streams="${3:-100}"
+
+for tool in h2load nghttpd taskset python3; do
+  command -v "$tool" >/dev/null || { echo "bench-node: $tool not found (apt-get install nghttp2-client nghttp2-server util-linux)" >&2; exit 1; }
+done
+[ "$(nproc)" -ge 2 ] || { echo "bench-node: needs 2 cores (server on 0, h2load on 1)" >&2; exit 1; }
+
+swift build -c release --product typeahead >/dev/null
+binary=.build/release/typeahead
+work="$(mktemp -d)"
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+if [ -r ../shared/data/debian.jsonl.gz ]; then
+  zcat ../shared/data/debian.jsonl.gz > "$work/catalog.jsonl"
+  catalog_name=debian
+  keystrokes=(l li lib libs libss py pyt pyth python3-d python3-dj g gn gno gnome gnome-sh)
+else
+  cp deploy/catalog/sample.jsonl "$work/catalog.jsonl"
+  catalog_name=sample
+  keystrokes=(r re red "red " "red s" "red sh" c cr cre crem)
+fi
+"$binary" index --catalog "$work/catalog.jsonl" --dir "$work/shard" >/dev/null
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_ready() {  # $1 URL
+  for _ in $(seq 200); do
+    [ "$(curl -s -o /dev/null -w '%{http_code}' --http2-prior-knowledge "$1" 2>/dev/null)" = 200 ] && return 0
+    sleep 0.05
+  done
+  echo "bench-node: $1 never answered 200" >&2; exit 1
+}
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+ticks_per_second="$(getconf CLK_TCK)"
+
+node_port="$(free_port)"
+taskset -c 0 "$binary" node --dir "$work/shard" --listen "127.0.0.1:$node_port" --threads 1 --log-format logfmt \
+  2> "$work/node.log" &
+node_pid=$!
+pids+=("$node_pid")
+wait_ready "http://127.0.0.1:$node_port/readyz"
+
+mkdir -p "$work/requests"
+python3 scripts/bench/node-requests.py proto "$work/requests" "127.0.0.1:$node_port" "${keystrokes[@]}" > "$work/requests.txt"
+
+# Runs h2load; appends per-request latencies (µs) to $work/latency-$2.txt; prints "requests seconds".
+run_h2load() {  # $1 label, $2 log name, then h2load arguments
+  local label="$1" name="$2"; shift 2
+  local out
+  rm -f "$work/log"
+  out="$(taskset -c 1 h2load -n "$per_query" -c "$clients" -m "$streams" --log-file "$work/log" "$@" 2>&1)"
+  if ! echo "$out" | grep -qE "^requests: .* ([0-9]+) succeeded, 0 failed"; then
+    echo "bench-node: h2load failed for $label:" >&2; echo "$out" >&2; exit 1
+  fi
+  echo "$out" | grep -E "status codes: [0-9]+ 2xx" >/dev/null || { echo "$out" >&2; exit 1; }
+  awk -F'\t' '{ print $3 }' "$work/log" >> "$work/latency-$name.txt"
+  local succeeded seconds
+  succeeded="$(echo "$out" | sed -nE 's/^requests: .* ([0-9]+) succeeded.*/\1/p')"
+  seconds="$(echo "$out" | sed -nE 's/^finished in ([0-9.]+)(m?s),.*/\1 \2/p' | awk '{ print ($2 == "ms") ? $1 / 1000 : $1 }')"
+  echo "$out" | grep -E "^time for request:" -A0 | sed "s/^/  [$label] /" >&2
+  echo "$succeeded $seconds"
+}
+
+percentiles() {  # file of µs values -> "p50 p99" in ms
+  sort -n "$1" | awk '{ v[NR] = $1 } END { i50 = int(NR * 0.50); i99 = int(NR * 0.99); if (i50 < 1) i50 = 1; if (i99 < 1) i99 = 1;
+    printf "%.3f %.3f\n", v[i50] / 1000, v[i99] / 1000 }'
+}
+
+# --- typeahead node: every keystroke, loaded
+echo "catalog $catalog_name ($(wc -l < "$work/catalog.jsonl") entries), ${#keystrokes[@]} keystrokes x $per_query requests, h2load -c $clients -m $streams" >&2
+total_requests=0 total_seconds=0 total_bytes=0
+cpu_before="$(cpu_ticks "$node_pid")"
+while read -r file bytes entries; do
+  read -r n s < <(run_h2load "$(basename "$file") ($bytes B, $entries entries)" node \
+    -H 'content-type: application/grpc' -H 'te: trailers' -d "$file" "http://127.0.0.1:$node_port/typeahead.v1.Typeahead/Suggest")
+  total_requests=$((total_requests + n))
+  total_seconds="$(awk -v a="$total_seconds" -v b="$s" 'BEGIN { print a + b }')"
+  total_bytes=$((total_bytes + bytes))
+done < "$work/requests.txt"
+cpu_after="$(cpu_ticks "$node_pid")"
+node_rps="$(awk -v n="$total_requests" -v s="$total_seconds" 'BEGIN { printf "%.0f", n / s }')"
+node_cpu="$(awk -v t=$((cpu_after - cpu_before)) -v hz="$ticks_per_second" -v n="$total_requests" 'BEGIN { printf "%.2f", t / hz / n * 1e6 }')"
+read -r node_p50 node_p99 < <(percentiles "$work/latency-node.txt")
+mean_bytes=$((total_bytes / $(wc -l < "$work/requests.txt")))
+
+# --- unloaded round trip: one client, one stream at a time
+: > "$work/latency-rtt.txt"
+middle="$(sed -n "$(( ($(wc -l < "$work/requests.txt") + 1) / 2 ))p" "$work/requests.txt" | awk '{ print $1 }')"
+rm -f "$work/log"
+out="$(taskset -c 1 h2load -n 5000 -c 1 -m 1 --log-file "$work/log" -H 'content-type: application/grpc' -H 'te: trailers' \
+  -d "$middle" "http://127.0.0.1:$node_port/typeahead.v1.Typeahead/Suggest" 2>&1)"
+echo "$out" | grep -E "^time for request:" | sed "s/^/  [unloaded] /" >&2
+awk -F'\t' '{ print $3 }' "$work/log" > "$work/latency-rtt.txt"
+read -r rtt_p50 rtt_p99 < <(percentiles "$work/latency-rtt.txt")
+
+kill "$node_pid"; wait "$node_pid" 2>/dev/null || true
+
+# --- nghttpd: a static file of the mean response size, same settings and pinning
+mkdir -p "$work/docroot"
+head -c "$mean_bytes" /dev/zero > "$work/docroot/suggest"
+peer_port="$(free_port)"
+taskset -c 0 nghttpd --no-tls -n 1 -d "$work/docroot" "$peer_port" >/dev/null 2>&1 &
+peer_pid=$!
+pids+=("$peer_pid")
+for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$peer_port") 2>/dev/null && break; sleep 0.05; done
+peer_requests=0 peer_seconds=0
+cpu_before="$(cpu_ticks "$peer_pid")"
+while read -r file bytes entries; do
+  read -r n s < <(run_h2load "nghttpd $mean_bytes B" peer "http://127.0.0.1:$peer_port/suggest")
+  peer_requests=$((peer_requests + n))
+  peer_seconds="$(awk -v a="$peer_seconds" -v b="$s" 'BEGIN { print a + b }')"
+done < "$work/requests.txt"
+cpu_after="$(cpu_ticks "$peer_pid")"
+peer_rps="$(awk -v n="$peer_requests" -v s="$peer_seconds" 'BEGIN { printf "%.0f", n / s }')"
+peer_cpu="$(awk -v t=$((cpu_after - cpu_before)) -v hz="$ticks_per_second" -v n="$peer_requests" 'BEGIN { printf "%.2f", t / hz / n * 1e6 }')"
+read -r peer_p50 peer_p99 < <(percentiles "$work/latency-peer.txt")
+
+printf '\n%-22s %12s %10s %10s %14s\n' "server" "requests/s" "p50 ms" "p99 ms" "CPU µs/request"
+printf '%-22s %12s %10s %10s %14s\n' "typeahead node" "$node_rps" "$node_p50" "$node_p99" "$node_cpu"
+printf '%-22s %12s %10s %10s %14s\n' "nghttpd (static)" "$peer_rps" "$peer_p50" "$peer_p99" "$peer_cpu"
+echo "node / nghttpd: throughput $(awk -v a="$node_rps" -v b="$peer_rps" 'BEGIN { printf "%.2f", a / b }'), CPU per request $(awk -v a="$node_cpu" -v b="$peer_cpu" 'BEGIN { printf "%.2f", a / b }')x"
+echo "unloaded round trip (h2load -c 1 -m 1, 5000 Suggests): p50 ${rtt_p50} ms, p99 ${rtt_p99} ms"
+echo "(mean Suggest response ${mean_bytes} bytes; $total_requests node requests, $peer_requests nghttpd requests)"
