@@ -48,7 +48,7 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["Wire", "Index"]),
         .testTarget(name: "WireTests", dependencies: ["Wire", "Index"], exclude: ["Fixtures"]),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2"]),
-        .testTarget(name: "NodeTests", dependencies: ["Node", "Index", "Wire"]),
+        .testTarget(name: "NodeTests", dependencies: ["Node", "Index", "Wire"], exclude: ["python"]),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
     ],
     swiftLanguageModes: [.v6]

@@ -343,8 +343,57 @@ struct SuggestEngine {
             try evaluatePartialOnly(&query, &acc, deleted: deleted, completionLimit: completionLimit, in: txn)
             return acc
         }
+        // Completions can keep the walk from settling (a word's best entry could be anywhere in
+        // `rest`). When every match is typo-free — exact complete words, an exact partial word —
+        // each word's best entry is simply its first posting inside `rest`, found by intersecting
+        // the word's postings with `rest`; do that instead when the partial word has few words.
+        var completionTerms: [[UInt8]]?
+        if acc.wantsCompletions, let partial = query.partial, partial.budget == 0,
+           query.complete.allSatisfy({ $0.budget == 0 }) {
+            if let terms = try generation.prefixTerms(partial.bytes, atMost: rest.count / 8, in: txn) {
+                completionTerms = terms
+                acc.wantsCompletions = false
+            }
+        }
         try rank(rest, &query, &acc, filtersHold: true, completionLimit: completionLimit, in: txn)
+        if let completionTerms {
+            acc.wantsCompletions = true
+            try completeWithin(rest, terms: completionTerms, limit: completionLimit, into: &acc, in: txn)
+        }
         return acc
+    }
+
+    /// Completions when every match is typo-free: each word's best entry is its first document in
+    /// `rest` (base numbers are rank order; delta documents are compared by key).
+    private func completeWithin(_ rest: [UInt32], terms: [[UInt8]], limit: Int, into acc: inout Accumulator,
+                                in txn: borrowing ReadTransaction) throws {
+        let base = generation.baseCount
+        var bests: [(doc: UInt32, term: [UInt8])] = []
+        var deltaBests: [(doc: UInt32, term: [UInt8])] = []
+        for term in terms {
+            let docs = try generation.documents(of: [term], includeDescription: false, in: txn)
+            var i = 0, j = 0
+            var firstBase: UInt32?
+            while i < docs.count && j < rest.count {
+                if docs[i] < rest[j] { i += 1 } else if rest[j] < docs[i] { j += 1 } else {
+                    if docs[i] < base {
+                        // The first base match is the best base one: jump to the delta documents.
+                        firstBase = docs[i]
+                        while i < docs.count && docs[i] < base { i += 1 }
+                        while j < rest.count && rest[j] < base { j += 1 }
+                        continue
+                    }
+                    deltaBests.append((docs[i], term))
+                    i += 1; j += 1
+                }
+            }
+            if let firstBase { bests.append((firstBase, term)) }
+        }
+        bests.sort { $0.doc != $1.doc ? $0.doc < $1.doc : $0.term.lexicographicallyPrecedes($1.term) }
+        for item in bests.prefix(limit) + deltaBests {
+            guard let doc = try generation.document(item.doc, in: txn) else { continue }
+            acc.noteCompletion(item.term, distance: 0, key: Self.completionKey(doc, typos: 0), docnum: item.doc)
+        }
     }
 
     /// Reads, verifies and ranks `candidates` (sorted) in document order, skipping the rest of the

@@ -76,6 +76,25 @@ extension Generation {
         return found.map { ($0.key, $0.value) }.sorted { $0.term.lexicographicallyPrecedes($1.term) }
     }
 
+    /// The words (base and delta, sorted, distinct) that start with `prefix`, or nil as soon as
+    /// there are more than `limit` of them (so asking is cheap when the answer is "many").
+    func prefixTerms(_ prefix: [UInt8], atMost limit: Int, in txn: borrowing ReadTransaction) throws -> [[UInt8]]? {
+        var found = Set<[UInt8]>()
+        for database in [schema.terms, schema.deltaTerms] {
+            let complete = try txn.withCursor(database) { cursor -> Bool in
+                var entry = try cursor.seek(atLeast: prefix)
+                while let key = entry?.key, key.hasPrefix(prefix) {
+                    found.insert(Array(key))
+                    if found.count > limit { return false }
+                    entry = try cursor.nextKey()
+                }
+                return true
+            }
+            if !complete { return nil }
+        }
+        return found.sorted { $0.lexicographicallyPrecedes($1) }
+    }
+
     /// Whether some name word (title or alias; base or delta) starts with `prefix`. Conservative:
     /// after 64 description-only words it answers true.
     func hasNameTerm(withPrefix prefix: [UInt8], in txn: borrowing ReadTransaction) throws -> Bool {
