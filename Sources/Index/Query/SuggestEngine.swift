@@ -347,15 +347,29 @@ struct SuggestEngine {
         // `rest`). When every match is typo-free — exact complete words, an exact partial word —
         // each word's best entry is simply its first posting inside `rest`, found by intersecting
         // the word's postings with `rest`; do that instead when the partial word has few words.
+        // The exact partial word's words, if there are few (listing many costs more than it saves).
+        var partialTerms: [[UInt8]]?
+        if let partial = query.partial, partial.budget == 0 {
+            partialTerms = try generation.prefixTerms(partial.bytes, atMost: min(256, max(16, rest.count / 8)), in: txn)
+        }
         var completionTerms: [[UInt8]]?
-        if acc.wantsCompletions, let partial = query.partial, partial.budget == 0,
-           query.complete.allSatisfy({ $0.budget == 0 }) {
-            if let terms = try generation.prefixTerms(partial.bytes, atMost: rest.count / 8, in: txn) {
-                completionTerms = terms
-                acc.wantsCompletions = false
+        if acc.wantsCompletions, let partialTerms, query.complete.allSatisfy({ $0.budget == 0 }) {
+            completionTerms = partialTerms
+            acc.wantsCompletions = false
+        }
+        // An exact partial word with few postings narrows the candidates by intersection, so a
+        // common complete word ("new …") does not mean reading every document that has it.
+        var candidates = rest
+        if let terms = partialTerms {
+            var postings = 0
+            for term in terms where postings <= rest.count / 2 {
+                postings += try generation.postingCount(of: term, includeDescription: false, in: txn)
+            }
+            if postings <= rest.count / 2 {
+                candidates = intersect(rest, try generation.documents(of: terms, includeDescription: false, in: txn))
             }
         }
-        try rank(rest, &query, &acc, filtersHold: true, completionLimit: completionLimit, in: txn)
+        try rank(candidates, &query, &acc, filtersHold: true, completionLimit: completionLimit, in: txn)
         if let completionTerms {
             acc.wantsCompletions = true
             try completeWithin(rest, terms: completionTerms, limit: completionLimit, into: &acc, in: txn)
@@ -370,22 +384,22 @@ struct SuggestEngine {
         let base = generation.baseCount
         var bests: [(doc: UInt32, term: [UInt8])] = []
         var deltaBests: [(doc: UInt32, term: [UInt8])] = []
+        let hasDelta = try txn.count(generation.schema.deltaTerms) > 0
         for term in terms {
-            let docs = try generation.documents(of: [term], includeDescription: false, in: txn)
-            var i = 0, j = 0
+            // Base: decode the word's postings lazily, probing `rest` by binary search, and stop at
+            // the first hit (the best base one). Delta: every hit is kept and compared by key.
             var firstBase: UInt32?
-            while i < docs.count && j < rest.count {
-                if docs[i] < rest[j] { i += 1 } else if rest[j] < docs[i] { j += 1 } else {
-                    if docs[i] < base {
-                        // The first base match is the best base one: jump to the delta documents.
-                        firstBase = docs[i]
-                        while i < docs.count && docs[i] < base { i += 1 }
-                        while j < rest.count && rest[j] < base { j += 1 }
-                        continue
-                    }
-                    deltaBests.append((docs[i], term))
-                    i += 1; j += 1
+            if let value = try txn.get(generation.schema.terms, term) {
+                var cursor = try PostingCursor(value)
+                while let doc = cursor.current {
+                    if contains(rest, doc) { firstBase = doc; break }
+                    try cursor.advance()
                 }
+            }
+            if hasDelta {
+                var delta: [UInt32] = []
+                try appendDeltaPostings(of: term, to: &delta, in: txn)
+                for doc in delta where contains(rest, doc) { deltaBests.append((doc, term)) }
             }
             if let firstBase { bests.append((firstBase, term)) }
         }
