@@ -32,6 +32,9 @@ public final class NodeServer: Sendable {
     private let readsInFlight = Atomic<Int>(0)
     private let writesQueued = Atomic<Int>(0)
     private let health: HealthService
+    /// Re-reads the shard's manifest every second, so a generation activated by another process
+    /// (`typeahead index` on the same directory) is picked up without a restart.
+    private let manifestWatch = Mutex<TimerBox?>(nil)
 
     public init(shard: Shard, configuration: NodeConfiguration, telemetry: NodeTelemetry = NodeTelemetry()) {
         self.shard = shard
@@ -72,6 +75,22 @@ public final class NodeServer: Sendable {
         }
         let port = try server.start()
         self.server.withLock { $0 = server }
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
+        timer.schedule(deadline: .now() + 1, repeating: 1.0)
+        timer.setEventHandler { [shard, telemetry] in
+            let before = shard.currentGeneration
+            do {
+                try shard.reload()
+            } catch {
+                telemetry.logger.error("cannot reload the shard manifest", ["error": "\(error)"])
+            }
+            if shard.currentGeneration != before {
+                telemetry.logger.info("generation switched by another process",
+                                      ["from": "\(before ?? 0)", "to": "\(shard.currentGeneration ?? 0)"])
+            }
+        }
+        timer.resume()
+        manifestWatch.withLock { $0 = TimerBox(timer: timer) }
         telemetry.statisticsSource = { [weak server] in server?.statistics() }
         telemetry.logger.info("node serving", ["shard": shard.directory, "listen": "\(configuration.host):\(port)",
                                                "generation": "\(shard.currentGeneration ?? 0)"])
@@ -81,6 +100,10 @@ public final class NodeServer: Sendable {
     /// Stops accepting, tells health watchers and peers (GOAWAY), lets in-flight requests finish
     /// within the grace period, then closes. Idempotent.
     public func shutdown() {
+        manifestWatch.withLock { box in
+            box?.timer.cancel()
+            box = nil
+        }
         health.beginShutdown()
         guard let server = server.withLock({ current -> HTTP2Server? in
             defer { current = nil }
@@ -244,4 +267,11 @@ enum RequestIDs {
     static func next() -> String {
         prefix + "-" + String(counter.add(1, ordering: .relaxed).newValue, radix: 16)
     }
+}
+
+/// A dispatch timer owned by the node: created in `start`, cancelled in `shutdown`, both under the
+/// node's mutex; the timer's own handler runs on its queue and touches only Sendable state.
+private final class TimerBox: @unchecked Sendable {
+    let timer: DispatchSourceTimer
+    init(timer: DispatchSourceTimer) { self.timer = timer }
 }
