@@ -57,6 +57,10 @@ struct SuggestEngine {
                                      hasDeletions: Bool, in txn: borrowing ReadTransaction) throws -> Accumulator? {
         let words = query.complete + (query.partial.map { [$0] } ?? [])
         guard words.contains(where: { $0.budget > 0 }) else { return nil }
+        // Counted categories include typo matches of complete words: then this shortcut can never
+        // be taken, so do not pay for trying.
+        let countsCategories = !matchingCategories.isEmpty && !(query.complete.isEmpty && query.tokens.isEmpty)
+        if countsCategories && query.complete.contains(where: { $0.budget > 0 }) { return nil }
         var exact = query
         exact.complete = query.complete.map { $0.withoutTypos() }
         exact.partial = query.partial?.withoutTypos()
@@ -369,7 +373,18 @@ struct SuggestEngine {
                 candidates = intersect(rest, try generation.documents(of: terms, includeDescription: false, in: txn))
             }
         }
-        try rank(candidates, &query, &acc, filtersHold: true, completionLimit: completionLimit, in: txn)
+        if query.complete.contains(where: { $0.budget > 0 }) {
+            // Typo'd complete words widened `rest`; the documents that contain every complete word
+            // exactly rank first (fewer typos), so they are read first — often the answer settles
+            // there and the typo-only documents are never read.
+            let exact = try generation.filteredDocuments(words: query.complete.map { $0.withoutTypos() }, tokens: query.tokens,
+                                                         includeDescription: false, deleted: deleted, in: txn).docs ?? []
+            let first = intersect(candidates, exact)
+            try rank(first, &query, &acc, filtersHold: true, completionLimit: completionLimit, in: txn)
+            try rank(subtract(candidates, first), &query, &acc, filtersHold: true, completionLimit: completionLimit, in: txn)
+        } else {
+            try rank(candidates, &query, &acc, filtersHold: true, completionLimit: completionLimit, in: txn)
+        }
         if let completionTerms {
             acc.wantsCompletions = true
             try completeWithin(rest, terms: completionTerms, limit: completionLimit, into: &acc, in: txn)
