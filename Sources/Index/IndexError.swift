@@ -32,8 +32,4 @@ public struct IndexError: Error, Sendable, Hashable, CustomStringConvertible {
 
     static func invalidArgument(_ message: String) -> IndexError { IndexError(.invalidArgument, message) }
     static func corrupt(_ message: String) -> IndexError { IndexError(.dataLoss, "index data is corrupt: \(message)") }
-    static func storage(_ error: any Error) -> IndexError {
-        if let e = error as? IndexError { return e }
-        return IndexError(.internal, "storage: \(error)")
-    }
 }

@@ -144,10 +144,7 @@ public final class Shard: Sendable {
 
     /// Live entries of the current generation.
     public func entryCount() throws -> Int {
-        let generation = try current()
-        return try generation.environment.read { txn in
-            Int(try Updater.readU64(txn.get(generation.schema.meta, MetaKey.liveCount)))
-        }
+        try current().liveCount()
     }
 
     /// LMDB figures of the current generation (bytes in use, map size).
@@ -289,9 +286,7 @@ public final class Shard: Sendable {
         let manifest = try layout.readManifest()
         return try layout.generationsOnDisk().compactMap { number in
             guard layout.isComplete(number), let generation = try? open(number) else { return nil }
-            let entries = try generation.environment.read { txn in
-                Int(try Updater.readU64(txn.get(generation.schema.meta, MetaKey.liveCount)))
-            }
+            let entries = try generation.liveCount()
             let bytes = try generation.environment.statistics().usedBytes
             let state: GenerationInfo.State = number == manifest.current ? .current : number == manifest.previous ? .previous : .staged
             return GenerationInfo(number: number, state: state, entries: entries, bytes: bytes, build: nil)

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HTTP2
 import Index
+import Observability
 import Wire
 
 /// The GET side of a node: JSON conveniences for people and curl, and the operator endpoints.
@@ -95,7 +96,7 @@ enum ConnectJSON {
         }
         var deadline: ContinuousClock.Instant?
         if let millis = request.header("connect-timeout-ms").flatMap(Int64.init) { deadline = started.advanced(by: .milliseconds(millis)) }
-        let context = CallContext(requestID: request.header("x-request-id") ?? RequestIDs.next(), deadline: deadline, responder: responder)
+        let context = CallContext(requestID: request.header("x-request-id") ?? RequestID.next().description, deadline: deadline, responder: responder)
         let shard = node.shard
         let body = request.body
         let work: @Sendable () -> Void = {

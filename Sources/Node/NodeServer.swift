@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HTTP2
 import Index
+import Observability
 import Synchronization
 import Wire
 
@@ -140,7 +141,7 @@ public final class NodeServer: Sendable {
 
     private func handleGRPC(_ request: HTTP2Request, path: String, _ responder: HTTP2Responder) {
         let started = ContinuousClock.now
-        let requestID = request.header("x-request-id") ?? RequestIDs.next()
+        let requestID = request.header("x-request-id") ?? RequestID.next().description
         let finish: @Sendable (String, GRPCStatus, [UInt8]?) -> Void = { [telemetry] method, status, message in
             if let message, status.code == .ok {
                 responder.respond(status: 200, headers: GRPCResponses.headers, body: GRPCFraming.frame(message),
@@ -256,16 +257,6 @@ enum GRPCResponses {
     /// A response that is only HEADERS (with END_STREAM): how gRPC reports an error before any message.
     static func trailersOnly(_ status: GRPCStatus) -> [HTTP2HeaderField] {
         headers + trailers(status)
-    }
-}
-
-/// Request ids: a random per-process prefix and a counter — unique, cheap, sortable per process.
-enum RequestIDs {
-    private static let prefix = String(UInt32.random(in: 0...UInt32.max), radix: 16)
-    private static let counter = Atomic<UInt64>(0)
-
-    static func next() -> String {
-        prefix + "-" + String(counter.add(1, ordering: .relaxed).newValue, radix: 16)
     }
 }
 

@@ -226,31 +226,22 @@ struct FlatStrings {
 
 /// memcmp order of two byte strings (-1, 0, 1).
 func compareBytes(_ a: [UInt8], _ b: [UInt8]) -> Int {
-    a.withUnsafeBufferPointer { x in
-        b.withUnsafeBufferPointer { y in
-            let common = min(x.count, y.count)
-            if common > 0, let xb = x.baseAddress, let yb = y.baseAddress {
-                let order = memcmp(xb, yb, common)
-                if order != 0 { return order < 0 ? -1 : 1 }
-            }
-            return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
-        }
-    }
+    a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in compareBytes(x, y) } }
 }
 
 /// memcmp order of two strings' UTF-8 (-1, 0, 1).
 func compareUTF8(_ a: String, _ b: String) -> Int {
     var a = a, b = b
-    return a.withUTF8 { x in
-        b.withUTF8 { y in
-            let common = min(x.count, y.count)
-            if common > 0, let xb = x.baseAddress, let yb = y.baseAddress {
-                let order = memcmp(xb, yb, common)
-                if order != 0 { return order < 0 ? -1 : 1 }
-            }
-            return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
-        }
+    return a.withUTF8 { x in b.withUTF8 { y in compareBytes(x, y) } }
+}
+
+private func compareBytes(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Int {
+    let common = min(x.count, y.count)
+    if common > 0, let xb = x.baseAddress, let yb = y.baseAddress {
+        let order = memcmp(xb, yb, common)
+        if order != 0 { return order < 0 ? -1 : 1 }
     }
+    return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
 }
 
 /// Times the stages of a build.

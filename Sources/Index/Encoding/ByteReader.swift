@@ -35,6 +35,19 @@ struct ByteReader {
         }
     }
 
+    /// Reads `count` document numbers written by ``ByteWriter/ascendingDeltas(_:)``.
+    mutating func ascendingDeltas(count: Int) throws(IndexError) -> [UInt32] {
+        var docs: [UInt32] = []
+        docs.reserveCapacity(count)
+        var doc: UInt32 = 0
+        for i in 0..<count {
+            let delta = UInt32(truncatingIfNeeded: try varint())
+            doc = i == 0 ? delta : doc &+ delta
+            docs.append(doc)
+        }
+        return docs
+    }
+
     mutating func int() throws(IndexError) -> Int {
         let v = try varint()
         guard v <= UInt64(Int32.max) else { throw .corrupt("count out of range") }

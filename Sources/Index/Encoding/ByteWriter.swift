@@ -25,6 +25,16 @@ struct ByteWriter {
         bytes.append(UInt8(v))
     }
 
+    /// An ascending list of document numbers as varint deltas (the first one absolute), the form
+    /// of every document list in the index. The count is written by the caller.
+    mutating func ascendingDeltas(_ docs: [UInt32]) {
+        var previous: UInt32 = 0
+        for (i, doc) in docs.enumerated() {
+            varint(i == 0 ? doc : doc - previous)
+            previous = doc
+        }
+    }
+
     mutating func u32be(_ value: UInt32) {
         bytes.append(UInt8(truncatingIfNeeded: value >> 24))
         bytes.append(UInt8(truncatingIfNeeded: value >> 16))

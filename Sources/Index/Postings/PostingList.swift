@@ -16,16 +16,8 @@ enum PostingList {
     static func encode(name: [UInt32], description: [UInt32], into writer: inout ByteWriter) {
         writer.varint(name.count)
         writer.varint(description.count)
-        appendDeltas(name, into: &writer)
-        appendDeltas(description, into: &writer)
-    }
-
-    private static func appendDeltas(_ docs: [UInt32], into writer: inout ByteWriter) {
-        var previous: UInt32 = 0
-        for (i, doc) in docs.enumerated() {
-            writer.varint(i == 0 ? doc : doc - previous)
-            previous = doc
-        }
+        writer.ascendingDeltas(name)
+        writer.ascendingDeltas(description)
     }
 }
 

@@ -26,12 +26,11 @@ struct SearchEngine {
             }
             after = token.after
         }
-        let hasDeletions = try generation.hasDeletions(in: txn)
         var words = query.complete + (query.partial.map { [$0] } ?? [])
 
         // Candidates from postings: the complete words and tokens intersected; the partial word is
         // verified per document unless it is the only word (then its terms' postings are the set).
-        let deleted = hasDeletions ? try DeletedSet(generation: generation, in: txn) : nil
+        let deleted = try generation.deletedSet(in: txn)
         var (candidates, _) = try generation.filteredDocuments(words: query.complete, tokens: query.tokens,
                                                                 includeDescription: true, deleted: deleted, in: txn)
         if candidates == nil, let partial = query.partial {

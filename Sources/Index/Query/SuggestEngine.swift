@@ -30,7 +30,7 @@ struct SuggestEngine {
     func suggest(_ request: SuggestRequest, in txn: borrowing ReadTransaction) throws -> SuggestResponse {
         try Self.validate(request.limits)
         var query = try PreparedQuery(text: request.text, tokens: request.tokens, typos: request.typos, analyzer: analyzer)
-        let hasDeletions = try generation.hasDeletions(in: txn)
+        let deleted = try generation.deletedSet(in: txn)
 
         var matchingCategories: [[UInt8]: Int] = [:]
         if let partial = query.partial, request.limits.categories > 0 {
@@ -38,12 +38,12 @@ struct SuggestEngine {
         }
 
         var accumulator: Accumulator
-        if let viaTrie = try trySuggestViaTrie(&query, request, hasDeletions: hasDeletions, in: txn) {
+        if let viaTrie = try trySuggestViaTrie(&query, request, deleted: deleted, in: txn) {
             accumulator = viaTrie
-        } else if let exact = try suggestWithoutTypos(query, request, matchingCategories, hasDeletions: hasDeletions, in: txn) {
+        } else if let exact = try suggestWithoutTypos(query, request, matchingCategories, deleted: deleted, in: txn) {
             accumulator = exact
         } else {
-            accumulator = try evaluateGenerally(&query, request, matchingCategories, hasDeletions: hasDeletions, in: txn)
+            accumulator = try evaluateGenerally(&query, request, matchingCategories, deleted: deleted, in: txn)
         }
         return try respond(query, request, accumulator, matchingCategories, in: txn)
     }
@@ -54,7 +54,7 @@ struct SuggestEngine {
     /// Category counts are the exception: they count typo matches of complete words too, so the
     /// shortcut holds for them only when no complete word may have typos.
     private func suggestWithoutTypos(_ query: PreparedQuery, _ request: SuggestRequest, _ matchingCategories: [[UInt8]: Int],
-                                     hasDeletions: Bool, in txn: borrowing ReadTransaction) throws -> Accumulator? {
+                                     deleted: DeletedSet?, in txn: borrowing ReadTransaction) throws -> Accumulator? {
         let words = query.complete + (query.partial.map { [$0] } ?? [])
         guard words.contains(where: { $0.budget > 0 }) else { return nil }
         // Counted categories include typo matches of complete words: then this shortcut can never
@@ -64,7 +64,7 @@ struct SuggestEngine {
         var exact = query
         exact.complete = query.complete.map { $0.withoutTypos() }
         exact.partial = query.partial?.withoutTypos()
-        let acc = try evaluateGenerally(&exact, request, matchingCategories, hasDeletions: hasDeletions, in: txn)
+        let acc = try evaluateGenerally(&exact, request, matchingCategories, deleted: deleted, in: txn)
         guard acc.entries.isFull || acc.entries.limit == 0 else { return nil }
         guard !acc.wantsCompletions || acc.completions.count >= request.limits.completions else { return nil }
         guard acc.categoryCounts == nil || query.complete.allSatisfy({ $0.budget == 0 }) else { return nil }
@@ -190,7 +190,7 @@ struct SuggestEngine {
 
     // MARK: The trie plan
 
-    private func trySuggestViaTrie(_ query: inout PreparedQuery, _ request: SuggestRequest, hasDeletions: Bool,
+    private func trySuggestViaTrie(_ query: inout PreparedQuery, _ request: SuggestRequest, deleted: DeletedSet?,
                                    in txn: borrowing ReadTransaction) throws -> Accumulator? {
         guard query.complete.isEmpty, query.tokens.isEmpty, let partial = query.partial,
               let node = try generation.heavyNode(partial.bytes, in: txn) else { return nil }
@@ -199,8 +199,8 @@ struct SuggestEngine {
 
         // Delta documents: every one that matches, verified like any candidate.
         var deltaDocs: [UInt32] = []
-        for (term, _) in try deltaTerms(matching: partial, in: txn) {
-            try appendDeltaPostings(of: term, to: &deltaDocs, in: txn)
+        for (term, _) in try generation.deltaTerms(matching: partial, in: txn) {
+            try generation.appendDeltaPostings(of: term, includeDescription: false, to: &deltaDocs, in: txn)
         }
         sortUnique(&deltaDocs)
         for docnum in deltaDocs {
@@ -215,16 +215,16 @@ struct SuggestEngine {
             CandidateKey(typos: 0, field: 0, startsWith: startsWith, weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
         }
         for docnum in node.startsWith where acc.entries.limit > 0 {
-            if hasDeletions, try generation.isDeleted(docnum, in: txn) { continue }
+            if let deleted, try deleted.contains(docnum, in: txn) { continue }
             guard let doc = try generation.document(docnum, in: txn) else { continue }
             let key = baseKey(doc, startsWith: true)
             if acc.entries.isFull, let worst = acc.entries.worst, !(key < worst) { break }
             acc.entries.insert(key, docnum: docnum, title: doc.title)
         }
         if !node.startsWithTruncated && acc.entries.limit > 0 {
-            let listed = Set(node.startsWith)
-            for docnum in node.all where !listed.contains(docnum) {
-                if hasDeletions, try generation.isDeleted(docnum, in: txn) { continue }
+            // Both lists hold at most `listSize` documents: a linear look-up beats hashing them.
+            for docnum in node.all where !node.startsWith.contains(docnum) {
+                if let deleted, try deleted.contains(docnum, in: txn) { continue }
                 guard let doc = try generation.document(docnum, in: txn) else { continue }
                 let key = baseKey(doc, startsWith: false)
                 if acc.entries.isFull, let worst = acc.entries.worst, !(key < worst) { break }
@@ -259,7 +259,7 @@ struct SuggestEngine {
         let wanted = request.limits.completions
         var completionBound: CandidateKey?
         for (index, listed) in node.completions.prefix(wanted).enumerated() {
-            if hasDeletions, try generation.isDeleted(listed.best, in: txn) { return nil }
+            if let deleted, try deleted.contains(listed.best, in: txn) { return nil }
             guard let doc = try generation.document(listed.best, in: txn) else { return nil }
             let key = Self.completionKey(doc, typos: 0)
             acc.noteCompletion(listed.term, distance: 0, key: key, docnum: listed.best)
@@ -279,26 +279,6 @@ struct SuggestEngine {
         return acc
     }
 
-    private func deltaTerms(matching word: QueryWord, in txn: borrowing ReadTransaction) throws -> [(term: [UInt8], distance: Int)] {
-        try txn.withCursor(generation.schema.deltaTerms) { cursor in
-            if word.budget == 0 {
-                return try TermWalk.keys(&cursor, withPrefix: word.bytes).map { ($0, 0) }
-            }
-            var automaton = word.termAutomaton
-            return try TermWalk.matches(&cursor, automaton: &automaton)
-        }
-    }
-
-    private func appendDeltaPostings(of term: [UInt8], to docs: inout [UInt32], in txn: borrowing ReadTransaction) throws {
-        try txn.withCursor(generation.schema.deltaTerms) { cursor in
-            var entry = try cursor.seek(term)
-            while let value = entry?.value {
-                if value.count == 5, value[4] == 0 { docs.append(value.loadBigEndian(UInt32.self, at: 0)) }
-                entry = try cursor.nextDuplicate()
-            }
-        }
-    }
-
     // MARK: The general plan
 
     /// The general plan. Candidates come from postings alone: the complete words' and tokens'
@@ -308,15 +288,14 @@ struct SuggestEngine {
     /// to verify the partial word and rank; once the answer is settled the rest of the base is
     /// skipped (delta documents, not in rank order, are always read).
     private func evaluateGenerally(_ query: inout PreparedQuery, _ request: SuggestRequest, _ matchingCategories: [[UInt8]: Int],
-                                   hasDeletions: Bool, in txn: borrowing ReadTransaction) throws -> Accumulator {
+                                   deleted: DeletedSet?, in txn: borrowing ReadTransaction) throws -> Accumulator {
         let restIsEverything = query.complete.isEmpty && query.tokens.isEmpty
         let countCategories = !matchingCategories.isEmpty && !restIsEverything
         var acc = newAccumulator(query, request, countCategories: countCategories)
         if restIsEverything && query.partial == nil {
-            try evaluateAll(&query, &acc, hasDeletions: hasDeletions, in: txn)
+            try evaluateAll(&query, &acc, deleted: deleted, in: txn)
             return acc
         }
-        let deleted = hasDeletions ? try DeletedSet(generation: generation, in: txn) : nil
 
         // 1. The rest of the query (complete words and tokens) as a sorted list of documents.
         let (rest, nearest) = try generation.filteredDocuments(words: query.complete, tokens: query.tokens,
@@ -413,7 +392,7 @@ struct SuggestEngine {
             }
             if hasDelta {
                 var delta: [UInt32] = []
-                try appendDeltaPostings(of: term, to: &delta, in: txn)
+                try generation.appendDeltaPostings(of: term, includeDescription: false, to: &delta, in: txn)
                 for doc in delta where contains(rest, doc) { deltaBests.append((doc, term)) }
             }
             if let firstBase { bests.append((firstBase, term)) }
@@ -489,7 +468,7 @@ struct SuggestEngine {
             }
             if hasDelta {
                 var docs: [UInt32] = []
-                for term in terms { try appendDeltaPostings(of: term, to: &docs, in: txn) }
+                for term in terms { try generation.appendDeltaPostings(of: term, includeDescription: false, to: &docs, in: txn) }
                 for docnum in Set(docs) where considered.insert(docnum).inserted {
                     guard let doc = try generation.document(docnum, in: txn) else { continue }
                     try consider(doc, &query, &acc)
@@ -553,7 +532,7 @@ struct SuggestEngine {
             if hasDelta {
                 for (term, _) in levelTerms {
                     var docs: [UInt32] = []
-                    try appendDeltaPostings(of: term, to: &docs, in: txn)
+                    try generation.appendDeltaPostings(of: term, includeDescription: false, to: &docs, in: txn)
                     for docnum in docs {
                         guard let doc = try generation.document(docnum, in: txn) else { continue }
                         let typos = distance == 0 ? 0 : try level(of: docnum, below: distance)
@@ -568,7 +547,7 @@ struct SuggestEngine {
     /// No words and no tokens: every entry matches with the same typos and startsWith, so base
     /// documents (numbered in rank order) are read only until the entries are full; every delta
     /// document is read.
-    private func evaluateAll(_ query: inout PreparedQuery, _ acc: inout Accumulator, hasDeletions: Bool,
+    private func evaluateAll(_ query: inout PreparedQuery, _ acc: inout Accumulator, deleted: DeletedSet?,
                              in txn: borrowing ReadTransaction) throws {
         let base = generation.baseCount
         try txn.withCursor(generation.schema.docs) { cursor in
@@ -579,8 +558,7 @@ struct SuggestEngine {
                     entry = try cursor.seek(atLeast: base)
                     continue
                 }
-                let deleted = hasDeletions ? try generation.isDeleted(docnum, in: txn) : false
-                if !deleted {
+                if !(try deleted?.contains(docnum, in: txn) ?? false) {
                     try consider(try DocumentView(docnum: docnum, record: value), &query, &acc)
                 }
                 entry = try cursor.next()

@@ -3,14 +3,21 @@ import Storage
 /// Reads shared by suggest and search. Every method takes the read transaction it runs in; the
 /// views it returns are valid until that transaction ends.
 extension Generation {
+    /// Live entries, from the generation's metadata (its own read transaction).
+    func liveCount() throws -> Int {
+        try environment.read { txn in Int(try Updater.readU64(txn.get(schema.meta, MetaKey.liveCount))) }
+    }
+
     func document(_ docnum: UInt32, in txn: borrowing ReadTransaction) throws -> DocumentView? {
         guard let record = try txn.get(schema.docs, docnum) else { return nil }
         return try DocumentView(docnum: docnum, record: record)
     }
 
-    /// Whether any base document is deleted (decides whether candidates need the check).
-    func hasDeletions(in txn: borrowing ReadTransaction) throws -> Bool {
-        try txn.count(schema.deleted) > 0
+    /// The deleted base documents, or nil when there are none (then no candidate needs the check).
+    /// Read once per query.
+    func deletedSet(in txn: borrowing ReadTransaction) throws -> DeletedSet? {
+        let set = try DeletedSet(generation: self, in: txn)
+        return set.count > 0 ? set : nil
     }
 
     func isDeleted(_ docnum: UInt32, in txn: borrowing ReadTransaction) throws -> Bool {
@@ -24,6 +31,12 @@ extension Generation {
         if let value = try txn.get(schema.terms, term) {
             try PostingListView(value).forEach(includeDescription: includeDescription) { doc, _ in docs.append(doc) }
         }
+        try appendDeltaPostings(of: term, includeDescription: includeDescription, to: &docs, in: txn)
+    }
+
+    /// Appends the delta documents of one term (ascending).
+    func appendDeltaPostings(of term: [UInt8], includeDescription: Bool, to docs: inout [UInt32],
+                             in txn: borrowing ReadTransaction) throws {
         try txn.withCursor(schema.deltaTerms) { cursor in
             var entry = try cursor.seek(term)
             while let value = entry?.value {
@@ -65,11 +78,7 @@ extension Generation {
             }
         }
         guard try txn.count(schema.deltaTerms) > 0 else { return base }
-        let delta: [(term: [UInt8], distance: Int)] = try txn.withCursor(schema.deltaTerms) { cursor in
-            if word.budget == 0 { return try TermWalk.keys(&cursor, withPrefix: word.bytes).map { ($0, 0) } }
-            var automaton = word.termAutomaton
-            return try TermWalk.matches(&cursor, automaton: &automaton)
-        }
+        let delta = try deltaTerms(matching: word, in: txn)
         guard !delta.isEmpty else { return base }
         var found: [[UInt8]: Int] = [:]
         for (term, distance) in base + delta { found[term] = min(found[term] ?? distance, distance) }
@@ -93,6 +102,17 @@ extension Generation {
             if !complete { return nil }
         }
         return found.sorted { $0.lexicographicallyPrecedes($1) }
+    }
+
+    /// The delta segment's terms a query word matches, in byte order.
+    func deltaTerms(matching word: QueryWord, in txn: borrowing ReadTransaction) throws -> [(term: [UInt8], distance: Int)] {
+        try txn.withCursor(schema.deltaTerms) { cursor in
+            if word.budget == 0 {
+                return try TermWalk.keys(&cursor, withPrefix: word.bytes).map { ($0, 0) }
+            }
+            var automaton = word.termAutomaton
+            return try TermWalk.matches(&cursor, automaton: &automaton)
+        }
     }
 
     /// Whether some name word (title or alias; base or delta) starts with `prefix`. Conservative:

@@ -110,6 +110,17 @@ enum UTF8Scalars {
         return out
     }
 
+    /// The scalar of the `length`-byte sequence starting at `position` (lengths from
+    /// ``sequenceLength(_:)``, clipped by the caller at the end of the bytes).
+    @inline(__always)
+    static func scalar<C: RandomAccessCollection>(in bytes: C, at position: Int, length: Int) -> UInt32
+    where C.Index == Int, C.Element == UInt8 {
+        let lead = bytes[position]
+        var scalar = UInt32(length == 1 ? lead : lead & (0xFF >> (length + 1)))
+        for k in 1..<max(length, 1) { scalar = scalar << 6 | UInt32(bytes[position + k] & 0x3F) }
+        return scalar
+    }
+
     /// Length of the UTF-8 sequence that starts with `byte`.
     @inline(__always)
     static func sequenceLength(_ byte: UInt8) -> Int {

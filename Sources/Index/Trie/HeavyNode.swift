@@ -40,11 +40,7 @@ struct HeavyNode {
         writer.varint(postings)
         for list in [startsWith, all] {
             writer.varint(list.count)
-            var previous: UInt32 = 0
-            for (i, doc) in list.enumerated() {
-                writer.varint(i == 0 ? doc : doc - previous)
-                previous = doc
-            }
+            writer.ascendingDeltas(list)
         }
         writer.varint(completions.count)
         for (term, best) in completions {
@@ -65,21 +61,8 @@ struct HeavyNode {
         var reader = ByteReader(bytes)
         let flags = try reader.byte()
         postings = try reader.int()
-        var lists: [[UInt32]] = []
-        for _ in 0..<2 {
-            let count = try reader.int()
-            var list: [UInt32] = []
-            list.reserveCapacity(count)
-            var doc: UInt32 = 0
-            for i in 0..<count {
-                let delta = UInt32(truncatingIfNeeded: try reader.varint())
-                doc = i == 0 ? delta : doc &+ delta
-                list.append(doc)
-            }
-            lists.append(list)
-        }
-        startsWith = lists[0]
-        all = lists[1]
+        startsWith = try reader.ascendingDeltas(count: try reader.int())
+        all = try reader.ascendingDeltas(count: try reader.int())
         startsWithTruncated = flags & 1 != 0
         allTruncated = flags & 2 != 0
         completionsTruncated = flags & 4 != 0

@@ -103,10 +103,8 @@ enum PackedTrie {
             var alive = true
             var position = labelStart
             while position < labelStart + labelLength {
-                let b0 = raw[position]
-                let length = min(UTF8Scalars.sequenceLength(b0), labelStart + labelLength - position)
-                var scalar = UInt32(length == 1 ? b0 : b0 & (0xFF >> (length + 1)))
-                for k in 1..<max(length, 1) where length > 1 { scalar = scalar << 6 | UInt32(raw[position + k] & 0x3F) }
+                let length = min(UTF8Scalars.sequenceLength(raw[position]), labelStart + labelLength - position)
+                let scalar = UTF8Scalars.scalar(in: raw, at: position, length: length)
                 for k in 0..<length { path.append(raw[position + k]) }
                 position += length
                 if !automaton.push(scalar) { alive = false; break }

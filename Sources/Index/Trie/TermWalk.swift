@@ -32,12 +32,8 @@ enum TermWalk {
             var alive = true
             while position < key.count {
                 let length = min(UTF8Scalars.sequenceLength(key[position]), key.count - position)
-                var scalar: UInt32 = 0
-                for offset in 0..<length {
-                    let byte = key[position + offset]
-                    path.append(byte)
-                    scalar = offset == 0 ? UInt32(length == 1 ? byte : byte & (0xFF >> (length + 1))) : scalar << 6 | UInt32(byte & 0x3F)
-                }
+                let scalar = UTF8Scalars.scalar(in: key, at: position, length: length)
+                for offset in 0..<length { path.append(key[position + offset]) }
                 position += length
                 boundaries.append(position)
                 if !automaton.push(scalar) { alive = false; break }
