@@ -49,25 +49,17 @@ public final class HTTP2ClientSession {
     }
 
     public func receive(_ bytes: [UInt8]) throws(HTTP2SessionError) {
-        let result: Result<Void, HTTP2SessionError> = bytes.withUnsafeBytes { raw in
-            do throws(HTTP2SessionError) { try core.receive(raw) } catch { return .failure(error) }
-            return .success(())
-        }
-        try result.get()
+        try core.receive(bytes)
     }
 
     public func drainEvents(_ body: (Event) throws -> Void) rethrows {
-        while !core.events.isEmpty {
-            let batch = core.events
-            core.events.removeAll(keepingCapacity: true)
-            for event in batch {
-                switch event {
-                case .response(let response): try body(.response(response))
-                case .rejected(let id, let reason): try body(.responseRejected(streamID: id, reason: reason))
-                case .streamClosed(let id, let code): try body(.streamClosed(streamID: id, errorCode: code))
-                case .goAway(let last, let code): try body(.goAway(lastStreamID: last, errorCode: code))
-                case .request: break  // server role only
-                }
+        try core.drainEvents { event in
+            switch event {
+            case .response(let response): try body(.response(response))
+            case .rejected(let id, let reason): try body(.responseRejected(streamID: id, reason: reason))
+            case .streamClosed(let id, let code): try body(.streamClosed(streamID: id, errorCode: code))
+            case .goAway(let last, let code): try body(.goAway(lastStreamID: last, errorCode: code))
+            case .request: break  // server role only
             }
         }
     }

@@ -47,27 +47,19 @@ public final class HTTP2ServerSession {
     }
 
     public func receive(_ bytes: [UInt8]) throws(HTTP2SessionError) {
-        let result: Result<Void, HTTP2SessionError> = bytes.withUnsafeBytes { raw in
-            do throws(HTTP2SessionError) { try core.receive(raw) } catch { return .failure(error) }
-            return .success(())
-        }
-        try result.get()
+        try core.receive(bytes)
     }
 
     /// Hands every pending event to `body`, in order, and forgets them. Responding from inside
     /// `body` is allowed.
     public func drainEvents(_ body: (Event) throws -> Void) rethrows {
-        while !core.events.isEmpty {
-            let batch = core.events
-            core.events.removeAll(keepingCapacity: true)
-            for event in batch {
-                switch event {
-                case .request(let request): try body(.request(request))
-                case .rejected(let id, let reason): try body(.requestRejected(streamID: id, reason: reason))
-                case .streamClosed(let id, let code): try body(.streamClosed(streamID: id, errorCode: code))
-                case .goAway(let last, let code): try body(.goAway(lastStreamID: last, errorCode: code))
-                case .response: break  // client role only
-                }
+        try core.drainEvents { event in
+            switch event {
+            case .request(let request): try body(.request(request))
+            case .rejected(let id, let reason): try body(.requestRejected(streamID: id, reason: reason))
+            case .streamClosed(let id, let code): try body(.streamClosed(streamID: id, errorCode: code))
+            case .goAway(let last, let code): try body(.goAway(lastStreamID: last, errorCode: code))
+            case .response: break  // client role only
             }
         }
     }

@@ -78,6 +78,25 @@ final class SessionCore {
     /// Feeds received bytes. Callbacks run inside and append to `events`. A thrown error is fatal for
     /// the connection (bad preface, flooding, out of memory); protocol errors the peer makes are
     /// handled by nghttp2 itself (it queues RST_STREAM or GOAWAY) and do not throw.
+    /// `receive` for an array (both session roles offer it).
+    func receive(_ bytes: [UInt8]) throws(HTTP2SessionError) {
+        let result: Result<Void, HTTP2SessionError> = bytes.withUnsafeBytes { raw in
+            do throws(HTTP2SessionError) { try receive(raw) } catch { return .failure(error) }
+            return .success(())
+        }
+        try result.get()
+    }
+
+    /// Hands every pending event to `body`, in order, and forgets them; events queued by `body`
+    /// itself (responding from inside it) are delivered in the same call.
+    func drainEvents(_ body: (Event) throws -> Void) rethrows {
+        while !events.isEmpty {
+            let batch = events
+            events.removeAll(keepingCapacity: true)
+            for event in batch { try body(event) }
+        }
+    }
+
     func receive(_ bytes: UnsafeRawBufferPointer) throws(HTTP2SessionError) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
         var remaining = bytes.count
