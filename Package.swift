@@ -39,17 +39,23 @@ let package = Package(
         .target(name: "Node", dependencies: ["Index", "Wire", "HTTP2", "Catalog", "Observability"]),
         .target(name: "Benchmarks", dependencies: ["Index", "Catalog", "Analysis", "CSQLite"]),
         .target(name: "Observability"),
+        .target(name: "Cluster"),
+        .target(name: "Coordinator", dependencies: ["Index", "Wire", "Cluster"]),
         .executableTarget(name: "typeahead", dependencies: ["Index", "Catalog", "Wire", "Node", "Benchmarks"]),
 
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "AnalysisTests", dependencies: ["Analysis"]),
         .testTarget(name: "CatalogTests", dependencies: ["Catalog"]),
-        .testTarget(name: "IndexTests", dependencies: ["Index", "Catalog", "Analysis", "Storage"]),
+        .testTarget(name: "IndexTests", dependencies: ["Index", "Catalog", "Analysis", "Storage", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["Wire", "Index"]),
         .testTarget(name: "WireTests", dependencies: ["Wire", "Index"], exclude: ["Fixtures"]),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2"]),
         .testTarget(name: "NodeTests", dependencies: ["Node", "Index", "Wire"], exclude: ["python"]),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
+        .testTarget(name: "ClusterTests", dependencies: ["Cluster"]),
+        .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "Cluster", "Index", "Wire", "Catalog", "TestSupport"]),
+        // Random catalogs, keystroke workloads and response diffs shared by the test targets.
+        .target(name: "TestSupport", dependencies: ["Index", "Catalog"], path: "Tests/Support"),
     ],
     swiftLanguageModes: [.v6]
 )

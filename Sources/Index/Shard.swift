@@ -123,22 +123,25 @@ public final class Shard: Sendable {
 
     /// Suggestions for a keystroke, from the current generation or the one named.
     ///
-    /// - Parameter shouldStop: polled while candidates are read; returning true abandons the query
-    ///   with ``IndexError/Code/cancelled`` (a passed deadline, a client that went away).
-    public func suggest(_ request: SuggestRequest, generation number: Int? = nil,
+    /// - Parameters:
+    ///   - form: a client's presented answer (the default), or this shard's part of a cluster's
+    ///     answer (see ``ResponseForm``).
+    ///   - shouldStop: polled while candidates are read; returning true abandons the query with
+    ///     ``IndexError/Code/cancelled`` (a passed deadline, a client that went away).
+    public func suggest(_ request: SuggestRequest, form: ResponseForm = .presented, generation number: Int? = nil,
                         shouldStop: (@Sendable () -> Bool)? = nil) throws -> SuggestResponse {
         let generation = try generation(number)
         return try generation.environment.read { txn in
-            try SuggestEngine(generation: generation, analyzer: analyzer, shouldStop: shouldStop).suggest(request, in: txn)
+            try SuggestEngine(generation: generation, analyzer: analyzer, shouldStop: shouldStop, form: form).suggest(request, in: txn)
         }
     }
 
     /// One page of search results, from the current generation or the one named.
-    public func search(_ request: SearchRequest, generation number: Int? = nil,
+    public func search(_ request: SearchRequest, form: ResponseForm = .presented, generation number: Int? = nil,
                        shouldStop: (@Sendable () -> Bool)? = nil) throws -> SearchResponse {
         let generation = try generation(number)
         return try generation.environment.read { txn in
-            try SearchEngine(generation: generation, analyzer: analyzer, shouldStop: shouldStop).search(request, in: txn)
+            try SearchEngine(generation: generation, analyzer: analyzer, shouldStop: shouldStop, form: form).search(request, in: txn)
         }
     }
 

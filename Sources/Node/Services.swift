@@ -22,14 +22,18 @@ enum Services {
                 guard let message = request.request else { throw GRPCStatus(.invalidArgument, "request is required") }
                 let suggest = try SuggestRequest(message)
                 let pinned = request.generation == 0 ? nil : Int(clamping: request.generation)
-                let response = try run(context) { try shard.suggest(suggest, generation: pinned, shouldStop: context.shouldStop) }
+                let response = try run(context) {
+                    try shard.suggest(suggest, form: .shardPart, generation: pinned, shouldStop: context.shouldStop)
+                }
                 return Typeahead_V1_ShardSuggestResponse(response, generation: UInt64(pinned ?? shard.currentGeneration ?? 0))
             },
             .unary(Typeahead_V1_ShardService.shardSearch, placement: .readPool, access: .read) { request, context in
                 guard let message = request.request else { throw GRPCStatus(.invalidArgument, "request is required") }
                 let search = try SearchRequest(message)
                 let pinned = request.generation == 0 ? nil : Int(clamping: request.generation)
-                let response = try run(context) { try shard.search(search, generation: pinned, shouldStop: context.shouldStop) }
+                let response = try run(context) {
+                    try shard.search(search, form: .shardPart, generation: pinned, shouldStop: context.shouldStop)
+                }
                 return Typeahead_V1_ShardSearchResponse(response, generation: UInt64(pinned ?? shard.currentGeneration ?? 0))
             },
             .unary(Typeahead_V1_ShardService.upsert, placement: .writer, access: .admin) { request, context in

@@ -1,6 +1,7 @@
 import Catalog
 import Foundation
 import XCTest
+import TestSupport
 @testable import Index
 
 final class GenerationTests: XCTestCase {

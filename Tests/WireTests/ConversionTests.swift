@@ -78,13 +78,14 @@ final class ConversionTests: XCTestCase {
         let (shard, _) = try shard()
         for text in ["red sh", "sh", "rde", ""] {
             let request = try SuggestRequest(Typeahead_V1_SuggestRequest(text: text, limits: .init(entries: 5)))
-            let response = try shard.suggest(request)
+            // The Shard API carries shard parts (facts without presentation), exactly.
+            let response = try shard.suggest(request, form: .shardPart)
             let message = Typeahead_V1_ShardSuggestResponse(response, generation: 1)
             let decoded = try Typeahead_V1_ShardSuggestResponse(serializedBytes: message.serializedBytes())
             XCTAssertEqual(try SuggestResponse(decoded), response, text)
             XCTAssertEqual(decoded.generation, 1)
         }
-        let search = try shard.search(SearchRequest(text: "red", pageSize: 1))
+        let search = try shard.search(SearchRequest(text: "red", pageSize: 1), form: .shardPart)
         XCTAssertNotNil(search.nextPageToken)
         let page = try Typeahead_V1_ShardSearchResponse(serializedBytes: Typeahead_V1_ShardSearchResponse(search, generation: 2).serializedBytes())
         XCTAssertEqual(try SearchResponse(page), search)

@@ -106,7 +106,7 @@ final class ReferenceCrossCheckTests: XCTestCase {
                            highlights: [Highlight(start: 0, end: 3)],
                            rank: RankKey(typos: 0, startsWith: true, weight: 1, sortTitle: "red shoes", id: "sku-1"))
         let suggest = SuggestResponse(entries: [hit], categories: [CategorySuggestion(name: "Shoes", count: 3, token: .category("Shoes"), replacementText: "red ", typos: 0)],
-                                      completions: [QueryCompletion(text: "red shoes", term: "shoes", typos: 0, best: hit.rank)])
+                                      completions: [QueryCompletion(text: "red shoes", spelling: "shoes", term: "shoes", typos: 0, best: hit.rank)])
         add(Typeahead_V1_SuggestResponse.protoMessageName, Typeahead_V1_SuggestResponse(suggest).serializedBytes(), ResponseJSON.suggest(suggest))
         let search = SearchResponse(hits: [hit], totalHits: 12, facets: [Facet(name: "Shoes", count: 12)], nextPageToken: "abc")
         add(Typeahead_V1_SearchResponse.protoMessageName, Typeahead_V1_SearchResponse(search).serializedBytes(), ResponseJSON.search(search))

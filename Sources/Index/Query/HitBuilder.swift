@@ -2,27 +2,23 @@ import Analysis
 
 /// Turns ranked documents into response hits: strings, attributes and highlights.
 enum HitBuilder {
-    /// - Parameter words: the query words; `inout` only because matching reuses their automata.
-    static func hit(_ doc: DocumentView, key: CandidateKey, words: inout [QueryWord]) throws -> EntryHit {
+    /// - Parameters:
+    ///   - words: the query words; `inout` only because matching reuses their automata.
+    ///   - form: a ``ResponseForm/shardPart`` hit carries no `completion` and no `highlights`.
+    static func hit(_ doc: DocumentView, key: CandidateKey, words: inout [QueryWord], form: ResponseForm) throws -> EntryHit {
         let title = doc.title.string
+        let presented = form == .presented
         return EntryHit(id: doc.id.string, title: title, categories: try doc.categories, weight: doc.weight,
-                        attributes: try doc.attributes(), completion: title,
-                        highlights: try highlights(of: doc, for: &words), rank: key.rankKey())
+                        attributes: try doc.attributes(), completion: presented ? title : "",
+                        highlights: presented ? try highlights(of: doc, for: &words) : [], rank: key.rankKey())
     }
 
-    /// One range per title word that some query word matches within its budget. Uses the word
-    /// ranges stored with the document, so the title is not analysed again.
+    /// ``Presenter``'s highlights, from the word ranges stored with the document, so the title is
+    /// not analysed again.
     static func highlights(of doc: DocumentView, for queryWords: inout [QueryWord]) throws -> [Highlight] {
         guard !queryWords.isEmpty else { return [] }
-        var result: [Highlight] = []
         let ranges = try doc.titleWordRanges()
-        for (index, word) in WordList(bytes: doc.sortTitle).enumerated() where index < ranges.count {
-            for i in queryWords.indices where queryWords[i].distance(to: word) != nil {
-                result.append(Highlight(start: ranges[index].lowerBound, end: ranges[index].upperBound))
-                break
-            }
-        }
-        return result
+        return Presenter.highlights(titleWords: zip(WordList(bytes: doc.sortTitle), ranges), queryWords: &queryWords)
     }
 
     /// How `term` is written in an entry: the first title word, then alias word, that analyses to

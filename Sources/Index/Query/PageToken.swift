@@ -1,3 +1,4 @@
+import Analysis
 import Foundation
 
 /// The opaque cursor of search pagination: the rank key of the last hit of a page, plus a
@@ -88,5 +89,27 @@ struct PageToken {
         mix(query.partial.map { [0x01] + $0.bytes } ?? [0x00])
         for token in query.tokens.sorted() { mix(Schema.tokenTerm(token)) }
         return hash
+    }
+}
+
+/// Search pagination across shards.
+///
+/// Pages continue strictly after a rank key, so a coordinator forwards a client's `pageToken` to
+/// every shard unchanged, merges their pages, and ends the merged page with the token this
+/// function makes for its last hit: byte for byte the token one node holding the whole catalog
+/// would have issued.
+///
+/// ```swift
+/// let next = try SearchPages.token(continuing: request, after: merged.hits.last!.rank)
+/// ```
+public enum SearchPages {
+    /// The `nextPageToken` for a page of `request` whose last hit ranks `last`. O(length of the text).
+    ///
+    /// - Throws: ``IndexError/Code/invalidArgument`` when the request's text or tokens are over
+    ///   their limits (as the search itself would).
+    public static func token(continuing request: SearchRequest, after last: RankKey, analyzer: Analyzer = Analyzer()) throws(IndexError) -> String {
+        let query = try PreparedQuery(text: request.text, tokens: request.tokens, typos: request.typos, analyzer: analyzer)
+        let fingerprint = PageToken.fingerprint(of: query, sort: request.sort, typos: request.typos)
+        return PageToken(sort: request.sort, fingerprint: fingerprint, after: last).encoded()
     }
 }

@@ -72,8 +72,10 @@ public struct CategorySuggestion: Sendable, Hashable {
 /// A query completion: the typed complete words followed by the completed partial word.
 public struct QueryCompletion: Sendable, Hashable {
     /// The field text with the partial word replaced by the completed word, as written in the
-    /// best entry that contains it.
+    /// best entry that contains it (empty in a ``ResponseForm/shardPart`` answer).
     public var text: String
+    /// How the completed word is written in its best entry: what replaces the partial word.
+    public var spelling: String
     /// The completed word, analysed (folded); distinct within a response.
     public var term: String
     /// Edits between the partial word and the nearest prefix of `term`.
@@ -81,8 +83,9 @@ public struct QueryCompletion: Sendable, Hashable {
     /// The rank key of the best matching entry that contains `term`.
     public var best: RankKey
 
-    public init(text: String, term: String, typos: Int, best: RankKey) {
+    public init(text: String, spelling: String, term: String, typos: Int, best: RankKey) {
         self.text = text
+        self.spelling = spelling
         self.term = term
         self.typos = typos
         self.best = best
@@ -91,15 +94,41 @@ public struct QueryCompletion: Sendable, Hashable {
 
 /// The answer to a ``SuggestRequest``.
 public struct SuggestResponse: Sendable, Hashable {
+    /// Most categories a ``ResponseForm/shardPart`` answer lists (it is not cut to the limit).
+    public static let maximumShardCategories = 1000
+
     public var entries: [EntryHit]
     public var categories: [CategorySuggestion]
     public var completions: [QueryCompletion]
+    /// A ``ResponseForm/shardPart`` answer matched more than ``maximumShardCategories`` categories
+    /// and lists only the first of them in chip order.
+    public var categoriesTruncated: Bool
 
-    public init(entries: [EntryHit] = [], categories: [CategorySuggestion] = [], completions: [QueryCompletion] = []) {
+    public init(entries: [EntryHit] = [], categories: [CategorySuggestion] = [], completions: [QueryCompletion] = [],
+                categoriesTruncated: Bool = false) {
         self.entries = entries
         self.categories = categories
         self.completions = completions
+        self.categoriesTruncated = categoriesTruncated
     }
+}
+
+/// What a query answers with: a client's presented answer, or one shard's part of a cluster's.
+///
+/// A cluster answer must equal the answer of one node holding the whole catalog. Shards therefore
+/// answer with facts only — rank keys, word spellings, per-shard counts — and a coordinator merges
+/// them and presents the result for the client's text with ``Presenter``, the same code a node uses
+/// for its own presented answers.
+public enum ResponseForm: Sendable, Hashable {
+    /// What a client sees: completion strings, replacement texts and highlights, every section cut
+    /// to the request's limits.
+    case presented
+    /// One shard's part of a merged answer: hits without `completion` and `highlights`,
+    /// completions with `spelling` but no `text`, categories without `replacementText`; and
+    /// every matching category with its count in this shard, not cut to `limits.categories` (a
+    /// chip's total is only known once every shard's count is added), up to
+    /// ``SuggestResponse/maximumShardCategories``.
+    case shardPart
 }
 
 /// A category and how many matching entries carry it.

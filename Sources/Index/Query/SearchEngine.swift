@@ -11,6 +11,8 @@ struct SearchEngine {
     let analyzer: Analyzer
     /// Polled every 256 candidates; true stops the query with `IndexError.Code.cancelled`.
     var shouldStop: (@Sendable () -> Bool)? = nil
+    /// A client's presented page, or one shard's part of a merged page.
+    var form: ResponseForm = .presented
 
     func search(_ request: SearchRequest, in txn: borrowing ReadTransaction) throws -> SearchResponse {
         guard (1...SearchRequest.maximumPageSize).contains(request.pageSize) else {
@@ -66,7 +68,7 @@ struct SearchEngine {
         var response = SearchResponse(totalHits: total)
         for item in page.items {
             guard let doc = try generation.document(item.docnum, in: txn) else { continue }
-            response.hits.append(try HitBuilder.hit(doc, key: item.key, words: &words))
+            response.hits.append(try HitBuilder.hit(doc, key: item.key, words: &words, form: form))
         }
         if remaining > request.pageSize, let last = page.items.last {
             response.nextPageToken = PageToken(sort: request.sort, fingerprint: fingerprint, after: last.key.rankKey()).encoded()

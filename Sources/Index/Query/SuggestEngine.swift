@@ -16,6 +16,8 @@ struct SuggestEngine {
     let analyzer: Analyzer
     /// Polled between candidates; true stops the query with `IndexError.Code.cancelled`.
     var shouldStop: (@Sendable () -> Bool)? = nil
+    /// A client's presented answer, or one shard's part of a merged answer.
+    var form: ResponseForm = .presented
 
     /// Reading candidates is where time goes, so that is where a stop request is honoured
     /// (every 256 documents: the check is cheap, but not free).
@@ -572,10 +574,11 @@ struct SuggestEngine {
                          _ matchingCategories: [[UInt8]: Int], in txn: borrowing ReadTransaction) throws -> SuggestResponse {
         var response = SuggestResponse()
         var words = query.complete + (query.partial.map { [$0] } ?? [])
+        let presenter = form == .presented ? Presenter(query, analyzer: analyzer) : nil
         response.entries.reserveCapacity(acc.entries.items.count)
         for item in acc.entries.items {
             guard let doc = try generation.document(item.docnum, in: txn) else { continue }
-            response.entries.append(try HitBuilder.hit(doc, key: item.key, words: &words))
+            response.entries.append(try HitBuilder.hit(doc, key: item.key, words: &words, form: form))
         }
         if acc.wantsCompletions {
             let ranked = acc.completions.sorted { a, b in
@@ -588,13 +591,22 @@ struct SuggestEngine {
                 guard let doc = try generation.document(best.docnum, in: txn) else { continue }
                 let termString = String(decoding: term, as: UTF8.self)
                 let spelling = try HitBuilder.spelling(of: term, in: doc, analyzer: analyzer) ?? termString
-                response.completions.append(QueryCompletion(text: query.parsed.textBeforePartial + spelling, term: termString,
+                response.completions.append(QueryCompletion(text: presenter?.completionText(spelling: spelling) ?? "",
+                                                            spelling: spelling, term: termString,
                                                             typos: best.distance, best: best.key.rankKey()))
             }
         }
         if query.partial != nil, request.limits.categories > 0 {
-            response.categories = try categorySuggestions(matchingCategories, query, acc, in: txn)
-                .prefix(request.limits.categories).map { $0 }
+            var categories = try categorySuggestions(matchingCategories, query, acc, in: txn)
+            let limit = form == .presented ? request.limits.categories : SuggestResponse.maximumShardCategories
+            if categories.count > limit {
+                response.categoriesTruncated = form == .shardPart
+                categories.removeLast(categories.count - limit)
+            }
+            if let presenter {
+                for index in categories.indices { presenter.present(&categories[index]) }
+            }
+            response.categories = categories
         }
         return response
     }
@@ -621,8 +633,8 @@ struct SuggestEngine {
         }
         return suggestions.map { item in
             let name = String(decoding: item.name, as: UTF8.self)
-            return CategorySuggestion(name: name, count: item.count, token: .category(name),
-                                      replacementText: query.parsed.textBeforePartial, typos: item.typos)
+            return CategorySuggestion(name: name, count: item.count, token: .category(name), replacementText: "",
+                                      typos: item.typos)
         }
     }
 }

@@ -42,29 +42,38 @@ extension EntryHit {
 extension Typeahead_V1_RankedCompletion {
     public init(_ completion: QueryCompletion) {
         self.init(text: completion.text, term: completion.term, typos: UInt32(clamping: completion.typos),
-                  best: Typeahead_V1_RankKey(completion.best))
+                  best: Typeahead_V1_RankKey(completion.best), spelling: completion.spelling)
     }
 }
 
 extension QueryCompletion {
     public init(_ message: Typeahead_V1_RankedCompletion, field: String = "completion") throws(IndexError) {
         guard let best = message.best else { throw invalid("\(field).best", "is missing") }
-        self.init(text: message.text, term: message.term, typos: Int(message.typos), best: RankKey(best))
+        self.init(text: message.text, spelling: message.spelling, term: message.term, typos: Int(message.typos),
+                  best: RankKey(best))
     }
 }
 
 extension Typeahead_V1_RankedCategory {
+    /// A shard's chip is its facts: name, this shard's count and typos. Its token (always the
+    /// chip's own category) and replacement text are the coordinator's to present.
     public init(_ category: CategorySuggestion) {
-        self.init(suggestion: Typeahead_V1_CategorySuggestion(category), typos: UInt32(clamping: category.typos))
+        self.init(suggestion: Typeahead_V1_CategorySuggestion(name: category.name, count: UInt32(clamping: category.count)),
+                  typos: UInt32(clamping: category.typos))
     }
 }
 
 extension CategorySuggestion {
+    /// The token is always the chip's own category (a `token` in the message, if any, must say so);
+    /// the replacement text is presented later (``Presenter``), so whatever was sent is kept as is.
     public init(_ message: Typeahead_V1_RankedCategory, field: String = "category") throws(IndexError) {
         guard let suggestion = message.suggestion else { throw invalid("\(field).suggestion", "is missing") }
-        guard let token = suggestion.token else { throw invalid("\(field).suggestion.token", "is missing") }
-        self.init(name: suggestion.name, count: Int(suggestion.count),
-                  token: try SearchToken(token, field: "\(field).suggestion.token"),
+        guard !suggestion.name.isEmpty else { throw invalid("\(field).suggestion.name", "is empty") }
+        let token = SearchToken.category(suggestion.name)
+        if let sent = suggestion.token, try SearchToken(sent, field: "\(field).suggestion.token") != token {
+            throw invalid("\(field).suggestion.token", "is not the chip's own category")
+        }
+        self.init(name: suggestion.name, count: Int(suggestion.count), token: token,
                   replacementText: suggestion.replacementText, typos: Int(message.typos))
     }
 }
@@ -75,7 +84,7 @@ extension Typeahead_V1_ShardSuggestResponse {
         self.init(entries: response.entries.map(Typeahead_V1_RankedEntry.init),
                   categories: response.categories.map(Typeahead_V1_RankedCategory.init),
                   completions: response.completions.map(Typeahead_V1_RankedCompletion.init),
-                  generation: generation)
+                  generation: generation, categoriesTruncated: response.categoriesTruncated)
     }
 }
 
@@ -95,7 +104,8 @@ extension SuggestResponse {
         for (i, completion) in message.completions.enumerated() {
             completions.append(try QueryCompletion(completion, field: "completions[\(i)]"))
         }
-        self.init(entries: entries, categories: categories, completions: completions)
+        self.init(entries: entries, categories: categories, completions: completions,
+                  categoriesTruncated: message.categoriesTruncated)
     }
 }
 

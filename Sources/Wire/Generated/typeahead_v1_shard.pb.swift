@@ -8,6 +8,12 @@
 // answer one node holding the whole catalog would give: it sorts by the same total order
 // (RankKey below) and takes the first N. Clients never call this service.
 //
+// Shard answers carry facts, not presentation: hits without `completion` and `highlights`,
+// completions with the word's `spelling` but no `text`, chips without `token` and
+// `replacement_text`. The coordinator merges the facts and presents them (completion strings,
+// replacement texts, highlights) for the client's text, so a client sees one behaviour whatever
+// the sharding.
+//
 // Limits: the node refuses requests outside the documented limits with INVALID_ARGUMENT. A gRPC
 // message is at most 4 MiB (the default receive limit on both sides); batches are sized to stay
 // well under it.
@@ -161,7 +167,8 @@ public struct Typeahead_V1_RankedEntry: ProtoMessage {
 public struct Typeahead_V1_RankedCompletion: ProtoMessage {
     public static let protoMessageName = "typeahead.v1.RankedCompletion"
 
-    /// The completion text as the client sees it (QueryCompletion.text).
+    /// Not set by shards (see the file comment); QueryCompletion.text is the client's text before
+    /// the partial word followed by `spelling`.
     ///
     /// `string text = 1`
     public var text: String = ""
@@ -179,16 +186,22 @@ public struct Typeahead_V1_RankedCompletion: ProtoMessage {
     ///
     /// `RankKey best = 4`
     public var best: Typeahead_V1_RankKey? = nil
+    /// How the word is written in its best entry (the first title word, then alias word, that
+    /// analyses to `term`): what the completion puts in place of the partial word.
+    ///
+    /// `string spelling = 5`
+    public var spelling: String = ""
     /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
     public var unknownFields = ProtoUnknownFields()
 
     public init() {}
 
-    public init(text: String = "", term: String = "", typos: UInt32 = 0, best: Typeahead_V1_RankKey? = nil) {
+    public init(text: String = "", term: String = "", typos: UInt32 = 0, best: Typeahead_V1_RankKey? = nil, spelling: String = "") {
         self.text = text
         self.term = term
         self.typos = typos
         self.best = best
+        self.spelling = spelling
     }
 
     public func encode(to writer: inout ProtoWriter) {
@@ -196,6 +209,7 @@ public struct Typeahead_V1_RankedCompletion: ProtoMessage {
         writer.write(ProtoString.self, 2, self.term)
         writer.write(ProtoUInt32.self, 3, self.typos)
         if let value = self.best { writer.writeMessage(4, value) }
+        writer.write(ProtoString.self, 5, self.spelling)
         writer.writeUnknown(self.unknownFields)
     }
 
@@ -206,6 +220,7 @@ public struct Typeahead_V1_RankedCompletion: ProtoMessage {
             case 2: self.term = try reader.read(ProtoString.self, tag, "term")
             case 3: self.typos = try reader.read(ProtoUInt32.self, tag, "typos")
             case 4: self.best = try reader.readMessage(tag, "best", as: Typeahead_V1_RankKey.self)
+            case 5: self.spelling = try reader.read(ProtoString.self, tag, "spelling")
             default: try reader.skip(tag, preserving: &self.unknownFields)
             }
         }
@@ -216,8 +231,8 @@ public struct Typeahead_V1_RankedCompletion: ProtoMessage {
 public struct Typeahead_V1_RankedCategory: ProtoMessage {
     public static let protoMessageName = "typeahead.v1.RankedCategory"
 
-    /// The chip as the client sees it. `count` is this shard's count; the coordinator adds the counts
-    /// of one name across shards.
+    /// The chip: `name` and this shard's `count` (the coordinator adds the counts of one name across
+    /// shards); `token` and `replacement_text` are not set by shards.
     ///
     /// `CategorySuggestion suggestion = 1`
     public var suggestion: Typeahead_V1_CategorySuggestion? = nil
@@ -306,7 +321,7 @@ public struct Typeahead_V1_ShardSuggestResponse: ProtoMessage {
     public var entries: [Typeahead_V1_RankedEntry] = []
     /// Category chips whose count is at least 1 in this shard, in chip order. Unlike the client
     /// response, not cut to limits.categories: a chip's total count is only known after adding every
-    /// shard's count. At most 1000.
+    /// shard's count. At most 1000 (see categories_truncated).
     ///
     /// `repeated RankedCategory categories = 2`
     public var categories: [Typeahead_V1_RankedCategory] = []
@@ -318,16 +333,23 @@ public struct Typeahead_V1_ShardSuggestResponse: ProtoMessage {
     ///
     /// `uint64 generation = 4`
     public var generation: UInt64 = 0
+    /// More than 1000 categories matched in this shard: `categories` holds the first 1000 in chip
+    /// order, and a merged answer's chips may then differ from a single node's (the coordinator
+    /// counts such answers in its metrics).
+    ///
+    /// `bool categories_truncated = 5`
+    public var categoriesTruncated: Bool = false
     /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
     public var unknownFields = ProtoUnknownFields()
 
     public init() {}
 
-    public init(entries: [Typeahead_V1_RankedEntry] = [], categories: [Typeahead_V1_RankedCategory] = [], completions: [Typeahead_V1_RankedCompletion] = [], generation: UInt64 = 0) {
+    public init(entries: [Typeahead_V1_RankedEntry] = [], categories: [Typeahead_V1_RankedCategory] = [], completions: [Typeahead_V1_RankedCompletion] = [], generation: UInt64 = 0, categoriesTruncated: Bool = false) {
         self.entries = entries
         self.categories = categories
         self.completions = completions
         self.generation = generation
+        self.categoriesTruncated = categoriesTruncated
     }
 
     public func encode(to writer: inout ProtoWriter) {
@@ -335,6 +357,7 @@ public struct Typeahead_V1_ShardSuggestResponse: ProtoMessage {
         for item in self.categories { writer.writeMessage(2, item) }
         for item in self.completions { writer.writeMessage(3, item) }
         writer.write(ProtoUInt64.self, 4, self.generation)
+        writer.write(ProtoBool.self, 5, self.categoriesTruncated)
         writer.writeUnknown(self.unknownFields)
     }
 
@@ -345,6 +368,7 @@ public struct Typeahead_V1_ShardSuggestResponse: ProtoMessage {
             case 2: self.categories.append(try reader.readMessage(tag, "categories", as: Typeahead_V1_RankedCategory.self))
             case 3: self.completions.append(try reader.readMessage(tag, "completions", as: Typeahead_V1_RankedCompletion.self))
             case 4: self.generation = try reader.read(ProtoUInt64.self, tag, "generation")
+            case 5: self.categoriesTruncated = try reader.read(ProtoBool.self, tag, "categories_truncated")
             default: try reader.skip(tag, preserving: &self.unknownFields)
             }
         }

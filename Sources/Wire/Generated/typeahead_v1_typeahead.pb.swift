@@ -202,12 +202,18 @@ public struct Typeahead_V1_SuggestRequest: ProtoMessage {
     ///
     /// `uint64 revision = 7`
     public var revision: UInt64 = 0
+    /// Whether a coordinator fails the call with UNAVAILABLE when some shard has no healthy replica
+    /// or misses the deadline, instead of answering from the shards that did answer (`shards` then
+    /// says which failed). Default false: partial results. A node answering directly ignores it.
+    ///
+    /// `bool require_all_shards = 8`
+    public var requireAllShards: Bool = false
     /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
     public var unknownFields = ProtoUnknownFields()
 
     public init() {}
 
-    public init(text: String = "", tokens: [Typeahead_V1_SearchToken] = [], limits: Typeahead_V1_SuggestLimits? = nil, typos: Typeahead_V1_Typos = .unspecified, dedupe: Bool? = nil, session: String = "", revision: UInt64 = 0) {
+    public init(text: String = "", tokens: [Typeahead_V1_SearchToken] = [], limits: Typeahead_V1_SuggestLimits? = nil, typos: Typeahead_V1_Typos = .unspecified, dedupe: Bool? = nil, session: String = "", revision: UInt64 = 0, requireAllShards: Bool = false) {
         self.text = text
         self.tokens = tokens
         self.limits = limits
@@ -215,6 +221,7 @@ public struct Typeahead_V1_SuggestRequest: ProtoMessage {
         self.dedupe = dedupe
         self.session = session
         self.revision = revision
+        self.requireAllShards = requireAllShards
     }
 
     public func encode(to writer: inout ProtoWriter) {
@@ -225,6 +232,7 @@ public struct Typeahead_V1_SuggestRequest: ProtoMessage {
         if let value = self.dedupe { writer.writePresent(ProtoBool.self, 5, value) }
         writer.write(ProtoString.self, 6, self.session)
         writer.write(ProtoUInt64.self, 7, self.revision)
+        writer.write(ProtoBool.self, 8, self.requireAllShards)
         writer.writeUnknown(self.unknownFields)
     }
 
@@ -238,6 +246,7 @@ public struct Typeahead_V1_SuggestRequest: ProtoMessage {
             case 5: self.dedupe = try reader.read(ProtoBool.self, tag, "dedupe")
             case 6: self.session = try reader.read(ProtoString.self, tag, "session")
             case 7: self.revision = try reader.read(ProtoUInt64.self, tag, "revision")
+            case 8: self.requireAllShards = try reader.read(ProtoBool.self, tag, "require_all_shards")
             default: try reader.skip(tag, preserving: &self.unknownFields)
             }
         }
@@ -485,16 +494,22 @@ public struct Typeahead_V1_ShardStatus: ProtoMessage {
     ///
     /// `repeated string failed_shards = 4`
     public var failedShards: [String] = []
+    /// The index generation every answering shard read (one generation per answer, never a mix);
+    /// 0 when no shard answered.
+    ///
+    /// `uint64 generation = 5`
+    public var generation: UInt64 = 0
     /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
     public var unknownFields = ProtoUnknownFields()
 
     public init() {}
 
-    public init(total: UInt32 = 0, succeeded: UInt32 = 0, failed: UInt32 = 0, failedShards: [String] = []) {
+    public init(total: UInt32 = 0, succeeded: UInt32 = 0, failed: UInt32 = 0, failedShards: [String] = [], generation: UInt64 = 0) {
         self.total = total
         self.succeeded = succeeded
         self.failed = failed
         self.failedShards = failedShards
+        self.generation = generation
     }
 
     public func encode(to writer: inout ProtoWriter) {
@@ -502,6 +517,7 @@ public struct Typeahead_V1_ShardStatus: ProtoMessage {
         writer.write(ProtoUInt32.self, 2, self.succeeded)
         writer.write(ProtoUInt32.self, 3, self.failed)
         writer.writeRepeated(ProtoString.self, 4, self.failedShards)
+        writer.write(ProtoUInt64.self, 5, self.generation)
         writer.writeUnknown(self.unknownFields)
     }
 
@@ -512,6 +528,7 @@ public struct Typeahead_V1_ShardStatus: ProtoMessage {
             case 2: self.succeeded = try reader.read(ProtoUInt32.self, tag, "succeeded")
             case 3: self.failed = try reader.read(ProtoUInt32.self, tag, "failed")
             case 4: try reader.readRepeated(ProtoString.self, tag, "failed_shards", into: &self.failedShards)
+            case 5: self.generation = try reader.read(ProtoUInt64.self, tag, "generation")
             default: try reader.skip(tag, preserving: &self.unknownFields)
             }
         }
@@ -622,12 +639,18 @@ public struct Typeahead_V1_SearchRequest: ProtoMessage {
     ///
     /// `Typos typos = 7`
     public var typos: Typeahead_V1_Typos = .unspecified
+    /// As SuggestRequest.require_all_shards: fail with UNAVAILABLE rather than answer without a shard.
+    /// A partial search still pages correctly over the shards that answer, but its totals and facets
+    /// miss the failed shards' matches.
+    ///
+    /// `bool require_all_shards = 8`
+    public var requireAllShards: Bool = false
     /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
     public var unknownFields = ProtoUnknownFields()
 
     public init() {}
 
-    public init(text: String = "", tokens: [Typeahead_V1_SearchToken] = [], pageSize: UInt32 = 0, pageToken: String = "", sort: Typeahead_V1_SearchRequest.Sort = .unspecified, facets: Bool? = nil, typos: Typeahead_V1_Typos = .unspecified) {
+    public init(text: String = "", tokens: [Typeahead_V1_SearchToken] = [], pageSize: UInt32 = 0, pageToken: String = "", sort: Typeahead_V1_SearchRequest.Sort = .unspecified, facets: Bool? = nil, typos: Typeahead_V1_Typos = .unspecified, requireAllShards: Bool = false) {
         self.text = text
         self.tokens = tokens
         self.pageSize = pageSize
@@ -635,6 +658,7 @@ public struct Typeahead_V1_SearchRequest: ProtoMessage {
         self.sort = sort
         self.facets = facets
         self.typos = typos
+        self.requireAllShards = requireAllShards
     }
 
     public func encode(to writer: inout ProtoWriter) {
@@ -645,6 +669,7 @@ public struct Typeahead_V1_SearchRequest: ProtoMessage {
         writer.writeEnum(5, self.sort)
         if let value = self.facets { writer.writePresent(ProtoBool.self, 6, value) }
         writer.writeEnum(7, self.typos)
+        writer.write(ProtoBool.self, 8, self.requireAllShards)
         writer.writeUnknown(self.unknownFields)
     }
 
@@ -658,6 +683,7 @@ public struct Typeahead_V1_SearchRequest: ProtoMessage {
             case 5: self.sort = try reader.readEnum(tag, "sort") as Typeahead_V1_SearchRequest.Sort
             case 6: self.facets = try reader.read(ProtoBool.self, tag, "facets")
             case 7: self.typos = try reader.readEnum(tag, "typos") as Typeahead_V1_Typos
+            case 8: self.requireAllShards = try reader.read(ProtoBool.self, tag, "require_all_shards")
             default: try reader.skip(tag, preserving: &self.unknownFields)
             }
         }

@@ -14,6 +14,7 @@
 import Analysis
 import Catalog
 import Index
+import TestSupport
 
 struct ReferenceIndex {
     /// One entry with its analysed fields, computed once when the entry is stored.
@@ -250,7 +251,7 @@ struct ReferenceIndex {
         var completions: [QueryCompletion] = []
         for candidate in candidates.prefix(max(0, request.limits.completions)) {
             let spelling = originalSpelling(of: candidate.term, in: candidate.doc.entry)
-            completions.append(QueryCompletion(text: parsed.textBeforePartial + spelling,
+            completions.append(QueryCompletion(text: parsed.textBeforePartial + spelling, spelling: spelling,
                                                term: candidate.term, typos: candidate.d,
                                                best: candidate.key))
         }
@@ -385,10 +386,6 @@ func referencePrecedes(_ a: RankKey, _ b: RankKey) -> Bool {
 func rankKeysEqual(_ a: RankKey, _ b: RankKey) -> Bool {
     a.typos == b.typos && a.field == b.field && a.startsWith == b.startsWith && a.weight == b.weight
         && bytesEqual(a.sortTitle, b.sortTitle) && bytesEqual(a.id, b.id)
-}
-
-func bytesEqual(_ a: String, _ b: String) -> Bool {
-    a.utf8.elementsEqual(b.utf8)
 }
 
 func bytesPrecede(_ a: String, _ b: String) -> Bool {

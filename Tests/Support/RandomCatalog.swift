@@ -3,43 +3,38 @@
 import Catalog
 import Index
 
-/// SplitMix64: small, fast and the same on every platform, so a seed reproduces a run.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
+/// The seeded generator of the tests: Catalog's SplitMix64 (same on every platform, so a seed
+/// reproduces a run), with the helpers the workloads use.
+public struct SeededGenerator: RandomNumberGenerator {
+    private var base: SplitMix64
 
-    init(seed: UInt64) {
-        state = seed
+    public init(seed: UInt64) {
+        base = SplitMix64(seed: seed)
     }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    public mutating func next() -> UInt64 { base.next() }
 
-    mutating func chance(_ p: Double) -> Bool {
+    public mutating func chance(_ p: Double) -> Bool {
         Double.random(in: 0..<1, using: &self) < p
     }
 
-    mutating func int(_ range: ClosedRange<Int>) -> Int {
+    public mutating func int(_ range: ClosedRange<Int>) -> Int {
         Int.random(in: range, using: &self)
     }
 
-    mutating func pick<T>(_ items: [T]) -> T {
+    public mutating func pick<T>(_ items: [T]) -> T {
         items[Int.random(in: 0..<items.count, using: &self)]
     }
 }
 
 /// Small catalogs over a tiny vocabulary, so that words share prefixes, titles collide and
 /// weights tie: the cases where ranking and truncation go wrong.
-struct RandomCatalog {
+public struct RandomCatalog {
     /// Always in the vocabulary: one family of shared prefixes.
-    static let core = ["app", "apple", "applet", "apply", "Apple", "application"]
+    public static let core = ["app", "apple", "applet", "apply", "Apple", "application"]
 
     /// Drawn from to fill the vocabulary up to its size.
-    static let pool = [
+    public static let pool = [
         "apps", "appliance", "banana", "band", "bandana", "café", "cafe", "cafe\u{301}", "CAFÉ",
         "red", "read", "running", "shoe", "shoes", "garden", "guard", "hose", "phone", "iPhone",
         "pro", "max", "mini", "O'Brien", "Straße", "strasse", "Zürich", "zurich", "Київ", "Киев",
@@ -48,23 +43,23 @@ struct RandomCatalog {
         "lamp", "lamps", "table", "tablet", "stable",
     ]
 
-    static let categoryPool = [
+    public static let categoryPool = [
         "Fruit", "Phones", "Home & Garden", "Café", "Cafe\u{301}", "Books", "Книги", "Apps",
         "Applied Science", "Music", "東京 Store", "Red", "apple", "Garden Tools",
     ]
 
-    static let filler = ["the", "for", "with", "and", "a", "of", "new"]
-    static let weights: [UInt64] = [0, 0, 0, 0, 1, 1, 1, 2, 3, 5, 7, 10, 42, 100, 1000, (1 << 53) - 1]
-    static let separators = [" ", " ", " ", " ", "-", ", ", " & ", "  ", "/"]
+    public static let filler = ["the", "for", "with", "and", "a", "of", "new"]
+    public static let weights: [UInt64] = [0, 0, 0, 0, 1, 1, 1, 2, 3, 5, 7, 10, 42, 100, 1000, (1 << 53) - 1]
+    public static let separators = [" ", " ", " ", " ", "-", ", ", " & ", "  ", "/"]
 
-    var vocabulary: [String]
-    var categories: [String]
+    public var vocabulary: [String]
+    public var categories: [String]
     private var nextId = 0
     /// Entries deleted by update batches, to bring back later.
     private var graveyard: [CatalogEntry] = []
     private var idPrefix: String
 
-    init(vocabularySize: Int, rng: inout SeededGenerator, idPrefix: String = "e") {
+    public init(vocabularySize: Int, rng: inout SeededGenerator, idPrefix: String = "e") {
         var words = RandomCatalog.core
         for w in RandomCatalog.pool.shuffled(using: &rng) where words.count < vocabularySize {
             words.append(w)
@@ -74,12 +69,12 @@ struct RandomCatalog {
         self.idPrefix = idPrefix
     }
 
-    mutating func newId(_ prefix: String? = nil) -> String {
+    public mutating func newId(_ prefix: String? = nil) -> String {
         nextId += 1
         return "\(prefix ?? idPrefix)\(nextId)"
     }
 
-    func randomWord(_ rng: inout SeededGenerator) -> String {
+    public func randomWord(_ rng: inout SeededGenerator) -> String {
         var w = rng.pick(vocabulary)
         if rng.chance(0.15), let first = w.first {
             w = first.uppercased() + w.dropFirst()
@@ -89,7 +84,7 @@ struct RandomCatalog {
         return w
     }
 
-    func randomPhrase(_ rng: inout SeededGenerator, words: ClosedRange<Int>) -> String {
+    public func randomPhrase(_ rng: inout SeededGenerator, words: ClosedRange<Int>) -> String {
         var text = ""
         for i in 0..<rng.int(words) {
             if i > 0 { text += rng.pick(RandomCatalog.separators) }
@@ -98,7 +93,7 @@ struct RandomCatalog {
         return text
     }
 
-    func randomTitle(_ rng: inout SeededGenerator, existing: [CatalogEntry]) -> String {
+    public func randomTitle(_ rng: inout SeededGenerator, existing: [CatalogEntry]) -> String {
         if !existing.isEmpty, rng.chance(0.1) {
             return rng.pick(existing).title    // a duplicate title with another id
         }
@@ -110,7 +105,7 @@ struct RandomCatalog {
         return title
     }
 
-    mutating func randomEntry(_ rng: inout SeededGenerator, existing: [CatalogEntry], id: String? = nil) -> CatalogEntry {
+    public mutating func randomEntry(_ rng: inout SeededGenerator, existing: [CatalogEntry], id: String? = nil) -> CatalogEntry {
         let title = randomTitle(&rng, existing: existing)
         var entryCategories: [String] = []
         for _ in 0..<rng.pick([0, 1, 1, 1, 2, 2, 3]) {
@@ -145,7 +140,7 @@ struct RandomCatalog {
                             description: description, attributes: attributes)
     }
 
-    mutating func randomEntries(_ count: Int, _ rng: inout SeededGenerator) -> [CatalogEntry] {
+    public mutating func randomEntries(_ count: Int, _ rng: inout SeededGenerator) -> [CatalogEntry] {
         var entries: [CatalogEntry] = []
         for _ in 0..<count {
             entries.append(randomEntry(&rng, existing: entries))
@@ -156,7 +151,7 @@ struct RandomCatalog {
     /// A batch of updates: new entries, re-weighted and rewritten existing ones, the same id
     /// twice (the later wins), deleted ids brought back, and deletions (including ids that do
     /// not exist).
-    mutating func randomUpdateBatch(_ rng: inout SeededGenerator, current: [CatalogEntry])
+    public mutating func randomUpdateBatch(_ rng: inout SeededGenerator, current: [CatalogEntry])
         -> (upserts: [CatalogEntry], deletes: [String]) {
         var upserts: [CatalogEntry] = []
         var deletes: [String] = []
@@ -197,12 +192,12 @@ struct RandomCatalog {
 }
 
 /// Requests shaped like what a search field sends while someone types.
-enum Workload {
-    static let letters = Array("abcdefghijklmnopqrstuvwxyzäé")
+public enum Workload {
+    public static let letters = Array("abcdefghijklmnopqrstuvwxyzäé")
 
     /// Injects one typo (substitution, transposition, deletion or insertion) into one word of
     /// at least 4 characters, if there is one.
-    static func injectTypo(_ text: String, _ rng: inout SeededGenerator) -> String {
+    public static func injectTypo(_ text: String, _ rng: inout SeededGenerator) -> String {
         var chars = Array(text)
         // Runs of letters/numbers as the words to choose from.
         var words: [Range<Int>] = []
@@ -231,11 +226,11 @@ enum Workload {
         return String(chars)
     }
 
-    static func randomLimits(_ rng: inout SeededGenerator) -> SuggestLimits {
+    public static func randomLimits(_ rng: inout SeededGenerator) -> SuggestLimits {
         SuggestLimits(entries: rng.int(0...15), categories: rng.int(0...4), completions: rng.int(0...6))
     }
 
-    static func randomTokens(for entry: CatalogEntry?, categories: [String], _ rng: inout SeededGenerator) -> [SearchToken] {
+    public static func randomTokens(for entry: CatalogEntry?, categories: [String], _ rng: inout SeededGenerator) -> [SearchToken] {
         let roll = rng.int(0...19)
         let own = entry?.categories.isEmpty == false ? entry!.categories : nil
         switch roll {
@@ -255,7 +250,7 @@ enum Workload {
 
     /// The texts typed on the way to a title (or alias): every prefix, sometimes with a typo,
     /// sometimes with a trailing space.
-    static func keystrokeTexts(for entry: CatalogEntry, _ rng: inout SeededGenerator) -> [String] {
+    public static func keystrokeTexts(for entry: CatalogEntry, _ rng: inout SeededGenerator) -> [String] {
         var source = entry.title
         if !entry.aliases.isEmpty, rng.chance(0.25) {
             source = rng.pick(entry.aliases)
@@ -289,7 +284,7 @@ enum Workload {
     }
 
     /// `count` suggest requests following keystroke sequences over `entries`.
-    static func suggestRequests(entries: [CatalogEntry], categories: [String], vocabulary: [String],
+    public static func suggestRequests(entries: [CatalogEntry], categories: [String], vocabulary: [String],
                                 count: Int, _ rng: inout SeededGenerator) -> [SuggestRequest] {
         var requests: [SuggestRequest] = []
         func add(_ text: String, entry: CatalogEntry?) {
@@ -324,7 +319,7 @@ enum Workload {
     }
 
     /// Search requests with the same texts and tokens.
-    static func searchRequests(from suggests: [SuggestRequest], pageSizes: ClosedRange<Int> = 1...7,
+    public static func searchRequests(from suggests: [SuggestRequest], pageSizes: ClosedRange<Int> = 1...7,
                                _ rng: inout SeededGenerator) -> [SearchRequest] {
         suggests.map {
             SearchRequest(text: $0.text, tokens: $0.tokens, pageSize: rng.int(pageSizes),
@@ -336,7 +331,7 @@ enum Workload {
 
 extension CatalogEntry {
     /// A JSON line for failure reports (the catalog format; attributes sorted by key).
-    var reportLine: String {
+    public var reportLine: String {
         func q(_ s: String) -> String {
             var out = "\""
             for scalar in s.unicodeScalars {
@@ -369,7 +364,7 @@ extension CatalogEntry {
 }
 
 /// `\uXXXX` for a BMP scalar (JSON escape).
-func jsonEscape(_ value: UInt32) -> String {
+public func jsonEscape(_ value: UInt32) -> String {
     let hex = String(value, radix: 16, uppercase: true)
     return "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
 }

@@ -1,10 +1,10 @@
 import Foundation
 
 /// A directory removed when the test ends.
-final class TemporaryDirectory {
-    let path: String
+public final class TemporaryDirectory {
+    public let path: String
 
-    init(_ name: String = "typeahead-test") {
+    public init(_ name: String = "typeahead-test") {
         path = NSTemporaryDirectory() + "\(name)-\(UUID().uuidString)"
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }

@@ -1,0 +1,90 @@
+import Index
+
+/// Merges every shard's ``ResponseForm/shardPart`` answer to one suggest request into the answer
+/// one node holding the whole catalog gives — still as facts; present it with ``Presenter``.
+///
+/// ```swift
+/// var merge = SuggestMerge(request: request)
+/// for part in shardAnswers { merge.add(part) }
+/// var answer = merge.result()
+/// var presenter = Presenter(text: request.text, typos: request.typos)
+/// presenter.present(&answer)
+/// ```
+///
+/// Why the result is exact — every shard ranks by the same total order (``RankKey``, ids break
+/// ties) and returns its own best `limit` of each section:
+/// - **Entries.** Take the k-th entry of the single-node answer (k < limit); it lives in shard s
+///   and ranks before everything of its title, so shard s kept it. Every title that shard s ranks
+///   before it also ranks before it globally, so fewer than `limit` of them exist: shard s
+///   returned it. Sorting the union and deduplicating titles (bytes) again gives the answer.
+/// - **Completions.** A word's best entry is the best of its per-shard best entries; the argument
+///   for entries carries over with words in place of titles. Its spelling comes from the shard
+///   holding that best entry.
+/// - **Categories.** A chip's count is the sum of per-shard counts and its typos depend only on its
+///   name, so no shard can know the order of chips: shards return every matching chip (up to
+///   ``SuggestResponse/maximumShardCategories``; ``categoriesTruncated`` reports when one could
+///   not), and the limit is applied here.
+///
+/// Strings are keyed by their UTF-8 bytes, never by Swift `String` equality (which would join
+/// canonically equivalent spellings that the index keeps apart).
+///
+/// Complexity: `add` is O(part size); `result` sorts the union, O(n log n) for n entries received.
+public struct SuggestMerge {
+    public let request: SuggestRequest
+    private var entries: [EntryHit] = []
+    private var completions: [[UInt8]: QueryCompletion] = [:]
+    private var categories: [[UInt8]: CategorySuggestion] = [:]
+    /// Some shard matched more categories than it could list; chips may differ from a single node's.
+    public private(set) var categoriesTruncated = false
+
+    public init(request: SuggestRequest) {
+        self.request = request
+    }
+
+    public mutating func add(_ part: SuggestResponse) {
+        entries.append(contentsOf: part.entries)
+        for completion in part.completions {
+            let term = Array(completion.term.utf8)
+            if let known = completions[term], !Self.ranksBefore(completion, known) { continue }
+            completions[term] = completion
+        }
+        for category in part.categories {
+            let name = Array(category.name.utf8)
+            if var known = categories[name] {
+                known.count += category.count
+                known.typos = min(known.typos, category.typos)
+                categories[name] = known
+            } else {
+                categories[name] = category
+            }
+        }
+        categoriesTruncated = categoriesTruncated || part.categoriesTruncated
+    }
+
+    /// The merged answer, cut to the request's limits.
+    public func result() -> SuggestResponse {
+        var response = SuggestResponse(categoriesTruncated: categoriesTruncated)
+        let limits = request.limits
+        var seenTitles = Set<[UInt8]>()
+        for hit in entries.sorted(by: { $0.rank < $1.rank }) where response.entries.count < limits.entries {
+            if request.dedupe, !seenTitles.insert(Array(hit.title.utf8)).inserted { continue }
+            response.entries.append(hit)
+        }
+        response.completions = Array(completions.values.sorted(by: Self.ranksBefore).prefix(limits.completions))
+        response.categories = Array(categories.values.sorted { a, b in
+            if a.typos != b.typos { return a.typos < b.typos }
+            if a.count != b.count { return a.count > b.count }
+            return a.name.utf8.lexicographicallyPrecedes(b.name.utf8)
+        }.prefix(limits.categories))
+        return response
+    }
+
+    /// Completion order (Semantics.md): the partial word's distance, then the best entry's key,
+    /// then the word's bytes.
+    static func ranksBefore(_ a: QueryCompletion, _ b: QueryCompletion) -> Bool {
+        if a.typos != b.typos { return a.typos < b.typos }
+        if a.best < b.best { return true }
+        if b.best < a.best { return false }
+        return a.term.utf8.lexicographicallyPrecedes(b.term.utf8)
+    }
+}
