@@ -10,7 +10,10 @@
 //   Wire      (the API's messages: generated protobuf codec from proto/, conversions, JSON mapping)
 //   CNghttp2, CSystem -> HTTP2 (sans-I/O HTTP/2 sessions, epoll event loops, server and client)
 //   Observability (structured logs, Prometheus metrics; injected, never chosen by libraries)
-//   Node      (a shard served over gRPC/HTTP/2 and JSON: routing, deadlines, auth, health, metrics)
+//   RPC       (gRPC over HTTP2: the server side every server shares, and unary client calls)
+//   Node      (a shard served over RPC: the Typeahead and Shard services over one Shard)
+//   Cluster   (the shard assignment and the cluster file: what every part of a cluster agrees on)
+//   Coordinator (fan-out to the shards, exact merge, presentation, replicas, hedging, deadlines)
 //   CSQLite   -> Benchmarks  (the SQLite FTS5 peer used by `typeahead bench`)
 //   typeahead (the executable: argument parsing only)
 import PackageDescription
@@ -36,12 +39,13 @@ let package = Package(
         .target(name: "Index", dependencies: ["Storage", "Analysis", "Catalog"], exclude: ["Semantics.md"]),
         .target(name: "Wire", dependencies: ["Index", "Catalog"]),
         .target(name: "HTTP2", dependencies: ["CNghttp2", "CSystem"]),
-        .target(name: "Node", dependencies: ["Index", "Wire", "HTTP2", "Catalog", "Observability"]),
+        .target(name: "RPC", dependencies: ["Wire", "HTTP2", "Observability"]),
+        .target(name: "Node", dependencies: ["Index", "Wire", "RPC", "Catalog", "Observability"]),
         .target(name: "Benchmarks", dependencies: ["Index", "Catalog", "Analysis", "CSQLite"]),
         .target(name: "Observability"),
         .target(name: "Cluster"),
         .target(name: "Coordinator", dependencies: ["Index", "Wire", "Cluster"]),
-        .executableTarget(name: "typeahead", dependencies: ["Index", "Catalog", "Wire", "Node", "Benchmarks"]),
+        .executableTarget(name: "typeahead", dependencies: ["Index", "Catalog", "Wire", "Node", "RPC", "Benchmarks"]),
 
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "AnalysisTests", dependencies: ["Analysis"]),
@@ -53,6 +57,7 @@ let package = Package(
         .testTarget(name: "NodeTests", dependencies: ["Node", "Index", "Wire"], exclude: ["python"]),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
         .testTarget(name: "ClusterTests", dependencies: ["Cluster"]),
+        .testTarget(name: "RPCTests", dependencies: ["RPC", "HTTP2", "Wire", "Observability"]),
         .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "Cluster", "Index", "Wire", "Catalog", "TestSupport"]),
         // Random catalogs, keystroke workloads and response diffs shared by the test targets.
         .target(name: "TestSupport", dependencies: ["Index", "Catalog"], path: "Tests/Support"),

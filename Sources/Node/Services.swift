@@ -1,80 +1,104 @@
 import Catalog
 import Index
+import RPC
 import Wire
 
-/// The node's RPCs: the client-facing `typeahead.v1.Typeahead` service and the internal
-/// `typeahead.v1.Shard` service, both over one `Shard`.
+/// The node's RPCs: the client-facing `typeahead.v1.Typeahead` service (presented answers) and the
+/// internal `typeahead.v1.Shard` service (shard parts, updates, generations), both over one `Shard`.
 enum Services {
-    static func methods(shard: Shard, name: String) -> [Method] {
-        [
-            .unary(Typeahead_V1_TypeaheadService.suggest, placement: .inline, access: .read) { request, context in
-                let suggest = try SuggestRequest(request)
-                let response = try run(context) { try shard.suggest(suggest, shouldStop: context.shouldStop) }
-                return Typeahead_V1_SuggestResponse(response, session: request.session, revision: request.revision,
-                                                    shards: .singleNode)
-            },
-            .unary(Typeahead_V1_TypeaheadService.search, placement: .readPool, access: .read) { request, context in
-                let search = try SearchRequest(request)
-                let response = try run(context) { try shard.search(search, shouldStop: context.shouldStop) }
-                return Typeahead_V1_SearchResponse(response, shards: .singleNode)
-            },
-            .unary(Typeahead_V1_ShardService.shardSuggest, placement: .inline, access: .read) { request, context in
-                guard let message = request.request else { throw GRPCStatus(.invalidArgument, "request is required") }
-                let suggest = try SuggestRequest(message)
-                let pinned = request.generation == 0 ? nil : Int(clamping: request.generation)
-                let response = try run(context) {
-                    try shard.suggest(suggest, form: .shardPart, generation: pinned, shouldStop: context.shouldStop)
+    static func methods(node: NodeServer, name: String) -> [RPCMethod] {
+        let shard = node.shard
+        return [
+            .unary(Typeahead_V1_TypeaheadService.suggest, access: .read) { request, context, reply in
+                node.run(.inline, reply) {
+                    let suggest = try SuggestRequest(request)
+                    let response = try index(context) { try shard.suggest(suggest, shouldStop: context.shouldStop) }
+                    return Typeahead_V1_SuggestResponse(response, session: request.session, revision: request.revision,
+                                                        shards: .singleNode)
                 }
-                return Typeahead_V1_ShardSuggestResponse(response, generation: UInt64(pinned ?? shard.currentGeneration ?? 0))
             },
-            .unary(Typeahead_V1_ShardService.shardSearch, placement: .readPool, access: .read) { request, context in
-                guard let message = request.request else { throw GRPCStatus(.invalidArgument, "request is required") }
-                let search = try SearchRequest(message)
-                let pinned = request.generation == 0 ? nil : Int(clamping: request.generation)
-                let response = try run(context) {
-                    try shard.search(search, form: .shardPart, generation: pinned, shouldStop: context.shouldStop)
+            .unary(Typeahead_V1_TypeaheadService.search, access: .read) { request, context, reply in
+                node.run(.readPool, reply) {
+                    let search = try SearchRequest(request)
+                    let response = try index(context) { try shard.search(search, shouldStop: context.shouldStop) }
+                    return Typeahead_V1_SearchResponse(response, shards: .singleNode)
                 }
-                return Typeahead_V1_ShardSearchResponse(response, generation: UInt64(pinned ?? shard.currentGeneration ?? 0))
             },
-            .unary(Typeahead_V1_ShardService.upsert, placement: .writer, access: .admin) { request, context in
-                let entries = try request.catalogEntries()
-                let summary = try run(context) { try shard.upsert(entries) }
-                return Typeahead_V1_UpsertResponse(summary: .init(summary), generation: UInt64(shard.currentGeneration ?? 0))
+            .unary(Typeahead_V1_ShardService.shardSuggest, access: .read) { request, context, reply in
+                node.run(.inline, reply) {
+                    guard let message = request.request else { throw GRPCStatus(.invalidArgument, "request is required") }
+                    let suggest = try SuggestRequest(message)
+                    let pinned = request.generation == 0 ? nil : Int(clamping: request.generation)
+                    let response = try index(context) {
+                        try shard.suggest(suggest, form: .shardPart, generation: pinned, shouldStop: context.shouldStop)
+                    }
+                    return Typeahead_V1_ShardSuggestResponse(response, generation: UInt64(pinned ?? shard.currentGeneration ?? 0))
+                }
             },
-            .unary(Typeahead_V1_ShardService.delete, placement: .writer, access: .admin) { request, context in
-                let ids = try request.validatedIDs()
-                let summary = try run(context) { try shard.delete(ids: ids) }
-                return Typeahead_V1_DeleteResponse(summary: .init(summary), generation: UInt64(shard.currentGeneration ?? 0))
+            .unary(Typeahead_V1_ShardService.shardSearch, access: .read) { request, context, reply in
+                node.run(.readPool, reply) {
+                    guard let message = request.request else { throw GRPCStatus(.invalidArgument, "request is required") }
+                    let search = try SearchRequest(message)
+                    let pinned = request.generation == 0 ? nil : Int(clamping: request.generation)
+                    let response = try index(context) {
+                        try shard.search(search, form: .shardPart, generation: pinned, shouldStop: context.shouldStop)
+                    }
+                    return Typeahead_V1_ShardSearchResponse(response, generation: UInt64(pinned ?? shard.currentGeneration ?? 0))
+                }
             },
-            .clientStream(Typeahead_V1_ShardService.buildGeneration, placement: .writer, access: .admin) { requests, context in
-                var entries: [CatalogEntry] = []
-                for request in requests { entries += try request.catalogEntries() }
-                let parameters = requests.first?.parameters.map(IndexParameters.init) ?? IndexParameters()
-                let info = try run(context) { try shard.buildGeneration(from: entries, parameters: parameters) }
-                return Typeahead_V1_BuildGenerationResponse(generation: .init(info))
+            .unary(Typeahead_V1_ShardService.upsert, access: .admin) { request, context, reply in
+                node.run(.writer, reply) {
+                    let entries = try request.catalogEntries()
+                    let summary = try index(context) { try shard.upsert(entries) }
+                    return Typeahead_V1_UpsertResponse(summary: .init(summary), generation: UInt64(shard.currentGeneration ?? 0))
+                }
             },
-            .unary(Typeahead_V1_ShardService.activateGeneration, placement: .writer, access: .admin) { request, context in
-                try run(context) { try shard.activate(generation: Int(clamping: request.generation)) }
-                return Typeahead_V1_ActivateGenerationResponse(generations: try shard.generations().map { .init($0) })
+            .unary(Typeahead_V1_ShardService.delete, access: .admin) { request, context, reply in
+                node.run(.writer, reply) {
+                    let ids = try request.validatedIDs()
+                    let summary = try index(context) { try shard.delete(ids: ids) }
+                    return Typeahead_V1_DeleteResponse(summary: .init(summary), generation: UInt64(shard.currentGeneration ?? 0))
+                }
             },
-            .unary(Typeahead_V1_ShardService.dropGeneration, placement: .writer, access: .admin) { request, context in
-                try run(context) { try shard.dropGeneration(Int(clamping: request.generation)) }
-                return Typeahead_V1_DropGenerationResponse(generations: try shard.generations().map { .init($0) })
+            .clientStream(Typeahead_V1_ShardService.buildGeneration, access: .admin) { requests, context, reply in
+                node.run(.writer, reply) {
+                    var entries: [CatalogEntry] = []
+                    for request in requests { entries += try request.catalogEntries() }
+                    let parameters = requests.first?.parameters.map(IndexParameters.init) ?? IndexParameters()
+                    let info = try index(context) { try shard.buildGeneration(from: entries, parameters: parameters) }
+                    return Typeahead_V1_BuildGenerationResponse(generation: .init(info))
+                }
             },
-            .unary(Typeahead_V1_ShardService.rollback, placement: .writer, access: .admin) { _, context in
-                try run(context) { try shard.rollback() }
-                return Typeahead_V1_RollbackResponse(generations: try shard.generations().map { .init($0) })
+            .unary(Typeahead_V1_ShardService.activateGeneration, access: .admin) { request, context, reply in
+                node.run(.writer, reply) {
+                    try index(context) { try shard.activate(generation: Int(clamping: request.generation)) }
+                    return Typeahead_V1_ActivateGenerationResponse(generations: try shard.generations().map { .init($0) })
+                }
             },
-            .unary(Typeahead_V1_ShardService.stats, placement: .readPool, access: .read) { _, _ in
-                Typeahead_V1_StatsResponse(shard: name, currentGeneration: UInt64(shard.currentGeneration ?? 0),
-                                           entries: UInt64((try? shard.entryCount()) ?? 0),
-                                           generations: try shard.generations().map { .init($0) })
+            .unary(Typeahead_V1_ShardService.dropGeneration, access: .admin) { request, context, reply in
+                node.run(.writer, reply) {
+                    try index(context) { try shard.dropGeneration(Int(clamping: request.generation)) }
+                    return Typeahead_V1_DropGenerationResponse(generations: try shard.generations().map { .init($0) })
+                }
+            },
+            .unary(Typeahead_V1_ShardService.rollback, access: .admin) { _, context, reply in
+                node.run(.writer, reply) {
+                    try index(context) { try shard.rollback() }
+                    return Typeahead_V1_RollbackResponse(generations: try shard.generations().map { .init($0) })
+                }
+            },
+            .unary(Typeahead_V1_ShardService.stats, access: .read) { _, _, reply in
+                node.run(.readPool, reply) {
+                    Typeahead_V1_StatsResponse(shard: name, currentGeneration: UInt64(shard.currentGeneration ?? 0),
+                                               entries: UInt64((try? shard.entryCount()) ?? 0),
+                                               generations: try shard.generations().map { .init($0) })
+                }
             },
         ]
     }
 
     /// Runs index work, turning a stop into the status the caller deserves.
-    static func run<T>(_ context: CallContext, _ work: () throws -> T) throws -> T {
+    static func index<T>(_ context: CallContext, _ work: () throws -> T) throws -> T {
         try context.checkAlive()
         do {
             let result = try work()

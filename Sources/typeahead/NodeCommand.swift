@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Index
 import Node
+import RPC
 
 enum NodeCommand {
     static let help = """
@@ -34,19 +35,19 @@ enum NodeCommand {
             throw UsageError(description: "typeahead node: unexpected argument \"\(args.positionals[0])\"")
         }
         var configuration = NodeConfiguration()
-        (configuration.host, configuration.port) = try ListenAddress.parse(args.value("--listen") ?? "127.0.0.1:7701", command: "node")
-        configuration.threads = try args.integer("--threads", default: configuration.threads, range: 1...256)
-        configuration.maximumMessageBytes = try args.integer("--max-message-bytes", default: configuration.maximumMessageBytes,
-                                                             range: 1024...(256 << 20))
-        configuration.adminToken = try Tokens.read(file: args.value("--admin-token-file"), environment: "TYPEAHEAD_ADMIN_TOKEN", command: "node")
-        configuration.readToken = try Tokens.read(file: args.value("--read-token-file"), environment: nil, command: "node")
+        (configuration.server.host, configuration.server.port) = try ListenAddress.parse(args.value("--listen") ?? "127.0.0.1:7701", command: "node")
+        configuration.server.threads = try args.integer("--threads", default: configuration.server.threads, range: 1...256)
+        configuration.server.maximumMessageBytes = try args.integer("--max-message-bytes", default: configuration.server.maximumMessageBytes,
+                                                                    range: 1024...(256 << 20))
+        configuration.server.adminToken = try Tokens.read(file: args.value("--admin-token-file"), environment: "TYPEAHEAD_ADMIN_TOKEN", command: "node")
+        configuration.server.readToken = try Tokens.read(file: args.value("--read-token-file"), environment: nil, command: "node")
         let format = try args.choice("--log-format", default: LogFormatChoice.logfmt)
 
         let shard = try Shard(directory: try args.required("--dir"))
-        let telemetry = NodeTelemetry(json: format == .json)
+        let telemetry = ServerTelemetry(label: "node", json: format == .json)
         let node = NodeServer(shard: shard, configuration: configuration, telemetry: telemetry)
         let port = try node.start()
-        printError("typeahead node: serving \(shard.directory) on http://\(configuration.host):\(port) (generation \(shard.currentGeneration.map(String.init) ?? "none"))")
+        printError("typeahead node: serving \(shard.directory) on http://\(configuration.server.host):\(port) (generation \(shard.currentGeneration.map(String.init) ?? "none"))")
         Signals.waitForTermination()
         node.shutdown()
         return 0

@@ -1,23 +1,21 @@
 import HTTP2
-import Index
 import Observability
 import Synchronization
 import Wire
 
-/// What a node tells its operator: one log line per event and Prometheus metrics.
+/// What a server tells its operator: one log line per event and Prometheus metrics. The node and
+/// the coordinator register their own series on ``registry`` besides these.
 ///
 /// Metrics (scraped from `/metrics`):
 /// - `typeahead_requests_total{method,code}`: finished calls by gRPC status code name
 /// - `typeahead_request_duration_seconds{method}`: latency histogram (50 µs … 10 s)
 /// - `typeahead_requests_in_flight{method}`
-/// - `typeahead_index_generation`, `typeahead_index_entries`, `typeahead_lmdb_map_bytes`,
-///   `typeahead_lmdb_used_bytes`: read from the shard at scrape time
 /// - `typeahead_connections_open`, `typeahead_streams_active`, `typeahead_output_pending_bytes`,
 ///   `typeahead_connections_reading_paused`: read from the HTTP/2 server at scrape time
 ///
 /// Logs: every failed call at `warning` (with its request id), every call at `debug`, lifecycle
 /// events at `info`; one line each, logfmt or JSON, on standard error.
-public final class NodeTelemetry: Sendable {
+public final class ServerTelemetry: Sendable {
     public let logger: Logger
     public let registry: MetricsRegistry
     private let requests: Counter
@@ -25,8 +23,9 @@ public final class NodeTelemetry: Sendable {
     private let inFlight: Gauge
     private let serverStatistics = StatisticsSource()
 
-    public init(json: Bool = false, sink: (any LogSink)? = nil, registry: MetricsRegistry = MetricsRegistry()) {
-        logger = Logger(label: "node", sink: sink ?? StandardErrorSink(format: json ? .jsonLines : .logfmt))
+    /// - Parameter label: the logger's label (`node`, `coordinator`).
+    public init(label: String, json: Bool = false, sink: (any LogSink)? = nil, registry: MetricsRegistry = MetricsRegistry()) {
+        logger = Logger(label: label, sink: sink ?? StandardErrorSink(format: json ? .jsonLines : .logfmt))
         self.registry = registry
         requests = registry.counter(name: "typeahead_requests_total", help: "Finished calls by method and gRPC status code.",
                                     labelNames: ["method", "code"])
@@ -53,32 +52,17 @@ public final class NodeTelemetry: Sendable {
         set { serverStatistics.source.withLock { $0 = newValue } }
     }
 
-    func registerNode(shard: Shard) {
-        registry.gauge(name: "typeahead_index_generation", help: "The generation serving queries.") {
-            Double(shard.currentGeneration ?? 0)
-        }
-        registry.gauge(name: "typeahead_index_entries", help: "Live entries in the serving generation.") {
-            Double((try? shard.entryCount()) ?? 0)
-        }
-        registry.gauge(name: "typeahead_lmdb_map_bytes", help: "LMDB map size of the serving generation.") {
-            Double((try? shard.storageStatistics().mapSize) ?? 0)
-        }
-        registry.gauge(name: "typeahead_lmdb_used_bytes", help: "Bytes of the LMDB map in use by the serving generation.") {
-            Double((try? shard.storageStatistics().usedBytes) ?? 0)
-        }
-    }
-
-    func started(method: String) {
+    public func started(method: String) {
         inFlight.labels(["method": method]).increment()
     }
 
-    func finished(method: String, status: GRPCStatus, since started: ContinuousClock.Instant, requestID: String) {
+    public func finished(method: String, status: GRPCStatus, since started: ContinuousClock.Instant, requestID: String) {
         let elapsed = ContinuousClock.now - started
         inFlight.labels(["method": method]).decrement()
-        requests.labels(["method": method, "code": Self.codeName(status.code)]).increment()
+        requests.labels(["method": method, "code": status.code.name]).increment()
         latency.labels(["method": method]).observe(elapsed)
         if status.code != .ok {
-            logger.warning("call failed", ["method": method, "code": Self.codeName(status.code), "message": status.message,
+            logger.warning("call failed", ["method": method, "code": status.code.name, "message": status.message,
                                            "request_id": requestID, "duration_us": "\(Self.microseconds(elapsed))"])
         } else {
             logger.debug("call", ["method": method, "request_id": requestID, "duration_us": "\(Self.microseconds(elapsed))"])
@@ -86,35 +70,13 @@ public final class NodeTelemetry: Sendable {
     }
 
     func rejected(_ status: GRPCStatus) {
-        requests.labels(["method": "(rejected)", "code": Self.codeName(status.code)]).increment()
-        logger.warning("request rejected", ["code": Self.codeName(status.code), "message": status.message])
+        requests.labels(["method": "(rejected)", "code": status.code.name]).increment()
+        logger.warning("request rejected", ["code": status.code.name, "message": status.message])
     }
 
     public func exposition() -> String { registry.exposition() }
 
-    static func codeName(_ code: GRPCStatus.Code) -> String {
-        switch code {
-        case .ok: "OK"
-        case .cancelled: "CANCELLED"
-        case .unknown: "UNKNOWN"
-        case .invalidArgument: "INVALID_ARGUMENT"
-        case .deadlineExceeded: "DEADLINE_EXCEEDED"
-        case .notFound: "NOT_FOUND"
-        case .alreadyExists: "ALREADY_EXISTS"
-        case .permissionDenied: "PERMISSION_DENIED"
-        case .resourceExhausted: "RESOURCE_EXHAUSTED"
-        case .failedPrecondition: "FAILED_PRECONDITION"
-        case .aborted: "ABORTED"
-        case .outOfRange: "OUT_OF_RANGE"
-        case .unimplemented: "UNIMPLEMENTED"
-        case .internal: "INTERNAL"
-        case .unavailable: "UNAVAILABLE"
-        case .dataLoss: "DATA_LOSS"
-        case .unauthenticated: "UNAUTHENTICATED"
-        }
-    }
-
-    static func microseconds(_ duration: Duration) -> Int64 {
+    public static func microseconds(_ duration: Duration) -> Int64 {
         duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
     }
 }

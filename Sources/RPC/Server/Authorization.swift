@@ -1,8 +1,8 @@
 /// Bearer-token checks, in constant time (no early exit on the first differing byte, and the
 /// length is compared without leaking which prefix matched).
-enum Authorization {
+public enum Authorization {
     /// Whether an `authorization` header value carries `token`.
-    static func allows(_ header: String?, token: String) -> Bool {
+    public static func allows(_ header: String?, token: String) -> Bool {
         guard let header, header.hasPrefix("Bearer ") else { return false }
         let given = Array(header.utf8.dropFirst(7))
         let expected = Array(token.utf8)

@@ -1,24 +1,27 @@
 import HTTP2
-import Index
 import Synchronization
 import Wire
 
 /// `grpc.health.v1.Health`: Check answers at once; Watch streams the status now and at every
-/// change (here: when shutdown begins) until the caller goes away or the node stops.
+/// change (here: when shutdown begins) until the caller goes away or the server stops.
+///
+/// SERVING means the server is ready (its readiness test holds) and not shutting down; the
+/// service names it knows are `""` (the whole server) and the gRPC services it serves.
 final class HealthService: Sendable {
-    private let shard: Shard
+    private let isReady: @Sendable () -> Bool
+    private let services: Set<String>
     private let shuttingDown = Atomic<Bool>(false)
     private let watchers = Mutex<[HTTP2Responder]>([])
-    static let services: Set<String> = ["", Typeahead_V1_TypeaheadService.name, Typeahead_V1_ShardService.name]
 
-    init(shard: Shard) {
-        self.shard = shard
+    init(services: Set<String>, isReady: @escaping @Sendable () -> Bool) {
+        self.services = services.union([""])
+        self.isReady = isReady
     }
 
     var isShuttingDown: Bool { shuttingDown.load(ordering: .relaxed) }
 
     var status: Grpc_Health_V1_HealthCheckResponse.ServingStatus {
-        !isShuttingDown && shard.currentGeneration != nil ? .serving : .notServing
+        !isShuttingDown && isReady() ? .serving : .notServing
     }
 
     func handle(_ request: HTTP2Request, path: String, responder: HTTP2Responder,
@@ -27,12 +30,12 @@ final class HealthService: Sendable {
         do {
             let frames = try GRPCFraming.messages(in: request.body, maximumMessageBytes: 1 << 16)
             guard frames.count <= 1 else { throw GRPCStatus(.invalidArgument, "one HealthCheckRequest expected") }
-            message = try frames.first.map { try Method.decode(Grpc_Health_V1_HealthCheckRequest.self, $0) } ?? .init()
+            message = try frames.first.map { try RPCMethod.decode(Grpc_Health_V1_HealthCheckRequest.self, $0) } ?? .init()
         } catch {
             finish(path, GRPCStatus(describing: error), nil)
             return
         }
-        let known = Self.services.contains(message.service)
+        let known = services.contains(message.service)
         if path == Grpc_Health_V1_HealthService.check.path {
             guard known else {
                 finish(path, GRPCStatus(.notFound, "unknown service \"\(message.service)\""), nil)

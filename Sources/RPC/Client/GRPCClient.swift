@@ -1,0 +1,217 @@
+import Dispatch
+import HTTP2
+import Synchronization
+import Wire
+
+/// gRPC calls over one ``HTTP2ClientConnection``: the request's framing and headers, and the
+/// response turned into a message or a ``GRPCStatus`` — never a transport error, so callers handle
+/// one kind of failure.
+///
+/// ```swift
+/// let connection = try await client.connect(host: "10.0.0.7", port: 7701)
+/// let stats = try await GRPCClient.call(Typeahead_V1_ShardService.stats, Typeahead_V1_StatsRequest(),
+///                                       on: connection, timeout: .seconds(1))
+/// ```
+///
+/// How failures map (gRPC's `doc/http-grpc-status-mapping.md` and `PROTOCOL-HTTP2.md`): no
+/// connection, a connection that closed, or RST_STREAM REFUSED_STREAM: UNAVAILABLE (safe to retry
+/// elsewhere: the server did not process it, or cannot be reached); RST_STREAM CANCEL or a local
+/// cancel: CANCELLED; ENHANCE_YOUR_CALM: RESOURCE_EXHAUSTED; other resets: INTERNAL; an HTTP status
+/// other than 200: 401 UNAUTHENTICATED, 403 PERMISSION_DENIED, 404 UNIMPLEMENTED, 429/502/503/504
+/// UNAVAILABLE, otherwise UNKNOWN; a 200 without `grpc-status`: INTERNAL; a response over the
+/// client's body limit: RESOURCE_EXHAUSTED; a message that does not decode: INTERNAL.
+public enum GRPCClient {
+    /// Per-call settings.
+    public struct Options: Sendable {
+        /// Sent as `grpc-timeout`; the server stops working on the call once it passes. With
+        /// ``enforceTimeoutLocally`` the call also fails locally (DEADLINE_EXCEEDED, stream reset)
+        /// if no answer arrives in time — what a caller wants when the network itself may be gone.
+        public var timeout: Duration?
+        public var enforceTimeoutLocally = true
+        /// `authorization: Bearer …`, for admin methods (or reads on servers that require a token).
+        public var bearerToken: String?
+        /// Sent as `x-request-id`, so the server's log lines about the call carry it.
+        public var requestID: String?
+        /// Extra metadata (lowercase names).
+        public var metadata: [HTTP2HeaderField] = []
+
+        public init(timeout: Duration? = nil, bearerToken: String? = nil, requestID: String? = nil) {
+            self.timeout = timeout
+            self.bearerToken = bearerToken
+            self.requestID = requestID
+        }
+    }
+
+    /// The headers of a call: what every gRPC request carries, then the options'.
+    static func headers(_ options: Options) -> [HTTP2HeaderField] {
+        var headers: [HTTP2HeaderField] = [("content-type", "application/grpc"), ("te", "trailers"),
+                                           ("user-agent", "typeahead-grpc/1")]
+        if let timeout = options.timeout { headers.append(("grpc-timeout", GRPCTimeout.encode(timeout))) }
+        if let token = options.bearerToken { headers.append(("authorization", "Bearer \(token)")) }
+        if let id = options.requestID { headers.append(("x-request-id", id)) }
+        return headers + options.metadata
+    }
+
+    /// Starts a unary call; `completion` runs once, on the connection's event loop (it must not
+    /// block). The returned handle cancels the call (RST_STREAM CANCEL; completion: CANCELLED).
+    @discardableResult
+    public static func call<Request: ProtoMessage, Response: ProtoMessage>(
+        _ method: ProtoMethod<Request, Response>, _ request: Request, on connection: HTTP2ClientConnection,
+        options: Options = .init(), completion: @escaping @Sendable (Result<Response, GRPCStatus>) -> Void
+    ) -> HTTP2ClientStream {
+        send(path: method.path, messages: [request.serializedBytes()], on: connection, options: options) { result in
+            completion(result.flatMap { bytes in decodeSingle(Response.self, bytes, method: method.path) })
+        }
+    }
+
+    /// A unary call, awaited. Cancelling the task cancels the call.
+    public static func call<Request: ProtoMessage, Response: ProtoMessage>(
+        _ method: ProtoMethod<Request, Response>, _ request: Request, on connection: HTTP2ClientConnection,
+        options: Options = .init()
+    ) async throws(GRPCStatus) -> Response {
+        let bytes = try await send(path: method.path, messages: [request.serializedBytes()], on: connection, options: options)
+        return try decodeSingle(Response.self, bytes, method: method.path).get()
+    }
+
+    /// A client-streaming call with every request message at once (the whole stream is one body).
+    public static func call<Request: ProtoMessage, Response: ProtoMessage>(
+        _ method: ProtoMethod<Request, Response>, stream requests: [Request], on connection: HTTP2ClientConnection,
+        options: Options = .init()
+    ) async throws(GRPCStatus) -> Response {
+        let bytes = try await send(path: method.path, messages: requests.map { $0.serializedBytes() }, on: connection, options: options)
+        return try decodeSingle(Response.self, bytes, method: method.path).get()
+    }
+
+    // MARK: The exchange
+
+    private static func send(path: String, messages: [[UInt8]], on connection: HTTP2ClientConnection, options: Options,
+                             completion: @escaping @Sendable (Result<[UInt8], GRPCStatus>) -> Void) -> HTTP2ClientStream {
+        var body: [UInt8] = []
+        body.reserveCapacity(messages.reduce(0) { $0 + $1.count + 5 })
+        for message in messages { body += GRPCFraming.frame(message) }
+        let request = HTTP2ClientRequest(method: "POST", path: path, headers: headers(options), body: body)
+        let timedOut = Atomic<Bool>(false)
+        let stream = connection.send(request) { result in
+            if timedOut.load(ordering: .relaxed) {
+                completion(.failure(GRPCStatus(.deadlineExceeded, "no answer from \(connection.host):\(connection.port) within the deadline")))
+                return
+            }
+            completion(status(of: result, from: "\(connection.host):\(connection.port)"))
+        }
+        if options.enforceTimeoutLocally, let timeout = options.timeout {
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: timeout.nanosecondsClamped))) {
+                timedOut.store(true, ordering: .relaxed)
+                stream.cancel()
+            }
+        }
+        return stream
+    }
+
+    private static func send(path: String, messages: [[UInt8]], on connection: HTTP2ClientConnection,
+                             options: Options) async throws(GRPCStatus) -> [UInt8] {
+        let box = StreamBox()
+        let result: Result<[UInt8], GRPCStatus> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                box.started(send(path: path, messages: messages, on: connection, options: options) { continuation.resume(returning: $0) })
+            }
+        } onCancel: {
+            box.cancel()
+        }
+        return try result.get()
+    }
+
+    /// The payload of a finished exchange, or the status it ended with.
+    static func status(of result: Result<HTTP2Response, HTTP2ClientError>, from peer: String) -> Result<[UInt8], GRPCStatus> {
+        let response: HTTP2Response
+        switch result {
+        case .failure(let error): return .failure(status(of: error, from: peer))
+        case .success(let value): response = value
+        }
+        guard response.status == 200 else {
+            let code: GRPCStatus.Code = switch response.status {
+            case 401: .unauthenticated
+            case 403: .permissionDenied
+            case 404: .unimplemented
+            case 429, 502, 503, 504: .unavailable
+            default: .unknown
+            }
+            return .failure(GRPCStatus(code, "\(peer) answered HTTP \(response.status)"))
+        }
+        // Trailers-only responses carry the status in the headers.
+        guard let text = response.trailer("grpc-status") ?? response.header("grpc-status") else {
+            return .failure(GRPCStatus(.internal, "\(peer) answered without grpc-status"))
+        }
+        guard let raw = Int(text), let code = GRPCStatus.Code(rawValue: raw) else {
+            return .failure(GRPCStatus(.unknown, "\(peer) answered grpc-status \"\(text)\""))
+        }
+        guard code == .ok else {
+            let message = (response.trailer("grpc-message") ?? response.header("grpc-message")).map(GRPCStatus.decodeMessage) ?? ""
+            return .failure(GRPCStatus(code, message))
+        }
+        return .success(response.body)
+    }
+
+    static func status(of error: HTTP2ClientError, from peer: String) -> GRPCStatus {
+        switch error.code {
+        case .cancelled:
+            return GRPCStatus(.cancelled, "cancelled")
+        case .responseRejected:
+            return GRPCStatus(.resourceExhausted, "the answer from \(peer) is over the client's limit: \(error.message)")
+        case .streamReset:
+            switch error.errorCode {
+            case .refusedStream?: return GRPCStatus(.unavailable, "\(peer) refused the stream")
+            case .cancel?: return GRPCStatus(.cancelled, "\(peer) cancelled the call")
+            case .enhanceYourCalm?: return GRPCStatus(.resourceExhausted, "\(peer) asked to slow down (ENHANCE_YOUR_CALM)")
+            default: return GRPCStatus(.internal, "\(peer) reset the stream (\(error.errorCode.map { "\($0)" } ?? "no code"))")
+            }
+        default:
+            return GRPCStatus(.unavailable, "\(peer): \(error)")
+        }
+    }
+
+    /// Exactly one message, decoded.
+    static func decodeSingle<M: ProtoMessage>(_ type: M.Type, _ body: [UInt8], method: String) -> Result<M, GRPCStatus> {
+        do {
+            let messages = try GRPCFraming.messages(in: body, maximumMessageBytes: Int(Int32.max))
+            guard messages.count == 1 else {
+                return .failure(GRPCStatus(.internal, "\(method) answered \(messages.count) messages where one was expected"))
+            }
+            return .success(try messages[0].withUnsafeBytes { raw throws(ProtoError) in try M(serializedBuffer: raw) })
+        } catch let status as GRPCStatus {
+            return .failure(GRPCStatus(.internal, "malformed answer to \(method): \(status.message)"))
+        } catch {
+            return .failure(GRPCStatus(.internal, "malformed answer to \(method): \(error)"))
+        }
+    }
+}
+
+extension Duration {
+    /// Whole nanoseconds, saturating at Int64's range.
+    var nanosecondsClamped: Int64 {
+        let (seconds, attoseconds) = components
+        let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return seconds < 0 ? .min : .max }
+        return product.addingReportingOverflow(attoseconds / 1_000_000_000).overflow ? .max : product + attoseconds / 1_000_000_000
+    }
+}
+
+/// The stream of an awaited call, for the task's cancellation handler (which may run before the
+/// stream exists).
+private final class StreamBox: Sendable {
+    private let state = Mutex<(stream: HTTP2ClientStream?, cancelled: Bool)>((nil, false))
+
+    func started(_ stream: HTTP2ClientStream) {
+        let cancelled = state.withLock { state -> Bool in
+            state.stream = stream
+            return state.cancelled
+        }
+        if cancelled { stream.cancel() }
+    }
+
+    func cancel() {
+        state.withLock { state -> HTTP2ClientStream? in
+            state.cancelled = true
+            return state.stream
+        }?.cancel()
+    }
+}

@@ -1,0 +1,37 @@
+import HTTP2
+import Wire
+
+/// What a method handler knows about its call: its id, its deadline, and whether the caller is
+/// still there.
+///
+/// `Sendable`: a handler may carry it to a worker thread or into a fan-out's completions.
+public struct CallContext: Sendable {
+    /// `x-request-id` as the caller sent it, or a fresh one; logged with every line about the call.
+    public let requestID: String
+    /// The caller's deadline (`grpc-timeout`, or `connect-timeout-ms` for JSON), if any.
+    public let deadline: ContinuousClock.Instant?
+    /// The call's stream: cancellation (RST_STREAM, connection loss, shutdown) shows here.
+    public let responder: HTTP2Responder
+
+    public init(requestID: String, deadline: ContinuousClock.Instant?, responder: HTTP2Responder) {
+        self.requestID = requestID
+        self.deadline = deadline
+        self.responder = responder
+    }
+
+    /// True once the caller reset the stream or went away.
+    public var isCancelled: Bool { responder.isCancelled }
+
+    /// Throws CANCELLED or DEADLINE_EXCEEDED when the call should stop.
+    public func checkAlive() throws(GRPCStatus) {
+        if responder.isCancelled { throw GRPCStatus(.cancelled, "the client cancelled the call") }
+        if let deadline, ContinuousClock.now >= deadline { throw GRPCStatus(.deadlineExceeded, "deadline exceeded") }
+    }
+
+    /// A cheap test the index calls between candidates, so abandoned work stops early.
+    public var shouldStop: @Sendable () -> Bool {
+        let responder = self.responder
+        let deadline = self.deadline
+        return { responder.isCancelled || (deadline.map { ContinuousClock.now >= $0 } ?? false) }
+    }
+}

@@ -1,0 +1,397 @@
+import Dispatch
+import Foundation
+import HTTP2
+import Observability
+import Synchronization
+import Wire
+
+/// A gRPC server over ``HTTP2Server``, with everything Typeahead's servers (a node, a coordinator)
+/// share: one port answers gRPC (`application/grpc`), the Connect protocol's unary JSON for the
+/// client-facing methods, the GET conveniences `/v1/suggest` and `/v1/search`, the standard
+/// `grpc.health.v1.Health` service, `/healthz`, `/readyz` and `/metrics`.
+///
+/// ```swift
+/// let server = RPCServer(configuration: configuration, methods: methods, telemetry: telemetry,
+///                        healthServices: [Typeahead_V1_TypeaheadService.name], isReady: { index.isLoaded })
+/// let port = try server.start()
+/// // … on SIGTERM:
+/// server.shutdown()
+/// ```
+///
+/// Per call, in order: unknown paths are UNIMPLEMENTED, compressed calls UNIMPLEMENTED, the bearer
+/// token is checked against the method's ``RPCMethod/Access``, `grpc-timeout` becomes the
+/// context's deadline, the body is split into messages (over-size: RESOURCE_EXHAUSTED, malformed
+/// framing: INVALID_ARGUMENT), and the method runs. Every finished call is counted, timed and (on
+/// failure) logged with its request id by ``ServerTelemetry``.
+///
+/// Threads: the method handler is called on the connection's event loop and must not block it
+/// (hand slow work to a pool and reply from there); replies may come from any thread.
+public final class RPCServer: Sendable {
+    /// Where a server listens, its limits and tokens.
+    public struct Configuration: Sendable {
+        public var host = "127.0.0.1"
+        /// 0 binds an ephemeral port (``RPCServer/start()`` returns it).
+        public var port = 0
+        /// Event-loop threads (default: one per core); ignored when ``eventLoops`` is set.
+        public var threads = ProcessInfo.processInfo.activeProcessorCount
+        /// Bearer token that admin methods require. Without one they are refused.
+        public var adminToken: String?
+        /// Bearer token that read methods require, if set (otherwise reads are open).
+        public var readToken: String?
+        /// Largest request message (gRPC message or JSON body).
+        public var maximumMessageBytes = 4 << 20
+        public var maximumConcurrentStreams: UInt32 = 128
+        public var maximumConnections = 10_000
+        public var maximumHeaderListBytes: UInt32 = 16 << 10
+        public var idleTimeout: Duration = .seconds(120)
+        /// How long in-flight requests may run after a shutdown begins.
+        public var shutdownGrace: Duration = .seconds(10)
+
+        public init() {}
+    }
+
+    /// A GET route beside the standard ones (`/healthz`, `/readyz`, `/metrics`, `/v1/suggest`,
+    /// `/v1/search`), called on the event loop like a method.
+    public typealias Route = @Sendable (HTTP2Request, HTTP2Responder) -> Void
+
+    public let configuration: Configuration
+    public let telemetry: ServerTelemetry
+    private let methods: [String: RPCMethod]
+    private let routes: [String: Route]
+    private let health: HealthService
+    private let isReadyTest: @Sendable () -> Bool
+    private let server = Mutex<HTTP2Server?>(nil)
+
+    /// - Parameters:
+    ///   - healthServices: the gRPC service names `grpc.health.v1.Health` knows (besides `""`).
+    ///   - isReady: whether the server can answer queries (`/readyz`, health SERVING).
+    public init(configuration: Configuration, methods: [RPCMethod], telemetry: ServerTelemetry,
+                healthServices: Set<String>, isReady: @escaping @Sendable () -> Bool, routes: [String: Route] = [:]) {
+        self.configuration = configuration
+        self.telemetry = telemetry
+        self.methods = Dictionary(methods.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        self.routes = routes
+        self.isReadyTest = isReady
+        health = HealthService(services: healthServices, isReady: isReady)
+    }
+
+    /// Binds and starts serving; returns the port (useful with port 0).
+    public func start() throws -> Int {
+        var http = HTTP2Server.Configuration()
+        http.host = configuration.host
+        http.port = configuration.port
+        http.threadCount = configuration.threads
+        http.maxConnections = configuration.maximumConnections
+        http.idleTimeout = configuration.idleTimeout
+        http.session.maxConcurrentStreams = configuration.maximumConcurrentStreams
+        http.session.maxHeaderListSize = configuration.maximumHeaderListBytes
+        // A gRPC body is the message plus its 5-byte prefix.
+        http.session.maxBodySize = configuration.maximumMessageBytes + 5
+        let telemetry = self.telemetry
+        http.rejectionHandler = { rejection, responder in
+            let status: GRPCStatus
+            switch rejection {
+            case .bodyTooLarge(let limit): status = GRPCStatus(.resourceExhausted, "request body over the limit of \(limit) bytes")
+            case .headerListTooLarge(let limit): status = GRPCStatus(.resourceExhausted, "request headers over the limit of \(limit) bytes")
+            }
+            telemetry.rejected(status)
+            responder.sendHeaders(status: 200, headers: GRPCResponses.trailersOnly(status), endStream: true)
+        }
+        let server = HTTP2Server(configuration: http) { [self] request, responder in
+            self.handle(request, responder)
+        }
+        let port = try server.start()
+        self.server.withLock { $0 = server }
+        telemetry.statisticsSource = { [weak server] in server?.statistics() }
+        return port
+    }
+
+    /// Tells health watchers NOT_SERVING, sends GOAWAY, lets in-flight calls finish within the
+    /// grace period, then closes. Idempotent. Must not be called on an event loop.
+    public func shutdown() {
+        health.beginShutdown()
+        guard let server = server.withLock({ current -> HTTP2Server? in
+            defer { current = nil }
+            return current
+        }) else { return }
+        server.shutdown(gracePeriod: configuration.shutdownGrace)
+    }
+
+    /// Ready to answer queries and not shutting down (`/readyz`).
+    public var isReady: Bool { isReadyTest() && !health.isShuttingDown }
+
+    // MARK: Routing
+
+    private func handle(_ request: HTTP2Request, _ responder: HTTP2Responder) {
+        let path = request.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? request.path
+        if request.method == "GET" || request.method == "HEAD" {
+            handleGET(request, path: path, responder)
+            return
+        }
+        guard request.method == "POST" else {
+            responder.respond(status: 405, headers: [("allow", "GET, POST"), ("content-type", "text/plain")], body: Array("method not allowed\n".utf8))
+            return
+        }
+        let contentType = request.header("content-type") ?? ""
+        if contentType.hasPrefix("application/grpc") {
+            handleGRPC(request, path: path, responder)
+        } else if contentType.hasPrefix("application/json") {
+            handleConnectJSON(request, path: path, responder)
+        } else {
+            responder.respond(status: 415, headers: [("content-type", "text/plain")],
+                              body: Array("use content-type application/grpc or application/json\n".utf8))
+        }
+    }
+
+    private func handleGRPC(_ request: HTTP2Request, path: String, _ responder: HTTP2Responder) {
+        let started = ContinuousClock.now
+        let requestID = request.header("x-request-id") ?? RequestID.next().description
+        let finish: @Sendable (String, GRPCStatus, [UInt8]?) -> Void = { [telemetry] method, status, message in
+            if let message, status.code == .ok {
+                responder.respond(status: 200, headers: GRPCResponses.headers, body: GRPCFraming.frame(message),
+                                  trailers: GRPCResponses.trailers(.ok))
+            } else {
+                responder.sendHeaders(status: 200, headers: GRPCResponses.trailersOnly(status), endStream: true)
+            }
+            telemetry.finished(method: method, status: status, since: started, requestID: requestID)
+        }
+        if path == Grpc_Health_V1_HealthService.check.path || path == Grpc_Health_V1_HealthService.watch.path {
+            health.handle(request, path: path, responder: responder, finish: finish)
+            return
+        }
+        guard let method = methods[path] else {
+            finish(path, GRPCStatus(.unimplemented, "unknown method \(path)"), nil)
+            return
+        }
+        telemetry.started(method: path)
+        if let encoding = request.header("grpc-encoding"), encoding != "identity" {
+            finish(path, GRPCStatus(.unimplemented, "grpc-encoding \(encoding) is not supported; send identity"), nil)
+            return
+        }
+        if let status = authorize(method, request.header("authorization")) {
+            finish(path, status, nil)
+            return
+        }
+        var deadline: ContinuousClock.Instant?
+        if let timeout = request.header("grpc-timeout") {
+            guard let duration = GRPCTimeout.parse(timeout) else {
+                finish(path, GRPCStatus(.invalidArgument, "malformed grpc-timeout \"\(timeout)\""), nil)
+                return
+            }
+            deadline = started.advanced(by: duration)
+        }
+        let messages: [ArraySlice<UInt8>]
+        do {
+            messages = try GRPCFraming.messages(in: request.body, maximumMessageBytes: configuration.maximumMessageBytes)
+        } catch {
+            finish(path, error, nil)
+            return
+        }
+        let context = CallContext(requestID: requestID, deadline: deadline, responder: responder)
+        method.invoke(messages, context) { result in
+            switch result {
+            case .success(let bytes): finish(path, .ok, bytes)
+            case .failure(let status): finish(path, status, nil)
+            }
+        }
+    }
+
+    /// The Connect protocol's unary JSON: POST the method path with `content-type:
+    /// application/json`; the answer is the response message's JSON, or `{"code": "...",
+    /// "message": "..."}` with the HTTP status Connect pairs with the code. Only the client-facing
+    /// methods (``JSONForm``) speak JSON.
+    private func handleConnectJSON(_ request: HTTP2Request, path: String, _ responder: HTTP2Responder) {
+        let started = ContinuousClock.now
+        let requestID = request.header("x-request-id") ?? RequestID.next().description
+        let finish: @Sendable (GRPCStatus, [UInt8]?) -> Void = { [telemetry] status, body in
+            Self.sendJSON(status, body: body, to: responder)
+            telemetry.finished(method: path, status: status, since: started, requestID: requestID)
+        }
+        guard let form = JSONForm.forMethod(path), let method = methods[path] else {
+            finish(GRPCStatus(.unimplemented, "\(path) has no JSON form; use gRPC"), nil)
+            return
+        }
+        telemetry.started(method: path)
+        if let refusal = authorize(method, request.header("authorization")) {
+            finish(refusal, nil)
+            return
+        }
+        guard request.body.count <= configuration.maximumMessageBytes else {
+            finish(GRPCStatus(.resourceExhausted, "request body over \(configuration.maximumMessageBytes) bytes"), nil)
+            return
+        }
+        var deadline: ContinuousClock.Instant?
+        if let millis = request.header("connect-timeout-ms").flatMap(Int64.init) { deadline = started.advanced(by: .milliseconds(millis)) }
+        let message: [UInt8]
+        do {
+            message = try form.request(JSONRequests.object(request.body))
+        } catch {
+            finish(GRPCStatus(describing: error), nil)
+            return
+        }
+        let context = CallContext(requestID: requestID, deadline: deadline, responder: responder)
+        method.invoke([message[...]], context) { result in
+            switch result {
+            case .success(let bytes):
+                do { finish(.ok, try form.responseJSON(bytes)) } catch { finish(GRPCStatus(describing: error), nil) }
+            case .failure(let status): finish(status, nil)
+            }
+        }
+    }
+
+    /// | path | answer |
+    /// |---|---|
+    /// | `/v1/suggest?q=TEXT[&limit=N][&typos=off][&dedupe=false][&token=category:NAME]…` | the Suggest JSON |
+    /// | `/v1/search?q=TEXT[&pageSize=N][&pageToken=T][&sort=weight][&facets=false][&token=…]` | the Search JSON |
+    /// | `/healthz` | 200 while the process serves |
+    /// | `/readyz` | 200 when ready and not shutting down, else 503 |
+    /// | `/metrics` | Prometheus text format |
+    private func handleGET(_ request: HTTP2Request, path: String, _ responder: HTTP2Responder) {
+        switch path {
+        case "/healthz":
+            responder.respond(status: 200, headers: [("content-type", "text/plain")], body: Array("ok\n".utf8))
+        case "/readyz":
+            let ready = isReady
+            responder.respond(status: ready ? 200 : 503, headers: [("content-type", "text/plain")],
+                              body: Array((ready ? "ready\n" : "not ready\n").utf8))
+        case "/metrics":
+            // Not on the event loop: the connection gauges call HTTP2Server.statistics(), which
+            // queues a task on every loop and waits for them all, so calling it from a loop thread
+            // waits for itself forever (wedging that loop, every connection on it, and shutdown).
+            let telemetry = self.telemetry
+            DispatchQueue.global(qos: .utility).async {
+                responder.respond(status: 200, headers: [("content-type", "text/plain; version=0.0.4")],
+                                  body: Array(telemetry.exposition().utf8))
+            }
+        case "/v1/suggest", "/v1/search":
+            handleQueryGET(request, form: path == "/v1/suggest" ? .suggest : .search, label: "GET " + path, responder)
+        default:
+            if let route = routes[path] {
+                route(request, responder)
+            } else {
+                responder.respond(status: 404, headers: [("content-type", "text/plain")], body: Array("not found: \(path)\n".utf8))
+            }
+        }
+    }
+
+    private func handleQueryGET(_ request: HTTP2Request, form: JSONForm, label: String, _ responder: HTTP2Responder) {
+        let started = ContinuousClock.now
+        let requestID = request.header("x-request-id") ?? RequestID.next().description
+        let finish: @Sendable (GRPCStatus, [UInt8]?) -> Void = { [telemetry] status, body in
+            Self.sendJSON(status, body: body, to: responder)
+            telemetry.finished(method: label, status: status, since: started, requestID: requestID)
+        }
+        telemetry.started(method: label)
+        guard let method = methods[form.path] else {
+            finish(GRPCStatus(.unimplemented, "this server does not serve \(form.path)"), nil)
+            return
+        }
+        if let refusal = authorize(method, request.header("authorization")) {
+            finish(refusal, nil)
+            return
+        }
+        let message: [UInt8]
+        do {
+            let items = URLComponents(string: "http://server" + request.path)?.queryItems ?? []
+            message = try form.request(items)
+        } catch {
+            finish(GRPCStatus(describing: error), nil)
+            return
+        }
+        let context = CallContext(requestID: requestID, deadline: nil, responder: responder)
+        method.invoke([message[...]], context) { result in
+            switch result {
+            case .success(let bytes):
+                do { finish(.ok, try form.responseJSON(bytes)) } catch { finish(GRPCStatus(describing: error), nil) }
+            case .failure(let status): finish(status, nil)
+            }
+        }
+    }
+
+    static func sendJSON(_ status: GRPCStatus, body: [UInt8]?, to responder: HTTP2Responder) {
+        if status.code == .ok, let body {
+            responder.respond(status: 200, headers: [("content-type", "application/json")], body: body)
+        } else {
+            let error = JSONValue.object([("code", .string(status.connectCode)), ("message", .string(status.message))])
+            responder.respond(status: status.httpStatus, headers: [("content-type", "application/json")],
+                              body: Array((error.serialized() + "\n").utf8))
+        }
+    }
+
+    /// Nil if the call may proceed, otherwise the refusal.
+    func authorize(_ method: RPCMethod, _ header: String?) -> GRPCStatus? {
+        switch method.access {
+        case .admin:
+            guard let token = configuration.adminToken else {
+                return GRPCStatus(.unauthenticated, "this server has no admin token configured; start it with --admin-token-file")
+            }
+            return Authorization.allows(header, token: token) ? nil : GRPCStatus(.unauthenticated, "admin methods need a valid bearer token")
+        case .read:
+            guard let token = configuration.readToken else { return nil }
+            if Authorization.allows(header, token: token) { return nil }
+            if let admin = configuration.adminToken, Authorization.allows(header, token: admin) { return nil }
+            return GRPCStatus(.unauthenticated, "this server requires a bearer token for reads")
+        }
+    }
+}
+
+/// Headers and trailers of gRPC responses.
+enum GRPCResponses {
+    static let headers: [HTTP2HeaderField] = [("content-type", "application/grpc")]
+
+    static func trailers(_ status: GRPCStatus) -> [HTTP2HeaderField] {
+        var fields: [HTTP2HeaderField] = [("grpc-status", String(status.code.rawValue))]
+        if !status.message.isEmpty { fields.append(("grpc-message", status.encodedMessage)) }
+        return fields
+    }
+
+    /// A response that is only HEADERS (with END_STREAM): how gRPC reports an error before any message.
+    static func trailersOnly(_ status: GRPCStatus) -> [HTTP2HeaderField] {
+        headers + trailers(status)
+    }
+}
+
+/// The JSON forms of the client-facing methods: how a JSON body or a GET query string becomes the
+/// request message, and how the response message becomes JSON.
+enum JSONForm {
+    case suggest
+    case search
+
+    static func forMethod(_ path: String) -> JSONForm? {
+        switch path {
+        case Typeahead_V1_TypeaheadService.suggest.path: .suggest
+        case Typeahead_V1_TypeaheadService.search.path: .search
+        default: nil
+        }
+    }
+
+    var path: String {
+        switch self {
+        case .suggest: Typeahead_V1_TypeaheadService.suggest.path
+        case .search: Typeahead_V1_TypeaheadService.search.path
+        }
+    }
+
+    func request(_ object: [String: Any]) throws(GRPCStatus) -> [UInt8] {
+        switch self {
+        case .suggest: try JSONRequests.suggest(object).serializedBytes()
+        case .search: try JSONRequests.search(object).serializedBytes()
+        }
+    }
+
+    func request(_ items: [URLQueryItem]) throws(GRPCStatus) -> [UInt8] {
+        switch self {
+        case .suggest: try JSONRequests.suggest(query: items).serializedBytes()
+        case .search: try JSONRequests.search(query: items).serializedBytes()
+        }
+    }
+
+    func responseJSON(_ bytes: [UInt8]) throws(GRPCStatus) -> [UInt8] {
+        switch self {
+        case .suggest:
+            Array((ResponseJSON.suggest(try RPCMethod.decode(Typeahead_V1_SuggestResponse.self, bytes[...])).serialized() + "\n").utf8)
+        case .search:
+            Array((ResponseJSON.search(try RPCMethod.decode(Typeahead_V1_SearchResponse.self, bytes[...])).serialized() + "\n").utf8)
+        }
+    }
+}
