@@ -230,13 +230,7 @@ public final class RPCServer: Sendable {
             return
         }
         let context = CallContext(requestID: requestID, deadline: deadline, responder: responder)
-        method.invoke([message[...]], context) { result in
-            switch result {
-            case .success(let bytes):
-                do { finish(.ok, try form.responseJSON(bytes)) } catch { finish(GRPCStatus(describing: error), nil) }
-            case .failure(let status): finish(status, nil)
-            }
-        }
+        Self.invoke(method, form: form, message: message, context: context, finish: finish)
     }
 
     /// | path | answer |
@@ -299,6 +293,12 @@ public final class RPCServer: Sendable {
             return
         }
         let context = CallContext(requestID: requestID, deadline: nil, responder: responder)
+        Self.invoke(method, form: form, message: message, context: context, finish: finish)
+    }
+
+    /// Runs a JSON call's method and answers with the response message's JSON.
+    private static func invoke(_ method: RPCMethod, form: JSONForm, message: [UInt8], context: CallContext,
+                               finish: @escaping @Sendable (GRPCStatus, [UInt8]?) -> Void) {
         method.invoke([message[...]], context) { result in
             switch result {
             case .success(let bytes):
