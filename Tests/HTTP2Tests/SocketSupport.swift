@@ -138,7 +138,7 @@ class ResourceCheckingTestCase: XCTestCase {
     }
 
     override func tearDown() {
-        XCTAssertEqual(Self.loopThreads(), [], "event-loop threads left running")
+        XCTAssertEqual(Self.loopThreadsAfterExit(), [], "event-loop threads left running")
         XCTAssertEqual(Self.openSockets(), socketsBefore, "sockets left open")
         super.tearDown()
     }
@@ -146,6 +146,20 @@ class ResourceCheckingTestCase: XCTestCase {
     static func openSockets() -> Int {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
         return entries.filter { ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) ?? "").hasPrefix("socket:") }.count
+    }
+
+    /// `loopThreads()` once the threads that are exiting have gone. pthread_join returns as soon as
+    /// a thread has finished (the kernel clears its tid), a moment before the kernel removes its
+    /// `/proc/self/task` entry, so a thread joined just now may still be listed: poll until it is
+    /// not (liveness, a generous bound), and report what is still there after that.
+    static func loopThreadsAfterExit(timeout: Duration = .seconds(5)) -> [String] {
+        let deadline = ContinuousClock.now + timeout
+        var threads = loopThreads()
+        while !threads.isEmpty, ContinuousClock.now < deadline {
+            usleep(1_000)
+            threads = loopThreads()
+        }
+        return threads
     }
 
     static func loopThreads() -> [String] {

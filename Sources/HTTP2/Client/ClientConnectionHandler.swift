@@ -2,7 +2,7 @@
 /// completion of every request in flight, and fails them all if the connection ends.
 ///
 /// Thread ownership: confined to its loop thread; `HTTP2ClientConnection` and `HTTP2ClientStream`
-/// reach it through `LoopBound` hops. Completions are called on that thread.
+/// reach it through `HTTP2LoopBound` hops. Completions are called on that thread.
 final class ClientConnectionHandler: ChannelHandler {
     typealias Completion = @Sendable (Result<HTTP2Response, HTTP2ClientError>) -> Void
 

@@ -75,7 +75,7 @@ public final class HTTP2Client: Sendable {
                                   connecting: true)
             handler.channel = channel
             channel.handler = handler
-            connectionBox.connection = HTTP2ClientConnection(host: host, port: port, handler: LoopBound(handler, loop: loop))
+            connectionBox.connection = HTTP2ClientConnection(host: host, port: port, handler: HTTP2LoopBound(handler, eventLoop: HTTP2EventLoop(loop)))
             let key = ObjectIdentifier(handler)
             registry.connections[key] = handler
             handler.onClose = { registry.connections[key] = nil }
@@ -125,9 +125,9 @@ private final class ConnectionBox: @unchecked Sendable {
 public final class HTTP2ClientConnection: Sendable {
     public let host: String
     public let port: Int
-    private let handler: LoopBound<ClientConnectionHandler>
+    private let handler: HTTP2LoopBound<ClientConnectionHandler>
 
-    init(host: String, port: Int, handler: LoopBound<ClientConnectionHandler>) {
+    init(host: String, port: Int, handler: HTTP2LoopBound<ClientConnectionHandler>) {
         self.host = host
         self.port = port
         self.handler = handler
@@ -159,17 +159,12 @@ public final class HTTP2ClientConnection: Sendable {
     /// GOAWAY: no new requests; the connection closes once the requests in flight are done.
     public func close() {
         let handler = self.handler
-        handler.loop.execute { handler.value.close() }
+        handler.eventLoop.execute { handler.value.close() }
     }
 
     private func start(_ request: HTTP2ClientRequest, handle: HTTP2ClientStream,
                        completion: @escaping @Sendable (Result<HTTP2Response, HTTP2ClientError>) -> Void) {
-        let handler = self.handler
-        if handler.loop.inEventLoop {
-            handler.value.submit(request, handle: handle, completion: completion)
-            return
-        }
-        let queued = handler.loop.execute { handler.value.submit(request, handle: handle, completion: completion) }
+        let queued = handler.withValueOnLoop { $0.submit(request, handle: handle, completion: completion) }
         if !queued {
             completion(.failure(HTTP2ClientError(code: .notConnected, message: "the client is shut down")))
         }

@@ -83,6 +83,8 @@ final class Acceptor: Selectable {
         }
     }
 
+    func loopIsExiting() { close() }
+
     func close() {
         guard fd.isOpen else { return }
         loop.deregister(token: token, fd: fd.raw)

@@ -10,7 +10,7 @@ import Synchronization
 public final class HTTP2Responder: Sendable {
     /// The request's stream.
     public let streamID: Int32
-    private let connection: LoopBound<ServerConnection>
+    private let connection: HTTP2LoopBound<ServerConnection>
 
     private struct State {
         var ended = false
@@ -20,7 +20,7 @@ public final class HTTP2Responder: Sendable {
 
     private let state = Mutex(State())
 
-    init(streamID: Int32, connection: LoopBound<ServerConnection>) {
+    init(streamID: Int32, connection: HTTP2LoopBound<ServerConnection>) {
         self.streamID = streamID
         self.connection = connection
     }
@@ -80,13 +80,8 @@ public final class HTTP2Responder: Sendable {
             return true
         }
         guard proceed else { return }
-        let connection = self.connection
         let streamID = self.streamID
-        if connection.loop.inEventLoop {
-            connection.value.write(streamID: streamID, write)
-        } else {
-            connection.loop.execute { connection.value.write(streamID: streamID, write) }
-        }
+        connection.withValueOnLoop { $0.write(streamID: streamID, write) }
     }
 
     /// Called by the connection (loop thread) when the stream closed.
