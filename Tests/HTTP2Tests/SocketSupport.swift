@@ -72,6 +72,20 @@ func eventually(timeout: Duration = .seconds(10), _ message: String = "condition
     }
 }
 
+/// The ``HTTP2ClientError`` that `body` throws. Returning, or throwing anything else, fails the test
+/// (and gives nil).
+func clientError<T>(_ body: () async throws -> T, file: StaticString = #filePath, line: UInt = #line) async -> HTTP2ClientError? {
+    do {
+        _ = try await body()
+        XCTFail("expected an HTTP2ClientError", file: file, line: line)
+    } catch let error as HTTP2ClientError {
+        return error
+    } catch {
+        XCTFail("expected an HTTP2ClientError, got \(error)", file: file, line: line)
+    }
+    return nil
+}
+
 /// Runs an external tool, returning its exit status and standard output (nil if not installed).
 func runTool(_ name: String, _ arguments: [String]) throws -> (status: Int32, output: String, error: String)? {
     let candidates = ["/usr/bin/\(name)", "/usr/sbin/\(name)", "/usr/local/bin/\(name)"]

@@ -1,8 +1,12 @@
+import Synchronization
+
 /// One client connection's protocol side: joins a `Channel` to an `HTTP2ClientSession`, keeps the
-/// completion of every request in flight, and fails them all if the connection ends.
+/// completion of every request in flight, fails them all if the connection ends, and tells close
+/// handlers when it is gone.
 ///
 /// Thread ownership: confined to its loop thread; `HTTP2ClientConnection` and `HTTP2ClientStream`
-/// reach it through `HTTP2LoopBound` hops. Completions are called on that thread.
+/// reach it through `HTTP2LoopBound` hops. Completions and close handlers are called on that
+/// thread. The one thing other threads read is `status`, an atomic written here.
 final class ClientConnectionHandler: ChannelHandler {
     typealias Completion = @Sendable (Result<HTTP2Response, HTTP2ClientError>) -> Void
 
@@ -18,16 +22,20 @@ final class ClientConnectionHandler: ChannelHandler {
     private var inFlight: [Int32: InFlight] = [:]
     private var connectCompletion: (@Sendable (Result<Void, HTTP2ClientError>) -> Void)?
     private(set) var closed = false
-    private var goAwayReceived = false
+    /// GOAWAY was received or sent: no new requests (``HTTP2ClientConnection/isAcceptingRequests``).
+    private var goingAway = false
     private var reading = false
-    /// Called once when the connection closed (the owner forgets it).
-    var onClose: (() -> Void)?
+    /// Called once, in order, when the connection closed (the registry's removal comes first).
+    private var closeHandlers: [() -> Void] = []
+    /// Mirrors "open, connected and not going away" for other threads.
+    let status: ClientConnectionStatus
 
-    init(session: HTTP2ClientSession, authority: String, logger: HTTP2Logger,
+    init(session: HTTP2ClientSession, authority: String, logger: HTTP2Logger, status: ClientConnectionStatus,
          connectCompletion: @escaping @Sendable (Result<Void, HTTP2ClientError>) -> Void) {
         self.session = session
         self.authority = authority
         self.logger = logger
+        self.status = status
         self.connectCompletion = connectCompletion
     }
 
@@ -40,8 +48,8 @@ final class ClientConnectionHandler: ChannelHandler {
             complete(handle, completion, .failure(HTTP2ClientError(code: .cancelled, message: "cancelled before it was sent")))
             return
         }
-        guard !closed, !goAwayReceived, connectCompletion == nil else {
-            let reason = goAwayReceived ? "the server sent GOAWAY" : "the connection is not open"
+        guard !closed, !goingAway, connectCompletion == nil else {
+            let reason = goingAway ? "the connection is going away (GOAWAY)" : "the connection is not open"
             complete(handle, completion, .failure(HTTP2ClientError(code: .notConnected, message: reason)))
             return
         }
@@ -74,11 +82,25 @@ final class ClientConnectionHandler: ChannelHandler {
             return
         }
         try? session.goAway()
-        goAwayReceived = true
+        stopAcceptingRequests()
         channel.flush()
     }
 
     func forceClose() { channel.close(error: nil) }
+
+    /// Runs `handler` once when the connection closes, or now if it already has.
+    func whenClosed(_ handler: @escaping () -> Void) {
+        if closed {
+            handler()
+        } else {
+            closeHandlers.append(handler)
+        }
+    }
+
+    private func stopAcceptingRequests() {
+        goingAway = true
+        status.acceptingRequests.store(false, ordering: .relaxed)
+    }
 
     private func complete(_ handle: HTTP2ClientStream, _ completion: Completion,
                           _ result: Result<HTTP2Response, HTTP2ClientError>) {
@@ -114,6 +136,7 @@ final class ClientConnectionHandler: ChannelHandler {
 
     func channelClosed(_ channel: Channel, error: (any Error)?) {
         closed = true
+        status.acceptingRequests.store(false, ordering: .relaxed)
         if let completion = connectCompletion {
             connectCompletion = nil
             let cause = sendableError(error)
@@ -128,8 +151,9 @@ final class ClientConnectionHandler: ChannelHandler {
                                                cause: sendableError(error))))
         }
         if let error { logger.debug("client connection to \(authority) closed: \(error)") }
-        onClose?()
-        onClose = nil
+        let handlers = closeHandlers
+        closeHandlers = []
+        for handler in handlers { handler() }
     }
 
     private func processEvents() {
@@ -151,11 +175,17 @@ final class ClientConnectionHandler: ChannelHandler {
                                                        errorCode: errorCode)))
                 }
             case .goAway(let last, let errorCode):
-                goAwayReceived = true
+                stopAcceptingRequests()
                 logger.debug("server \(authority) sent GOAWAY (last stream \(last), \(errorCode))")
             }
         }
     }
+}
+
+/// What other threads may read about a connection: one atomic flag, written on the loop thread
+/// (relaxed: it is advisory, nothing else is published with it).
+final class ClientConnectionStatus: Sendable {
+    let acceptingRequests = Atomic<Bool>(true)
 }
 
 /// The errors that reach a channel are this module's own Sendable structs; anything else is
