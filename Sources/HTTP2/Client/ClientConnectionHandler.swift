@@ -1,8 +1,11 @@
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One client connection's protocol side: joins a `Channel` to an `HTTP2ClientSession`, keeps the
-/// completion of every request in flight, fails them all if the connection ends, and tells close
-/// handlers when it is gone.
+/// completion of every request in flight, fails them all if the connection ends, bounds the TCP
+/// connect with a timer, and tells close handlers when it is gone.
 ///
 /// Thread ownership: confined to its loop thread; `HTTP2ClientConnection` and `HTTP2ClientStream`
 /// reach it through `HTTP2LoopBound` hops. Completions and close handlers are called on that
@@ -27,6 +30,9 @@ final class ClientConnectionHandler: ChannelHandler {
     private var reading = false
     /// Called once, in order, when the connection closed (the registry's removal comes first).
     private var closeHandlers: [() -> Void] = []
+    private var connectTimer: UInt64?
+    /// Set when the connect timer closed the channel, for the error message.
+    private var connectTimedOutAfter: Duration?
     /// Mirrors "open, connected and not going away" for other threads.
     let status: ClientConnectionStatus
 
@@ -97,6 +103,24 @@ final class ClientConnectionHandler: ChannelHandler {
         }
     }
 
+    /// Fails the connect if the socket has not connected within `timeout` (the kernel would keep
+    /// retrying SYNs for minutes towards a host that does not answer).
+    func startConnectTimer(_ timeout: Duration) {
+        guard !closed, connectCompletion != nil else { return }
+        connectTimer = channel.loop.schedule(in: timeout.nanoseconds) { [weak self] in
+            guard let self else { return }
+            self.connectTimer = nil
+            guard !self.closed, self.connectCompletion != nil else { return }
+            self.connectTimedOutAfter = timeout
+            self.channel.close(error: HTTP2SystemError(code: ETIMEDOUT, function: "connect"))
+        }
+    }
+
+    private func cancelConnectTimer() {
+        if let connectTimer { channel.loop.cancelTimer(connectTimer) }
+        connectTimer = nil
+    }
+
     private func stopAcceptingRequests() {
         goingAway = true
         status.acceptingRequests.store(false, ordering: .relaxed)
@@ -111,6 +135,7 @@ final class ClientConnectionHandler: ChannelHandler {
     // MARK: ChannelHandler
 
     func channelConnected(_ channel: Channel) {
+        cancelConnectTimer()
         let completion = connectCompletion
         connectCompletion = nil
         completion?(.success(()))
@@ -137,11 +162,12 @@ final class ClientConnectionHandler: ChannelHandler {
     func channelClosed(_ channel: Channel, error: (any Error)?) {
         closed = true
         status.acceptingRequests.store(false, ordering: .relaxed)
+        cancelConnectTimer()
         if let completion = connectCompletion {
             connectCompletion = nil
-            let cause = sendableError(error)
-            completion(.failure(HTTP2ClientError(code: .connectFailed, message: "could not connect to \(authority)",
-                                                 cause: cause)))
+            let message = connectTimedOutAfter.map { "connecting to \(authority) timed out after \($0)" }
+                ?? "could not connect to \(authority)"
+            completion(.failure(HTTP2ClientError(code: .connectFailed, message: message, cause: sendableError(error))))
         }
         let pending = inFlight
         inFlight = [:]

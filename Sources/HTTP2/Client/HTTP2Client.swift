@@ -31,6 +31,11 @@ public final class HTTP2Client: Sendable {
         public var session = HTTP2SessionConfiguration()
         /// Bytes serialized per write batch (clients never pause reading).
         public var outputLimit: Int = 256 << 10
+        /// How long a TCP connect may take before it fails with ``HTTP2ClientError/Code-swift.struct/connectFailed``
+        /// (message "… timed out after …") and the socket is closed. Without it, a connect to a host
+        /// whose link is down waits for the kernel's SYN retries (about two minutes). It bounds the
+        /// TCP handshake only; name resolution happens before, on the calling thread.
+        public var connectTimeout: Duration = .seconds(3)
         public var logger: HTTP2Logger = .disabled
 
         public init() {}
@@ -60,8 +65,8 @@ public final class HTTP2Client: Sendable {
     }
 
     /// Connects (nonblocking) and calls `completion` once the connection can send requests, or with
-    /// ``HTTP2ClientError/Code-swift.struct/connectFailed`` (refused, unreachable, or `host`
-    /// unknown).
+    /// ``HTTP2ClientError/Code-swift.struct/connectFailed`` (refused, unreachable, timed out after
+    /// ``Configuration/connectTimeout``, or `host` unknown).
     ///
     /// - `host`: a numeric address, or a name resolved with getaddrinfo on the calling thread
     ///   (which blocks: on a loop thread, pass numeric addresses).
@@ -124,7 +129,7 @@ public final class HTTP2Client: Sendable {
 
     // MARK: Loop thread
 
-    /// Takes over the connecting socket on `loop`: session, channel, registry entry.
+    /// Takes over the connecting socket on `loop`: session, channel, registry entry, connect timer.
     private func open(_ fd: Int32, host: String, port: Int, on loop: EventLoop,
                       completion: @escaping @Sendable (Result<HTTP2ClientConnection, HTTP2ClientError>) -> Void) {
         // `shutdown` sets the flag before queueing its close pass on this loop, so a connect that
@@ -166,7 +171,9 @@ public final class HTTP2Client: Sendable {
             try channel.register()
         } catch {
             channel.close(error: error)
+            return
         }
+        handler.startConnectTimer(configuration.connectTimeout)
     }
 
     /// `loop`'s internal loop, which must be one of this client's.
