@@ -7,7 +7,9 @@
 ///     final class FanOut { var answers: [HTTP2Response] = [] }     // not Sendable, loop-confined
 ///     let state = HTTP2LoopBound(FanOut(), eventLoop: responder.eventLoop)
 ///     connection.send(request) { result in                          // a @Sendable completion
-///         state.value.answers.append(try! result.get())            // on the loop: allowed
+///         if case .success(let answer) = result {
+///             state.value.answers.append(answer)                   // on the loop: allowed
+///         }
 ///     }
 ///
 /// Why it is sound: the value is only reachable through ``value`` once wrapped, and ``value`` is
