@@ -10,13 +10,17 @@
 //   Loop/                   I/O: `EventLoop` (one epoll instance and one thread), `Channel` (one
 //                           nonblocking socket, its output buffer and backpressure), `SystemCall`
 //                           (EINTR retried, EAGAIN → would block, errno errors), timers, wakeups.
+//                           Public faces: `HTTP2EventLoopGroup`, `HTTP2EventLoop` (execute, timers),
+//                           `HTTP2LoopBound` (loop-confined values).
 //   Server/, Client/        glue: a connection handler joins one session to one channel;
 //                           `HTTP2Server` and `HTTP2Client` are the public entry points.
 //
 // Threading, in one paragraph: every connection (its channel, its session, its stream table) is
 // owned by exactly one event-loop thread and is only touched there. Other threads reach it only by
 // `EventLoop.execute`, which queues a closure and wakes the loop through an eventfd. Responders and
-// client streams are the `Sendable` handles that do that hop for callers. nghttp2 calls back into
+// client streams are the `Sendable` handles that do that hop for callers (inline, without a hop,
+// when the caller is already on that loop: a server and a client sharing an `HTTP2EventLoopGroup`
+// can serve a request, fan it out and answer it on one thread). nghttp2 calls back into
 // Swift only synchronously from inside `nghttp2_session_mem_recv`/`mem_send`/`resume_data`, which
 // only the owning thread calls, so the callbacks inherit that ownership (the concurrency checker
 // cannot see through the C callbacks; this comment and the ones in `SessionCore` are the proof).

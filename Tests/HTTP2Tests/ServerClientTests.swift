@@ -100,12 +100,8 @@ final class ServerClientTests: ResourceCheckingTestCase {
         let task = Task { try await connection.send(HTTP2ClientRequest(path: "/forever")) }
         await fulfillment(of: [received], timeout: 10)
         task.cancel()
-        do {
-            _ = try await task.value
-            XCTFail("expected cancellation")
-        } catch let error as HTTP2ClientError {
-            XCTAssertEqual(error.code, .cancelled)
-        }
+        let error = await clientError { try await task.value }
+        XCTAssertEqual(error?.code, .cancelled)
         await fulfillment(of: [cancelled], timeout: 10)
         // The connection still works.
         let response = try await connection.send(HTTP2ClientRequest(path: "/after"))
@@ -218,12 +214,8 @@ final class ServerClientTests: ResourceCheckingTestCase {
         await fulfillment(of: [received], timeout: 10)
         await Task.detached { server.stop(grace: .milliseconds(100)) }.value
         await fulfillment(of: [cancelled], timeout: 10)
-        do {
-            _ = try await pending.value
-            XCTFail("expected a failure")
-        } catch let error as HTTP2ClientError {
-            XCTAssertEqual(error.code, .connectionClosed)
-        }
+        let error = await clientError { try await pending.value }
+        XCTAssertEqual(error?.code, .connectionClosed)
     }
 
     func testGarbageInsteadOfThePrefaceClosesOnlyThatConnection() async throws {
@@ -262,12 +254,8 @@ final class ServerClientTests: ResourceCheckingTestCase {
         let probe = try TestServer(handler: echoHandler)
         let port = probe.port
         probe.stop()
-        do {
-            _ = try await client.connect(host: "127.0.0.1", port: port)
-            XCTFail("expected connect to fail")
-        } catch let error as HTTP2ClientError {
-            XCTAssertEqual(error.code, .connectFailed)
-        }
+        let error = await clientError { try await client.connect(host: "127.0.0.1", port: port) }
+        XCTAssertEqual(error?.code, .connectFailed)
     }
 }
 

@@ -72,6 +72,20 @@ func eventually(timeout: Duration = .seconds(10), _ message: String = "condition
     }
 }
 
+/// The ``HTTP2ClientError`` that `body` throws. Returning, or throwing anything else, fails the test
+/// (and gives nil).
+func clientError<T>(_ body: () async throws -> T, file: StaticString = #filePath, line: UInt = #line) async -> HTTP2ClientError? {
+    do {
+        _ = try await body()
+        XCTFail("expected an HTTP2ClientError", file: file, line: line)
+    } catch let error as HTTP2ClientError {
+        return error
+    } catch {
+        XCTFail("expected an HTTP2ClientError, got \(error)", file: file, line: line)
+    }
+    return nil
+}
+
 /// Runs an external tool, returning its exit status and standard output (nil if not installed).
 func runTool(_ name: String, _ arguments: [String]) throws -> (status: Int32, output: String, error: String)? {
     let candidates = ["/usr/bin/\(name)", "/usr/sbin/\(name)", "/usr/local/bin/\(name)"]
@@ -138,7 +152,7 @@ class ResourceCheckingTestCase: XCTestCase {
     }
 
     override func tearDown() {
-        XCTAssertEqual(Self.loopThreads(), [], "event-loop threads left running")
+        XCTAssertEqual(Self.loopThreadsAfterExit(), [], "event-loop threads left running")
         XCTAssertEqual(Self.openSockets(), socketsBefore, "sockets left open")
         super.tearDown()
     }
@@ -146,6 +160,20 @@ class ResourceCheckingTestCase: XCTestCase {
     static func openSockets() -> Int {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
         return entries.filter { ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) ?? "").hasPrefix("socket:") }.count
+    }
+
+    /// `loopThreads()` once the threads that are exiting have gone. pthread_join returns as soon as
+    /// a thread has finished (the kernel clears its tid), a moment before the kernel removes its
+    /// `/proc/self/task` entry, so a thread joined just now may still be listed: poll until it is
+    /// not (liveness, a generous bound), and report what is still there after that.
+    static func loopThreadsAfterExit(timeout: Duration = .seconds(5)) -> [String] {
+        let deadline = ContinuousClock.now + timeout
+        var threads = loopThreads()
+        while !threads.isEmpty, ContinuousClock.now < deadline {
+            usleep(1_000)
+            threads = loopThreads()
+        }
+        return threads
     }
 
     static func loopThreads() -> [String] {

@@ -1,8 +1,15 @@
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// One client connection's protocol side: joins a `Channel` to an `HTTP2ClientSession`, keeps the
-/// completion of every request in flight, and fails them all if the connection ends.
+/// completion of every request in flight, fails them all if the connection ends, bounds the TCP
+/// connect with a timer, and tells close handlers when it is gone.
 ///
 /// Thread ownership: confined to its loop thread; `HTTP2ClientConnection` and `HTTP2ClientStream`
-/// reach it through `LoopBound` hops. Completions are called on that thread.
+/// reach it through `HTTP2LoopBound` hops. Completions and close handlers are called on that
+/// thread. The one thing other threads read is `status`, an atomic written here.
 final class ClientConnectionHandler: ChannelHandler {
     typealias Completion = @Sendable (Result<HTTP2Response, HTTP2ClientError>) -> Void
 
@@ -18,16 +25,23 @@ final class ClientConnectionHandler: ChannelHandler {
     private var inFlight: [Int32: InFlight] = [:]
     private var connectCompletion: (@Sendable (Result<Void, HTTP2ClientError>) -> Void)?
     private(set) var closed = false
-    private var goAwayReceived = false
+    /// GOAWAY was received or sent: no new requests (``HTTP2ClientConnection/isAcceptingRequests``).
+    private var goingAway = false
     private var reading = false
-    /// Called once when the connection closed (the owner forgets it).
-    var onClose: (() -> Void)?
+    /// Called once, in order, when the connection closed (the registry's removal comes first).
+    private var closeHandlers: [() -> Void] = []
+    private var connectTimer: UInt64?
+    /// Set when the connect timer closed the channel, for the error message.
+    private var connectTimedOutAfter: Duration?
+    /// Mirrors "open, connected and not going away" for other threads.
+    let status: ClientConnectionStatus
 
-    init(session: HTTP2ClientSession, authority: String, logger: HTTP2Logger,
+    init(session: HTTP2ClientSession, authority: String, logger: HTTP2Logger, status: ClientConnectionStatus,
          connectCompletion: @escaping @Sendable (Result<Void, HTTP2ClientError>) -> Void) {
         self.session = session
         self.authority = authority
         self.logger = logger
+        self.status = status
         self.connectCompletion = connectCompletion
     }
 
@@ -40,8 +54,8 @@ final class ClientConnectionHandler: ChannelHandler {
             complete(handle, completion, .failure(HTTP2ClientError(code: .cancelled, message: "cancelled before it was sent")))
             return
         }
-        guard !closed, !goAwayReceived, connectCompletion == nil else {
-            let reason = goAwayReceived ? "the server sent GOAWAY" : "the connection is not open"
+        guard !closed, !goingAway, connectCompletion == nil else {
+            let reason = goingAway ? "the connection is going away (GOAWAY)" : "the connection is not open"
             complete(handle, completion, .failure(HTTP2ClientError(code: .notConnected, message: reason)))
             return
         }
@@ -74,11 +88,43 @@ final class ClientConnectionHandler: ChannelHandler {
             return
         }
         try? session.goAway()
-        goAwayReceived = true
+        stopAcceptingRequests()
         channel.flush()
     }
 
     func forceClose() { channel.close(error: nil) }
+
+    /// Runs `handler` once when the connection closes, or now if it already has.
+    func whenClosed(_ handler: @escaping () -> Void) {
+        if closed {
+            handler()
+        } else {
+            closeHandlers.append(handler)
+        }
+    }
+
+    /// Fails the connect if the socket has not connected within `timeout` (the kernel would keep
+    /// retrying SYNs for minutes towards a host that does not answer).
+    func startConnectTimer(_ timeout: Duration) {
+        guard !closed, connectCompletion != nil else { return }
+        connectTimer = channel.loop.schedule(in: timeout.nanoseconds) { [weak self] in
+            guard let self else { return }
+            self.connectTimer = nil
+            guard !self.closed, self.connectCompletion != nil else { return }
+            self.connectTimedOutAfter = timeout
+            self.channel.close(error: HTTP2SystemError(code: ETIMEDOUT, function: "connect"))
+        }
+    }
+
+    private func cancelConnectTimer() {
+        if let connectTimer { channel.loop.cancelTimer(connectTimer) }
+        connectTimer = nil
+    }
+
+    private func stopAcceptingRequests() {
+        goingAway = true
+        status.acceptingRequests.store(false, ordering: .relaxed)
+    }
 
     private func complete(_ handle: HTTP2ClientStream, _ completion: Completion,
                           _ result: Result<HTTP2Response, HTTP2ClientError>) {
@@ -89,6 +135,7 @@ final class ClientConnectionHandler: ChannelHandler {
     // MARK: ChannelHandler
 
     func channelConnected(_ channel: Channel) {
+        cancelConnectTimer()
         let completion = connectCompletion
         connectCompletion = nil
         completion?(.success(()))
@@ -114,11 +161,13 @@ final class ClientConnectionHandler: ChannelHandler {
 
     func channelClosed(_ channel: Channel, error: (any Error)?) {
         closed = true
+        status.acceptingRequests.store(false, ordering: .relaxed)
+        cancelConnectTimer()
         if let completion = connectCompletion {
             connectCompletion = nil
-            let cause = sendableError(error)
-            completion(.failure(HTTP2ClientError(code: .connectFailed, message: "could not connect to \(authority)",
-                                                 cause: cause)))
+            let message = connectTimedOutAfter.map { "connecting to \(authority) timed out after \($0)" }
+                ?? "could not connect to \(authority)"
+            completion(.failure(HTTP2ClientError(code: .connectFailed, message: message, cause: sendableError(error))))
         }
         let pending = inFlight
         inFlight = [:]
@@ -128,8 +177,9 @@ final class ClientConnectionHandler: ChannelHandler {
                                                cause: sendableError(error))))
         }
         if let error { logger.debug("client connection to \(authority) closed: \(error)") }
-        onClose?()
-        onClose = nil
+        let handlers = closeHandlers
+        closeHandlers = []
+        for handler in handlers { handler() }
     }
 
     private func processEvents() {
@@ -151,11 +201,17 @@ final class ClientConnectionHandler: ChannelHandler {
                                                        errorCode: errorCode)))
                 }
             case .goAway(let last, let errorCode):
-                goAwayReceived = true
+                stopAcceptingRequests()
                 logger.debug("server \(authority) sent GOAWAY (last stream \(last), \(errorCode))")
             }
         }
     }
+}
+
+/// What other threads may read about a connection: one atomic flag, written on the loop thread
+/// (relaxed: it is advisory, nothing else is published with it).
+final class ClientConnectionStatus: Sendable {
+    let acceptingRequests = Atomic<Bool>(true)
 }
 
 /// The errors that reach a channel are this module's own Sendable structs; anything else is

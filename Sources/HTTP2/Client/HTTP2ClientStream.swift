@@ -11,9 +11,9 @@ public final class HTTP2ClientStream: Sendable {
     }
 
     private let state = Mutex(State())
-    private let connection: LoopBound<ClientConnectionHandler>
+    private let connection: HTTP2LoopBound<ClientConnectionHandler>
 
-    init(connection: LoopBound<ClientConnectionHandler>) {
+    init(connection: HTTP2LoopBound<ClientConnectionHandler>) {
         self.connection = connection
     }
 
@@ -27,12 +27,7 @@ public final class HTTP2ClientStream: Sendable {
             return true
         }
         guard proceed else { return }
-        let connection = self.connection
-        if connection.loop.inEventLoop {
-            connection.value.cancel(self)
-        } else {
-            connection.loop.execute { connection.value.cancel(self) }
-        }
+        connection.withValueOnLoop { $0.cancel(self) }
     }
 
     var isCancelled: Bool { state.withLock { $0.cancelled } }

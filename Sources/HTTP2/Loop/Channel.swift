@@ -44,6 +44,8 @@ final class Channel: Selectable {
     let pausesReading: Bool
     private var interest: UInt32 = 0
     private var connecting: Bool
+    /// Inside `flush` (see there).
+    private var flushing = false
     private(set) var isClosed = false
     /// Monotonic time of the last byte read or written.
     private(set) var lastActivity: UInt64
@@ -132,8 +134,14 @@ final class Channel: Selectable {
 
     /// Writes what is pending, then asks the handler for more, until the kernel would block or the
     /// handler has nothing; then closes if the protocol is finished, else updates the epoll mask.
+    ///
+    /// Not reentrant, and need not be: producing can run completions (a request that was never
+    /// sent fails), which may submit another request on this same connection and flush. That
+    /// inner call returns at once; the outer loop asks the handler again and sends the new frames.
     func flush() {
-        guard !isClosed, !connecting else { return }
+        guard !isClosed, !connecting, !flushing else { return }
+        flushing = true
+        defer { flushing = false }
         while true {
             if outputOffset == output.count {
                 output.removeAll(keepingCapacity: true)
@@ -184,6 +192,8 @@ final class Channel: Selectable {
     }
 
     var isReadingPaused: Bool { interest & CSYSTEM_EPOLLIN == 0 }
+
+    func loopIsExiting() { close(error: HTTP2SystemError(code: ECANCELED, function: "event loop shut down")) }
 
     /// Closes the socket now (unflushed output is dropped) and tells the handler once.
     func close(error: (any Error)?) {

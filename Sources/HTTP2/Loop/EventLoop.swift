@@ -8,6 +8,10 @@ import Glibc
 protocol Selectable: AnyObject {
     /// Called on the loop thread with the epoll event bits.
     func ready(_ events: UInt32)
+    /// The loop is exiting while this is still registered (a shared group was shut down before
+    /// the server or client on it): close now, telling the owner as for any other close, so that
+    /// no socket outlives its loop and nobody waits for a loop that will never run again.
+    func loopIsExiting()
 }
 
 /// One epoll instance driven by one thread.
@@ -15,7 +19,7 @@ protocol Selectable: AnyObject {
 /// Thread ownership: the registrations, timers and everything reachable from a registered
 /// `Selectable` belong to the loop thread. The only members other threads may use are
 /// ``execute(_:)`` (queue a closure and wake the loop through its eventfd) and ``inEventLoop``.
-/// That split is why the class is `@unchecked Sendable`.
+/// That split is why the class is `@unchecked Sendable`. The public face is ``HTTP2EventLoop``.
 ///
 /// Level-triggered: a readiness bit stays set until the condition is consumed, so a handler may
 /// stop after a bounded amount of work (fairness across connections) without losing the wakeup,
@@ -61,6 +65,8 @@ final class EventLoop: @unchecked Sendable {
 
     deinit { readBuffer.deallocate() }
 
+    /// True on the loop thread while ``run()`` runs. Relaxed is enough: the only thread that can
+    /// see its own id stored is the one that stored it.
     var inEventLoop: Bool { threadID.load(ordering: .relaxed) == UInt(bitPattern: Int(bitPattern: pthread_self())) }
 
     /// Runs `task` on the loop thread, after the current iteration's I/O. Returns false (and drops
@@ -106,15 +112,19 @@ final class EventLoop: @unchecked Sendable {
         _ = csystem_epoll_remove(epoll.raw, fd)
     }
 
+    /// Runs `callback` on this thread once `delay` nanoseconds have passed; returns the id that
+    /// ``cancelTimer(_:)`` takes. Timers still pending when the loop exits never fire.
     @discardableResult
     func schedule(in delay: UInt64, _ callback: @escaping () -> Void) -> UInt64 {
         timers.schedule(at: monotonicNow() &+ delay, callback)
     }
 
+    /// A no-op for a timer that already fired or was cancelled.
     func cancelTimer(_ id: UInt64) { timers.cancel(id) }
 
     /// The loop body. Returns after ``stop()``; tasks queued until then still run, later ones are
-    /// refused, so nothing handed over (an accepted socket, say) is silently dropped.
+    /// refused, so nothing handed over (an accepted socket, say) is silently dropped. Whatever is
+    /// still registered at that point is closed (see ``Selectable/loopIsExiting()``).
     func run() {
         threadID.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .relaxed)
         var events = [csystem_event](repeating: csystem_event(), count: 64)
@@ -143,11 +153,17 @@ final class EventLoop: @unchecked Sendable {
                     handlers[event.token]?.ready(event.events)
                 }
             }
-            for callback in timers.due(at: monotonicNow()) { callback() }
+            let now = monotonicNow()
+            while let callback = timers.popDue(at: now) { callback() }
             runTasks()
         }
-        // Drain: run what was queued before closing the inbox, so hand-overs see the shutdown.
+        // Exit. Close what is still registered, and run what was queued before closing the inbox
+        // so hand-overs see the shutdown; both can produce more of the other (a closing connection
+        // completes requests whose callers queue work, a queued hand-over registers a socket), so
+        // repeat until neither is left.
         while true {
+            for handler in Array(handlers.values) { handler.loopIsExiting() }
+            handlers.removeAll()
             let tasks: [@Sendable () -> Void] = inbox.withLock { inbox in
                 if inbox.tasks.isEmpty { inbox.closed = true }
                 defer { inbox.tasks = [] }
@@ -156,7 +172,9 @@ final class EventLoop: @unchecked Sendable {
             if tasks.isEmpty { break }
             for task in tasks { task() }
         }
-        handlers.removeAll()
+        timers.removeAll()
+        // A later thread may get the same pthread_t; it must not pass for this loop.
+        threadID.store(0, ordering: .relaxed)
     }
 
     private func runTasks() {
@@ -166,23 +184,5 @@ final class EventLoop: @unchecked Sendable {
             return inbox.tasks
         }
         for task in tasks { task() }
-    }
-}
-
-/// A value that belongs to one event loop, carried across threads but only dereferenced on it
-/// (like swift-nio's `NIOLoopBound`). The precondition turns a threading bug into a trap instead of
-/// a data race.
-struct LoopBound<Value: AnyObject>: @unchecked Sendable {
-    let loop: EventLoop
-    private let _value: Value
-
-    init(_ value: Value, loop: EventLoop) {
-        self.loop = loop
-        self._value = value
-    }
-
-    var value: Value {
-        precondition(loop.inEventLoop, "LoopBound accessed off its event loop")
-        return _value
     }
 }

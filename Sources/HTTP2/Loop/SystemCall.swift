@@ -61,11 +61,14 @@ final class FileDescriptor {
 func monotonicNow() -> UInt64 { csystem_monotonic_ns() }
 
 extension Duration {
-    /// Whole nanoseconds, clamped to zero for negative durations.
+    /// Whole nanoseconds, clamped to zero for negative durations and to `Int64.max` (292 years)
+    /// for huge ones, so that a deadline computed from it cannot wrap around.
     var nanoseconds: UInt64 {
         let (seconds, attoseconds) = components
-        if seconds < 0 { return 0 }
-        return UInt64(seconds) &* 1_000_000_000 &+ UInt64(attoseconds / 1_000_000_000)
+        // Both components carry the sign (-5 ms is 0 s and -5e15 as).
+        if seconds < 0 || attoseconds < 0 { return 0 }
+        if seconds >= Int64.max / 1_000_000_000 { return UInt64(Int64.max) }
+        return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
     }
 }
 

@@ -16,6 +16,9 @@ final class Acceptor: Selectable {
     private let fd: FileDescriptor
     private var token: UInt64 = 0
     private var pausedUntilTimer = false
+    /// The round-robin position over the group's loops. The server's own rather than the group's
+    /// `next()`: with a shared group, other users of that would skew this server's spread.
+    private var nextLoop = 0
 
     init(context: ServerContext, loop: EventLoop, fd: Int32) {
         self.context = context
@@ -58,7 +61,9 @@ final class Acceptor: Selectable {
                 context.logger.warning("connection refused: \(context.configuration.maxConnections) connections open")
                 continue
             }
-            let target = context.group.next()
+            let loops = context.group.loops
+            let target = loops[nextLoop % loops.count]
+            nextLoop &+= 1
             if target === loop {
                 context.adopt(accepted, on: target)
             } else {
@@ -82,6 +87,8 @@ final class Acceptor: Selectable {
             try? self.loop.reregister(token: self.token, fd: self.fd.raw, events: CSYSTEM_EPOLLIN)
         }
     }
+
+    func loopIsExiting() { close() }
 
     func close() {
         guard fd.isOpen else { return }

@@ -3,14 +3,15 @@ import Synchronization
 /// Completes one request, from any thread, any time after the handler was called; and tells the
 /// handler when the request was cancelled.
 ///
-/// Every method hops to the connection's event loop (or runs inline when already there); calls
-/// are applied in the order they were made from one thread. Writes after the response ended, or
-/// after the stream closed, are ignored. A response is ended by `respond`, by `sendHeaders(...,
-/// endStream: true)`, `sendBody(..., endStream: true)`, `finish` or `reset`.
+/// Every method hops to the connection's event loop (or runs inline when already there, so a
+/// response written on ``eventLoop`` costs no hop); calls are applied in the order they were made
+/// from one thread. Writes after the response ended, or after the stream closed, are ignored. A
+/// response is ended by `respond`, by `sendHeaders(..., endStream: true)`, `sendBody(...,
+/// endStream: true)`, `finish` or `reset`.
 public final class HTTP2Responder: Sendable {
     /// The request's stream.
     public let streamID: Int32
-    private let connection: LoopBound<ServerConnection>
+    private let connection: HTTP2LoopBound<ServerConnection>
 
     private struct State {
         var ended = false
@@ -20,10 +21,15 @@ public final class HTTP2Responder: Sendable {
 
     private let state = Mutex(State())
 
-    init(streamID: Int32, connection: LoopBound<ServerConnection>) {
+    init(streamID: Int32, connection: HTTP2LoopBound<ServerConnection>) {
         self.streamID = streamID
         self.connection = connection
     }
+
+    /// The loop that owns the request's connection: the handler is called on it, cancellation
+    /// handlers run on it, and writes made on it apply inline. Continue the request's work there
+    /// (backend connections of the same ``HTTP2EventLoopGroup``, timers) to stay on one thread.
+    public var eventLoop: HTTP2EventLoop { connection.eventLoop }
 
     /// True once the stream closed before the response ended: the client reset it (RST_STREAM),
     /// the connection closed, or the server shut down past its grace period.
@@ -80,13 +86,8 @@ public final class HTTP2Responder: Sendable {
             return true
         }
         guard proceed else { return }
-        let connection = self.connection
         let streamID = self.streamID
-        if connection.loop.inEventLoop {
-            connection.value.write(streamID: streamID, write)
-        } else {
-            connection.loop.execute { connection.value.write(streamID: streamID, write) }
-        }
+        connection.withValueOnLoop { $0.write(streamID: streamID, write) }
     }
 
     /// Called by the connection (loop thread) when the stream closed.

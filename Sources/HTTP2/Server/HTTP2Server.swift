@@ -15,12 +15,19 @@ import Glibc
 ///     ...
 ///     server.shutdown(gracePeriod: .seconds(5))
 ///
-/// The handler runs on the connection's event-loop thread and must not block it: hand slow work to
-/// another thread and complete the ``HTTP2Responder`` from there (it hops back to the loop).
-/// `shutdown` must be called before the server is released (the loop threads keep running until
-/// then).
+/// The handler runs on the connection's event-loop thread (``HTTP2Responder/eventLoop``) and must
+/// not block it: hand slow work to another thread and complete the ``HTTP2Responder`` from there
+/// (it hops back to the loop). `shutdown` must be called before the server is released (its
+/// connections, and the loop threads of a server that owns them, live until then).
+///
+/// Loops: by default the server starts `configuration.threadCount` loops of its own and stops them
+/// in `shutdown`. Given an ``HTTP2EventLoopGroup`` it runs its connections on those loops instead
+/// (the acceptor on loop 0) and leaves them running, so a handler can continue on its own loop with
+/// an ``HTTP2Client`` on the same group, with timers of that loop, without a thread hop.
 public final class HTTP2Server: Sendable {
     public let configuration: Configuration
+    /// The shared loops given to `init`, or nil when the server runs loops of its own.
+    public let eventLoops: HTTP2EventLoopGroup?
     private let handler: @Sendable (HTTP2Request, HTTP2Responder) -> Void
 
     private enum State {
@@ -31,13 +38,19 @@ public final class HTTP2Server: Sendable {
 
     private let state = Mutex(State.idle)
 
-    public init(configuration: Configuration = .init(),
+    /// A server that calls `handler` for every complete request. With `eventLoops` its connections
+    /// run on that shared group (and `configuration.threadCount` is ignored); without, it starts
+    /// loops of its own in ``start()``.
+    public init(configuration: Configuration = .init(), eventLoops: HTTP2EventLoopGroup? = nil,
                 handler: @escaping @Sendable (HTTP2Request, HTTP2Responder) -> Void) {
         self.configuration = configuration
+        self.eventLoops = eventLoops
         self.handler = handler
     }
 
-    /// Binds `host:port`, starts the loops, and returns the bound port (the ephemeral one for port 0).
+    /// Binds `host:port`, starts the loops (unless they are shared), and returns the bound port
+    /// (the ephemeral one for port 0). Throws if binding fails, or if the shared group has already
+    /// been shut down. Must not be called on a loop thread of a shared group (it waits for loop 0).
     public func start() throws(HTTP2SystemError) -> Int {
         try state.withLock { (state) throws(HTTP2SystemError) -> Int in
             guard case .idle = state else { throw HTTP2SystemError(code: EINVAL, function: "HTTP2Server.start: already started") }
@@ -45,17 +58,23 @@ public final class HTTP2Server: Sendable {
             let fd = csystem_listen(configuration.host, Int32(configuration.port), configuration.backlog, &port)
             if fd < 0 { throw HTTP2SystemError(code: errno, function: "listen(\(configuration.host):\(configuration.port))") }
             let group: EventLoopGroup
-            do throws(HTTP2SystemError) {
-                group = try EventLoopGroup(threadCount: configuration.threadCount, name: "h2-server", logger: configuration.logger)
-            } catch {
-                _ = Glibc.close(fd)
-                throw error
+            if let eventLoops {
+                group = eventLoops.group
+                precondition(!group.loops.contains { $0.inEventLoop }, "HTTP2Server.start called on one of its loops")
+            } else {
+                do throws(HTTP2SystemError) {
+                    group = try EventLoopGroup(threadCount: configuration.threadCount, name: "h2-server", logger: configuration.logger)
+                } catch {
+                    _ = Glibc.close(fd)
+                    throw error
+                }
             }
-            let context = ServerContext(configuration: configuration, handler: handler, group: group)
+            let context = ServerContext(configuration: configuration, handler: handler, group: group,
+                                        ownsGroup: eventLoops == nil)
             let loop = group.loops[0]
             let registered = Mutex<HTTP2SystemError?>(nil)
             let done = DispatchSemaphore(value: 0)
-            loop.execute {
+            let queued = loop.execute {
                 let acceptor = Acceptor(context: context, loop: loop, fd: fd)
                 do throws(HTTP2SystemError) {
                     try acceptor.register()
@@ -66,9 +85,14 @@ public final class HTTP2Server: Sendable {
                 }
                 done.signal()
             }
-            done.wait()
+            if queued {
+                done.wait()
+            } else {
+                _ = Glibc.close(fd)
+                registered.withLock { $0 = HTTP2SystemError(code: ESHUTDOWN, function: "HTTP2Server.start: the event loop group is shut down") }
+            }
             if let error = registered.withLock({ $0 }) {
-                group.stopAndJoin()
+                if context.ownsGroup { group.stopAndJoin() }
                 throw error
             }
             state = .running(context)
@@ -78,9 +102,11 @@ public final class HTTP2Server: Sendable {
     }
 
     /// Graceful shutdown: stop accepting, send GOAWAY on every connection, let in-flight requests
-    /// finish for up to `gracePeriod`, then close what is left (cancelling those requests) and join
-    /// the loop threads. Blocks the caller until done; must not be called from a handler on a loop
-    /// thread. Idempotent.
+    /// finish for up to `gracePeriod`, then close what is left (cancelling those requests). Returns
+    /// once every connection of this server is closed; a server that owns its loops has then also
+    /// stopped and joined their threads, while shared loops keep running for their other users.
+    /// Blocks the caller until done; must not be called on a loop thread (from a handler, say).
+    /// Idempotent.
     public func shutdown(gracePeriod: Duration = .seconds(5)) {
         let context: ServerContext? = state.withLock { state in
             guard case .running(let context) = state else {
@@ -91,19 +117,29 @@ public final class HTTP2Server: Sendable {
             return context
         }
         guard let context else { return }
+        precondition(!context.group.loops.contains { $0.inEventLoop }, "HTTP2Server.shutdown called on one of its loops")
         let grace = gracePeriod.nanoseconds
+        let finished = DispatchGroup()
         for loopState in context.loopStates {
-            loopState.loop.execute { loopState.beginShutdown(grace: grace) }
+            finished.enter()
+            let queued = loopState.loop.execute { loopState.beginShutdown(grace: grace) { finished.leave() } }
+            // A loop that has exited (a shared group shut down first) closed its connections then.
+            if !queued { finished.leave() }
         }
-        context.group.join()
+        finished.wait()
+        if context.ownsGroup { context.group.stopAndJoin() }
         configuration.logger.info("HTTP/2 server stopped")
     }
 
-    /// Connection and buffer figures, gathered by visiting every loop (blocks briefly).
+    /// Connection and buffer figures, gathered by visiting every loop (blocks briefly). Must not be
+    /// called on one of the server's loops, since it waits for each of them (a precondition checks
+    /// it: with a shared group, a handler of another server on the same loops could otherwise
+    /// deadlock its own loop).
     public func statistics() -> Statistics {
         var total = Statistics(openConnections: 0, activeRequests: 0, pendingOutputBytes: 0, peakPendingOutputBytes: 0,
                                connectionsWithReadingPaused: 0)
         guard case .running(let context) = state.withLock({ $0 }) else { return total }
+        precondition(!context.group.loops.contains { $0.inEventLoop }, "HTTP2Server.statistics called on one of its loops")
         let parts = Mutex<[Statistics]>([])
         let group = DispatchGroup()
         for loopState in context.loopStates {

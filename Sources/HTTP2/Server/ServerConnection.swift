@@ -3,7 +3,7 @@
 /// and graceful shutdown.
 ///
 /// Thread ownership: created on and confined to its loop thread; responders reach it through
-/// `LoopBound` hops.
+/// `HTTP2LoopBound` hops.
 final class ServerConnection: ChannelHandler {
     let context: ServerContext
     let loopState: ServerLoopState
@@ -63,16 +63,16 @@ final class ServerConnection: ChannelHandler {
     // MARK: Events
 
     private func processEvents() {
-        let loop = channel.loop
+        let loop = HTTP2EventLoop(channel.loop)
         session.drainEvents { event in
             switch event {
             case .request(let request):
-                let responder = HTTP2Responder(streamID: request.streamID, connection: LoopBound(self, loop: loop))
+                let responder = HTTP2Responder(streamID: request.streamID, connection: HTTP2LoopBound(self, eventLoop: loop))
                 responders[request.streamID] = responder
                 context.handler(request, responder)
             case .requestRejected(let streamID, let reason):
                 context.logger.debug("stream \(streamID) rejected: \(reason)")
-                let responder = HTTP2Responder(streamID: streamID, connection: LoopBound(self, loop: loop))
+                let responder = HTTP2Responder(streamID: streamID, connection: HTTP2LoopBound(self, eventLoop: loop))
                 responders[streamID] = responder
                 context.configuration.rejectionHandler(reason, responder)
             case .streamClosed(let streamID, let errorCode):

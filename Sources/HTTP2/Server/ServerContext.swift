@@ -10,17 +10,21 @@ final class ServerContext: Sendable {
     let handler: @Sendable (HTTP2Request, HTTP2Responder) -> Void
     let logger: HTTP2Logger
     let group: EventLoopGroup
+    /// The server started these loops and stops them in `shutdown`; false for a shared
+    /// ``HTTP2EventLoopGroup``, whose loops outlive the server.
+    let ownsGroup: Bool
     /// Indexed by `EventLoop.index`; each element is confined to its loop.
     let loopStates: [ServerLoopState]
     /// Connections accepted and not yet closed, across all loops (exact: one acceptor).
     let connectionCount = Atomic<Int>(0)
 
     init(configuration: HTTP2Server.Configuration, handler: @escaping @Sendable (HTTP2Request, HTTP2Responder) -> Void,
-         group: EventLoopGroup) {
+         group: EventLoopGroup, ownsGroup: Bool) {
         self.configuration = configuration
         self.handler = handler
         self.logger = configuration.logger
         self.group = group
+        self.ownsGroup = ownsGroup
         self.loopStates = group.loops.map { ServerLoopState(loop: $0) }
     }
 
@@ -63,29 +67,46 @@ final class ServerLoopState: @unchecked Sendable {
     var shuttingDown = false
     /// Set on loop 0 while the server listens.
     var acceptor: Acceptor?
+    /// Set by `beginShutdown`, called once when this loop has no connection of the server left.
+    private var shutdownFinished: (@Sendable () -> Void)?
+    private var graceTimer: UInt64?
 
     init(loop: EventLoop) { self.loop = loop }
 
     func connectionClosed(_ connection: ServerConnection) {
         guard connections.removeValue(forKey: ObjectIdentifier(connection)) != nil else { return }
         connection.context.connectionCount.subtract(1, ordering: .relaxed)
-        if shuttingDown, connections.isEmpty { loop.stop() }
+        if shuttingDown, connections.isEmpty { finishShutdown() }
     }
 
-    /// Stop accepting, send GOAWAY everywhere, and stop the loop once the last connection closed or
-    /// `grace` has passed (then the rest are closed, cancelling their requests).
-    func beginShutdown(grace: UInt64) {
+    /// Stop accepting, send GOAWAY everywhere, and call `finished` once the last connection closed
+    /// or `grace` has passed (then the rest are closed, cancelling their requests). What happens to
+    /// the loop afterwards is the server's business (it stops the loops only if it owns them).
+    func beginShutdown(grace: UInt64, finished: @escaping @Sendable () -> Void) {
         shuttingDown = true
+        shutdownFinished = finished
         acceptor?.close()
         acceptor = nil
+        // A GOAWAY can close its connection at once (nothing in flight), which may finish already.
         for connection in Array(connections.values) { connection.goAway() }
         if connections.isEmpty {
-            loop.stop()
+            finishShutdown()
             return
         }
-        loop.schedule(in: grace) { [self] in
+        graceTimer = loop.schedule(in: grace) { [self] in
+            graceTimer = nil
             for connection in Array(connections.values) { connection.forceClose() }
-            loop.stop()
+            finishShutdown()
         }
+    }
+
+    /// Once: cancels the grace timer (on a shared loop it would otherwise fire later, and keep this
+    /// state alive until then) and reports.
+    private func finishShutdown() {
+        guard let finished = shutdownFinished else { return }
+        shutdownFinished = nil
+        if let graceTimer { loop.cancelTimer(graceTimer) }
+        graceTimer = nil
+        finished()
     }
 }
