@@ -14,6 +14,7 @@
 //   Node      (a shard served over RPC: the Typeahead and Shard services over one Shard)
 //   Cluster   (the shard assignment and the cluster file: what every part of a cluster agrees on)
 //   Coordinator (fan-out to the shards, exact merge, presentation, replicas, hedging, deadlines)
+//   Launcher  (a whole cluster of processes on loopback: `typeahead local`, and the cluster tests)
 //   CSQLite   -> Benchmarks  (the SQLite FTS5 peer used by `typeahead bench`)
 //   typeahead (the executable: argument parsing only)
 import PackageDescription
@@ -44,8 +45,9 @@ let package = Package(
         .target(name: "Benchmarks", dependencies: ["Index", "Catalog", "Analysis", "CSQLite"]),
         .target(name: "Observability"),
         .target(name: "Cluster"),
-        .target(name: "Coordinator", dependencies: ["Index", "Wire", "Cluster"]),
-        .executableTarget(name: "typeahead", dependencies: ["Index", "Catalog", "Wire", "Node", "RPC", "Benchmarks"]),
+        .target(name: "Coordinator", dependencies: ["Index", "Wire", "Cluster", "HTTP2", "RPC", "Observability"]),
+        .target(name: "Launcher", dependencies: ["Index", "Catalog", "Cluster", "HTTP2"]),
+        .executableTarget(name: "typeahead", dependencies: ["Index", "Catalog", "Wire", "Node", "RPC", "Cluster", "Coordinator", "Launcher", "Benchmarks"]),
 
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "AnalysisTests", dependencies: ["Analysis"]),
@@ -58,7 +60,8 @@ let package = Package(
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
         .testTarget(name: "ClusterTests", dependencies: ["Cluster"]),
         .testTarget(name: "RPCTests", dependencies: ["RPC", "HTTP2", "Wire", "Observability"]),
-        .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "Cluster", "Index", "Wire", "Catalog", "TestSupport"]),
+        .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "Cluster", "Index", "Wire", "Catalog", "TestSupport", "Node", "RPC",
+                                                             "HTTP2", "Observability"], exclude: ["python"]),
         // Random catalogs, keystroke workloads and response diffs shared by the test targets.
         .target(name: "TestSupport", dependencies: ["Index", "Catalog"], path: "Tests/Support"),
     ],

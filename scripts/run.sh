@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# The run command: installs what is missing, builds a release binary, indexes the bundled
-# sample catalog and answers suggestions. Extra arguments are typed into the search field:
-#   scripts/run.sh "red sh"      # one query
-#   scripts/run.sh               # interactive: type a query per line
+# The run command: installs what is missing, builds a release binary, and starts a local cluster
+# on loopback — the bundled sample catalog split into 2 shards × 2 replicas (four `typeahead node`
+# processes, each with its LMDB shard) behind a `typeahead coordinator` on 127.0.0.1:7700 — then
+# prints the addresses and how to query it. Ctrl-C stops it.
+#   scripts/run.sh               # start the cluster and keep it running
+#   scripts/run.sh "red sh"      # start it, answer one query through the coordinator, stop
+# Environment: TYPEAHEAD_SHARDS, TYPEAHEAD_REPLICAS, TYPEAHEAD_LISTEN, TYPEAHEAD_DATA (data dir).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 swift build -c release --product typeahead >&2
 bin="$(swift build -c release --show-bin-path)/typeahead"
-dir="${TYPEAHEAD_DATA:-.build/sample-shard}"
-"$bin" index --catalog deploy/catalog/sample.jsonl --dir "$dir" >&2
+args=(local --catalog deploy/catalog/sample.jsonl --shards "${TYPEAHEAD_SHARDS:-2}" --replicas "${TYPEAHEAD_REPLICAS:-2}")
 if [ $# -gt 0 ]; then
-  exec "$bin" suggest --dir "$dir" "$*"
+  exec "$bin" "${args[@]}" --listen 127.0.0.1:0 --query "$*"
 fi
-echo "Type a query (Ctrl-D to quit). Try: 'red sh', 'gard', 'kitchen tow'" >&2
-exec "$bin" suggest --dir "$dir" --interactive
+exec "$bin" "${args[@]}" --listen "${TYPEAHEAD_LISTEN:-127.0.0.1:7700}" --data-dir "${TYPEAHEAD_DATA:-.build/local-cluster}"

@@ -41,9 +41,9 @@ public struct ClusterFile: Sendable, Hashable {
         public var suggestDeadline: Duration = .milliseconds(250)
         /// The deadline of a Search whose client sent none.
         public var searchDeadline: Duration = .seconds(2)
-        /// What the coordinator keeps of a deadline for itself (merging, presenting, answering):
-        /// shard requests get the client's deadline minus this.
-        public var deadlineMargin: Duration = .milliseconds(2)
+        /// What the coordinator keeps of a deadline for itself (merging, presenting, answering),
+        /// besides 5% of the time left: shard requests get the client's deadline minus both.
+        public var deadlineMargin: Duration = .milliseconds(5)
         /// When a replica has not answered after this long, the same request goes to another
         /// replica and the first answer wins. nil: the shard's recent 95th percentile (``hedgeFloor`` at least).
         public var hedgeDelay: Duration? = nil

@@ -108,6 +108,13 @@ public final class Shard: Sendable {
     /// The number of the generation that serves, if any.
     public var currentGeneration: Int? { state.withLock { $0?.number } }
 
+    /// The highest generation number this shard has or had (0 for a new shard): a new generation
+    /// must be numbered above it.
+    public func highestGeneration() throws -> Int {
+        let manifest = try layout.readManifest()
+        return (layout.generationsOnDisk() + [manifest.current ?? 0, manifest.previous ?? 0]).max() ?? 0
+    }
+
     /// The generation a query reads: the current one, or a named complete one (so that every
     /// shard of a cluster can be asked for the same generation during a switch).
     private func generation(_ number: Int?) throws -> Generation {
@@ -184,8 +191,8 @@ public final class Shard: Sendable {
 
     /// Builds a new generation from `entries` and activates it.
     @discardableResult
-    public func build(from entries: [CatalogEntry], parameters: IndexParameters = .init()) throws -> GenerationInfo {
-        let info = try buildGeneration(from: entries, parameters: parameters)
+    public func build(from entries: [CatalogEntry], parameters: IndexParameters = .init(), number: Int? = nil) throws -> GenerationInfo {
+        let info = try buildGeneration(from: entries, parameters: parameters, number: number)
         try activate(generation: info.number)
         var activated = info
         activated.state = .current
@@ -194,7 +201,12 @@ public final class Shard: Sendable {
 
     /// Builds a new generation beside the current one, which keeps serving; it is staged, not active.
     /// On any error the partial generation is removed.
-    public func buildGeneration(from entries: [CatalogEntry], parameters: IndexParameters = .init()) throws -> GenerationInfo {
+    ///
+    /// - Parameter requested: the generation's number — a cluster builds one number on every
+    ///   replica of every shard, so that queries can pin it everywhere. It must be above every
+    ///   generation this shard has or had (FAILED_PRECONDITION otherwise); nil: the next one.
+    public func buildGeneration(from entries: [CatalogEntry], parameters: IndexParameters = .init(),
+                                number requested: Int? = nil) throws -> GenerationInfo {
         try writable()
         guard parameters.listSize >= 1, parameters.listSize <= 1024, parameters.heavyThreshold >= 1 else {
             throw IndexError.invalidArgument("index parameters out of range: \(parameters)")
@@ -204,7 +216,12 @@ public final class Shard: Sendable {
         let (number, buildLock) = try layout.withLock { () throws -> (Int, Int32) in
             try removeIncompleteGenerations()
             let manifest = try layout.readManifest()
-            let number = (layout.generationsOnDisk() + [manifest.current ?? 0, manifest.previous ?? 0]).max()! + 1
+            let highest = (layout.generationsOnDisk() + [manifest.current ?? 0, manifest.previous ?? 0]).max()!
+            if let requested, requested <= highest {
+                throw IndexError(.failedPrecondition, "shard \(directory) already has generation \(highest); "
+                                 + "generation \(requested) cannot be built (numbers only grow)")
+            }
+            let number = requested ?? highest + 1
             do {
                 try FileManager.default.createDirectory(atPath: layout.generationPath(number), withIntermediateDirectories: true)
             } catch {

@@ -14,14 +14,14 @@ enum Services {
                     let suggest = try SuggestRequest(request)
                     let response = try index(context) { try shard.suggest(suggest, shouldStop: context.shouldStop) }
                     return Typeahead_V1_SuggestResponse(response, session: request.session, revision: request.revision,
-                                                        shards: .singleNode)
+                                                        shards: .singleNode(generation: shard.currentGeneration))
                 }
             },
             .unary(Typeahead_V1_TypeaheadService.search, access: .read) { request, context, reply in
                 node.run(.readPool, reply) {
                     let search = try SearchRequest(request)
                     let response = try index(context) { try shard.search(search, shouldStop: context.shouldStop) }
-                    return Typeahead_V1_SearchResponse(response, shards: .singleNode)
+                    return Typeahead_V1_SearchResponse(response, shards: .singleNode(generation: shard.currentGeneration))
                 }
             },
             .unary(Typeahead_V1_ShardService.shardSuggest, access: .read) { request, context, reply in
@@ -89,9 +89,11 @@ enum Services {
             },
             .unary(Typeahead_V1_ShardService.stats, access: .read) { _, _, reply in
                 node.run(.readPool, reply) {
-                    Typeahead_V1_StatsResponse(shard: name, currentGeneration: UInt64(shard.currentGeneration ?? 0),
-                                               entries: UInt64((try? shard.entryCount()) ?? 0),
-                                               generations: try shard.generations().map { .init($0) })
+                    let storage = try? shard.storageStatistics()
+                    return Typeahead_V1_StatsResponse(shard: name, currentGeneration: UInt64(shard.currentGeneration ?? 0),
+                                                      entries: UInt64((try? shard.entryCount()) ?? 0),
+                                                      generations: try shard.generations().map { .init($0) },
+                                                      mapBytes: UInt64(storage?.mapSize ?? 0), usedBytes: UInt64(storage?.usedBytes ?? 0))
                 }
             },
         ]

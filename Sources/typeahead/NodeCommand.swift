@@ -7,7 +7,7 @@ import RPC
 enum NodeCommand {
     static let help = """
     usage: typeahead node --dir DIR [--listen HOST:PORT] [--admin-token-file F] [--read-token-file F]
-                          [--threads N] [--max-message-bytes N] [--log-format logfmt|json]
+                          [--threads N] [--max-message-bytes N] [--log-format logfmt|json] [--port-file F]
 
     Serves one shard over HTTP/2 (cleartext, prior knowledge): gRPC on the typeahead.v1.Typeahead,
     typeahead.v1.Shard and grpc.health.v1.Health services; the same client methods as JSON (POST
@@ -24,12 +24,13 @@ enum NodeCommand {
       --threads N              event-loop threads (default: one per core)
       --max-message-bytes N    largest request message (default 4194304)
       --log-format F           logfmt (default) or json, one line per event on standard error
+      --port-file F            write the bound port to F once serving (for --listen HOST:0)
     """
 
     static func run(_ argv: [String]) throws -> Int32 {
         let args = try Arguments(argv, command: "node", flags: [],
                                  options: ["--dir", "--listen", "--admin-token-file", "--read-token-file", "--threads",
-                                           "--max-message-bytes", "--log-format"])
+                                           "--max-message-bytes", "--log-format", "--port-file"])
         if args.wantsHelp { print(help); return 0 }
         guard args.positionals.isEmpty else {
             throw UsageError(description: "typeahead node: unexpected argument \"\(args.positionals[0])\"")
@@ -47,6 +48,7 @@ enum NodeCommand {
         let telemetry = ServerTelemetry(label: "node", json: format == .json)
         let node = NodeServer(shard: shard, configuration: configuration, telemetry: telemetry)
         let port = try node.start()
+        try PortFile.write(port, to: args.value("--port-file"), command: "node")
         printError("typeahead node: serving \(shard.directory) on http://\(configuration.server.host):\(port) (generation \(shard.currentGeneration.map(String.init) ?? "none"))")
         Signals.waitForTermination()
         node.shutdown()
@@ -66,6 +68,18 @@ enum ListenAddress {
         var host = String(text[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         return (host.isEmpty ? "0.0.0.0" : host, port)
+    }
+}
+
+enum PortFile {
+    /// Writes the port atomically (a reader never sees a partial number).
+    static func write(_ port: Int, to path: String?, command: String) throws {
+        guard let path else { return }
+        do {
+            try Data("\(port)\n".utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw UsageError(description: "typeahead \(command): cannot write the port file \(path): \(error)", status: 1)
+        }
     }
 }
 

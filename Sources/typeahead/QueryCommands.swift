@@ -77,10 +77,18 @@ enum SuggestCommand {
     }
 
     static func render(_ response: SuggestResponse, request: SuggestRequest, json: Bool) -> String {
+        render(Typeahead_V1_SuggestResponse(response), text: request.text, json: json)
+    }
+
+    /// A suggest answer for people (or as JSON): from a local shard or from a cluster.
+    static func render(_ response: Typeahead_V1_SuggestResponse, text: String, json: Bool) -> String {
         if json { return ResponseJSON.suggest(response).serialized() + "\n" }
         var out = ""
         func print(_ line: String) { out += line + "\n" }
-        print("\"\(request.text)\"")
+        print("\"\(text)\"")
+        if let shards = response.shards, shards.failed > 0 {
+            print("  (partial: \(shards.succeeded) of \(shards.total) shards answered; missing \(shards.failedShards.joined(separator: ", ")))")
+        }
         if response.entries.isEmpty && response.completions.isEmpty && response.categories.isEmpty {
             print("  (no suggestions)")
         }
@@ -104,14 +112,14 @@ enum SuggestCommand {
     }
 
     /// The title with matched words in [brackets].
-    static func highlighted(_ hit: EntryHit) -> String {
+    static func highlighted(_ hit: Typeahead_V1_EntryHit) -> String {
         var result = ""
         let units = Array(hit.title.utf16)
         var position = 0
-        for range in hit.highlights where range.start >= position && range.end <= units.count {
-            result += String(decoding: units[position..<range.start], as: UTF16.self)
-            result += "[" + String(decoding: units[range.start..<range.end], as: UTF16.self) + "]"
-            position = range.end
+        for range in hit.highlights where Int(range.start) >= position && Int(range.end) <= units.count && range.start < range.end {
+            result += String(decoding: units[position..<Int(range.start)], as: UTF16.self)
+            result += "[" + String(decoding: units[Int(range.start)..<Int(range.end)], as: UTF16.self) + "]"
+            position = Int(range.end)
         }
         result += String(decoding: units[position...], as: UTF16.self)
         return result
@@ -157,7 +165,7 @@ enum SearchCommand {
         }
         print("\(response.totalHits) hits for \"\(request.text)\"")
         for (i, hit) in response.hits.enumerated() {
-            print("  \(column(String(i + 1) + ".", 4))\(column(SuggestCommand.highlighted(hit), 44)) \(column(hit.categories.joined(separator: ", "), 18)) weight \(hit.weight)")
+            print("  \(column(String(i + 1) + ".", 4))\(column(SuggestCommand.highlighted(Typeahead_V1_EntryHit(hit)), 44)) \(column(hit.categories.joined(separator: ", "), 18)) weight \(hit.weight)")
         }
         if !response.facets.isEmpty {
             print("  categories: " + response.facets.prefix(10).map { "\($0.name) (\($0.count))" }.joined(separator: ", "))

@@ -14,6 +14,8 @@ Commands:
   upsert    insert or replace entries from a JSON Lines file
   delete    delete entries by id
   node      serve a shard over gRPC / HTTP/2 and JSON
+  coordinator  serve a cluster: fan out to the shards, merge exactly, answer like one node
+  local     run a whole cluster on loopback (N shards × R replica processes and a coordinator)
   bench     measure build, open and suggest latency against SQLite FTS5
 
 Run 'typeahead COMMAND --help' for a command's options.
@@ -27,7 +29,16 @@ let commands: [String: ([String]) throws -> Int32] = [
     "delete": DeleteCommand.run,
     "bench": BenchCommand.run,
     "node": NodeCommand.run,
+    "coordinator": CoordinatorCommand.run,
+    "local": LocalCommand.run,
 ]
+
+// A process starts with the signal mask of the thread that spawned it, and a parent's worker
+// thread (libdispatch, Swift concurrency, Foundation's Process) blocks nearly every signal: a node
+// started that way would never see SIGTERM. Start from a clean mask, whoever the parent is.
+var unblocked = sigset_t()
+sigemptyset(&unblocked)
+pthread_sigmask(SIG_SETMASK, &unblocked, nil)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let name = arguments.first, name != "--help", name != "-h", name != "help" else {

@@ -97,7 +97,7 @@ final class ConversionTests: XCTestCase {
     func testClientResponseCarriesTheEchoAndDropsRankKeys() throws {
         let (shard, _) = try shard()
         let response = try shard.suggest(SuggestRequest(text: "red sh"))
-        let message = Typeahead_V1_SuggestResponse(response, session: "s", revision: 4, shards: .singleNode)
+        let message = Typeahead_V1_SuggestResponse(response, session: "s", revision: 4, shards: .singleNode(generation: 1))
         XCTAssertEqual(message.entries.map(\.id), response.entries.map(\.id))
         XCTAssertEqual(message.entries.first?.attributes, [:])
         XCTAssertEqual(message.session, "s")

@@ -59,8 +59,19 @@ public enum GRPCClient {
         _ method: ProtoMethod<Request, Response>, _ request: Request, on connection: HTTP2ClientConnection,
         options: Options = .init(), completion: @escaping @Sendable (Result<Response, GRPCStatus>) -> Void
     ) -> HTTP2ClientStream {
-        send(path: method.path, messages: [request.serializedBytes()], on: connection, options: options) { result in
-            completion(result.flatMap { bytes in decodeSingle(Response.self, bytes, method: method.path) })
+        call(path: method.path, framedRequest: GRPCFraming.frame(request.serializedBytes()), on: connection, options: options) { result in
+            completion(result.flatMap { bytes in decode(Response.self, bytes, method: method.path) })
+        }
+    }
+
+    /// A unary call with a request already framed (``GRPCFraming/frame(_:)``) — so a fan-out
+    /// encodes one request once for every shard — answering the response message's bytes, to be
+    /// decoded by the caller. Otherwise as ``call(_:_:on:options:completion:)``.
+    @discardableResult
+    public static func call(path: String, framedRequest: [UInt8], on connection: HTTP2ClientConnection, options: Options = .init(),
+                            completion: @escaping @Sendable (Result<[UInt8], GRPCStatus>) -> Void) -> HTTP2ClientStream {
+        send(path: path, body: framedRequest, on: connection, options: options) { result in
+            completion(result.flatMap { body in singleMessage(body, method: path) })
         }
     }
 
@@ -69,8 +80,8 @@ public enum GRPCClient {
         _ method: ProtoMethod<Request, Response>, _ request: Request, on connection: HTTP2ClientConnection,
         options: Options = .init()
     ) async throws(GRPCStatus) -> Response {
-        let bytes = try await send(path: method.path, messages: [request.serializedBytes()], on: connection, options: options)
-        return try decodeSingle(Response.self, bytes, method: method.path).get()
+        let body = try await send(path: method.path, body: GRPCFraming.frame(request.serializedBytes()), on: connection, options: options)
+        return try singleMessage(body, method: method.path).flatMap { decode(Response.self, $0, method: method.path) }.get()
     }
 
     /// A client-streaming call with every request message at once (the whole stream is one body).
@@ -78,17 +89,16 @@ public enum GRPCClient {
         _ method: ProtoMethod<Request, Response>, stream requests: [Request], on connection: HTTP2ClientConnection,
         options: Options = .init()
     ) async throws(GRPCStatus) -> Response {
-        let bytes = try await send(path: method.path, messages: requests.map { $0.serializedBytes() }, on: connection, options: options)
-        return try decodeSingle(Response.self, bytes, method: method.path).get()
+        var body: [UInt8] = []
+        for request in requests { body += GRPCFraming.frame(request.serializedBytes()) }
+        let answer = try await send(path: method.path, body: body, on: connection, options: options)
+        return try singleMessage(answer, method: method.path).flatMap { decode(Response.self, $0, method: method.path) }.get()
     }
 
     // MARK: The exchange
 
-    private static func send(path: String, messages: [[UInt8]], on connection: HTTP2ClientConnection, options: Options,
+    private static func send(path: String, body: [UInt8], on connection: HTTP2ClientConnection, options: Options,
                              completion: @escaping @Sendable (Result<[UInt8], GRPCStatus>) -> Void) -> HTTP2ClientStream {
-        var body: [UInt8] = []
-        body.reserveCapacity(messages.reduce(0) { $0 + $1.count + 5 })
-        for message in messages { body += GRPCFraming.frame(message) }
         let request = HTTP2ClientRequest(method: "POST", path: path, headers: headers(options), body: body)
         let timedOut = Atomic<Bool>(false)
         let stream = connection.send(request) { result in
@@ -107,12 +117,12 @@ public enum GRPCClient {
         return stream
     }
 
-    private static func send(path: String, messages: [[UInt8]], on connection: HTTP2ClientConnection,
+    private static func send(path: String, body: [UInt8], on connection: HTTP2ClientConnection,
                              options: Options) async throws(GRPCStatus) -> [UInt8] {
         let box = StreamBox()
         let result: Result<[UInt8], GRPCStatus> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                box.started(send(path: path, messages: messages, on: connection, options: options) { continuation.resume(returning: $0) })
+                box.started(send(path: path, body: body, on: connection, options: options) { continuation.resume(returning: $0) })
             }
         } onCancel: {
             box.cancel()
@@ -169,16 +179,23 @@ public enum GRPCClient {
         }
     }
 
-    /// Exactly one message, decoded.
-    static func decodeSingle<M: ProtoMessage>(_ type: M.Type, _ body: [UInt8], method: String) -> Result<M, GRPCStatus> {
+    /// The one message of a unary response body.
+    static func singleMessage(_ body: [UInt8], method: String) -> Result<[UInt8], GRPCStatus> {
         do {
             let messages = try GRPCFraming.messages(in: body, maximumMessageBytes: Int(Int32.max))
             guard messages.count == 1 else {
                 return .failure(GRPCStatus(.internal, "\(method) answered \(messages.count) messages where one was expected"))
             }
-            return .success(try messages[0].withUnsafeBytes { raw throws(ProtoError) in try M(serializedBuffer: raw) })
-        } catch let status as GRPCStatus {
-            return .failure(GRPCStatus(.internal, "malformed answer to \(method): \(status.message)"))
+            return .success(Array(messages[0]))
+        } catch {
+            return .failure(GRPCStatus(.internal, "malformed answer to \(method): \(error.message)"))
+        }
+    }
+
+    /// A response message, decoded; a malformed one is the server's fault (INTERNAL).
+    public static func decode<M: ProtoMessage>(_ type: M.Type, _ bytes: [UInt8], method: String) -> Result<M, GRPCStatus> {
+        do {
+            return .success(try bytes.withUnsafeBytes { raw throws(ProtoError) in try M(serializedBuffer: raw) })
         } catch {
             return .failure(GRPCStatus(.internal, "malformed answer to \(method): \(error)"))
         }

@@ -34,6 +34,9 @@ public final class RPCServer: Sendable {
         public var port = 0
         /// Event-loop threads (default: one per core); ignored when ``eventLoops`` is set.
         public var threads = ProcessInfo.processInfo.activeProcessorCount
+        /// Loops shared with the process's clients (a coordinator fans a call out on the loop that
+        /// received it); nil: the server runs its own.
+        public var eventLoops: HTTP2EventLoopGroup?
         /// Bearer token that admin methods require. Without one they are refused.
         public var adminToken: String?
         /// Bearer token that read methods require, if set (otherwise reads are open).
@@ -97,7 +100,7 @@ public final class RPCServer: Sendable {
             telemetry.rejected(status)
             responder.sendHeaders(status: 200, headers: GRPCResponses.trailersOnly(status), endStream: true)
         }
-        let server = HTTP2Server(configuration: http) { [self] request, responder in
+        let server = HTTP2Server(configuration: http, eventLoops: configuration.eventLoops) { [self] request, responder in
             self.handle(request, responder)
         }
         let port = try server.start()

@@ -31,8 +31,10 @@ extension Typeahead_V1_CategorySuggestion {
 }
 
 extension Typeahead_V1_ShardStatus {
-    /// One node answering for itself: one shard, which succeeded.
-    public static let singleNode = Typeahead_V1_ShardStatus(total: 1, succeeded: 1, failed: 0)
+    /// One node answering for itself: one shard, which succeeded, from `generation`.
+    public static func singleNode(generation: Int?) -> Typeahead_V1_ShardStatus {
+        Typeahead_V1_ShardStatus(total: 1, succeeded: 1, failed: 0, generation: UInt64(generation ?? 0))
+    }
 }
 
 extension Typeahead_V1_SuggestResponse {

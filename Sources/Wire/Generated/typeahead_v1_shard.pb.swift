@@ -1267,16 +1267,24 @@ public struct Typeahead_V1_StatsResponse: ProtoMessage {
     ///
     /// `repeated GenerationInfo generations = 4`
     public var generations: [Typeahead_V1_GenerationInfo] = []
+    /// Bytes of the serving generation's LMDB map (how large its file may grow) and in use.
+    ///
+    /// `uint64 map_bytes = 5`
+    public var mapBytes: UInt64 = 0
+    /// `uint64 used_bytes = 6`
+    public var usedBytes: UInt64 = 0
     /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
     public var unknownFields = ProtoUnknownFields()
 
     public init() {}
 
-    public init(shard: String = "", currentGeneration: UInt64 = 0, entries: UInt64 = 0, generations: [Typeahead_V1_GenerationInfo] = []) {
+    public init(shard: String = "", currentGeneration: UInt64 = 0, entries: UInt64 = 0, generations: [Typeahead_V1_GenerationInfo] = [], mapBytes: UInt64 = 0, usedBytes: UInt64 = 0) {
         self.shard = shard
         self.currentGeneration = currentGeneration
         self.entries = entries
         self.generations = generations
+        self.mapBytes = mapBytes
+        self.usedBytes = usedBytes
     }
 
     public func encode(to writer: inout ProtoWriter) {
@@ -1284,6 +1292,8 @@ public struct Typeahead_V1_StatsResponse: ProtoMessage {
         writer.write(ProtoUInt64.self, 2, self.currentGeneration)
         writer.write(ProtoUInt64.self, 3, self.entries)
         for item in self.generations { writer.writeMessage(4, item) }
+        writer.write(ProtoUInt64.self, 5, self.mapBytes)
+        writer.write(ProtoUInt64.self, 6, self.usedBytes)
         writer.writeUnknown(self.unknownFields)
     }
 
@@ -1294,6 +1304,8 @@ public struct Typeahead_V1_StatsResponse: ProtoMessage {
             case 2: self.currentGeneration = try reader.read(ProtoUInt64.self, tag, "current_generation")
             case 3: self.entries = try reader.read(ProtoUInt64.self, tag, "entries")
             case 4: self.generations.append(try reader.readMessage(tag, "generations", as: Typeahead_V1_GenerationInfo.self))
+            case 5: self.mapBytes = try reader.read(ProtoUInt64.self, tag, "map_bytes")
+            case 6: self.usedBytes = try reader.read(ProtoUInt64.self, tag, "used_bytes")
             default: try reader.skip(tag, preserving: &self.unknownFields)
             }
         }

@@ -87,6 +87,7 @@ public enum ResponseJSON {
             ("succeeded", .integer(Int64(shards.succeeded))),
             ("failed", .integer(Int64(shards.failed))),
             ("failedShards", .array(shards.failedShards.map { .string($0) })),
+            ("generation", .unsigned(shards.generation)),
         ])
     }
 }

@@ -1,0 +1,105 @@
+import Cluster
+import Observability
+
+/// The coordinator's own metrics, beside ``RPC/ServerTelemetry``'s per-method ones. Every series
+/// is resolved once at start (per shard, per replica), so the request path only does atomic adds.
+///
+/// - `typeahead_coordinator_shard_requests_total{shard,outcome}`: shard calls by outcome — `ok`,
+///   `error`, `deadline` (the shard missed the deadline), `cancelled`
+/// - `typeahead_coordinator_shard_request_duration_seconds{shard}`: answered shard calls
+/// - `typeahead_coordinator_shard_requests_cancelled_total{reason}`: shard calls the coordinator
+///   reset (RST_STREAM) — `superseded` (a newer keystroke of the session), `client` (the caller
+///   went away), `hedge` (another replica answered first), `deadline`
+/// - `typeahead_coordinator_hedges_total{shard,result}`: hedged calls `sent` and `won`
+/// - `typeahead_coordinator_failovers_total{shard}`: calls retried on another replica after an error
+/// - `typeahead_coordinator_partial_answers_total{method}`: answers without some shard
+/// - `typeahead_coordinator_superseded_calls_total`: client calls answered CANCELLED because a newer
+///   keystroke of their session arrived
+/// - `typeahead_coordinator_categories_truncated_total`: merged suggestions where a shard had more
+///   matching categories than it could list
+/// - `typeahead_coordinator_serving_generation`, `typeahead_coordinator_replica_up{shard,replica}`
+final class CoordinatorTelemetry: Sendable {
+    /// One shard's series.
+    struct ShardSeries: Sendable {
+        let ok: Counter.Series
+        let error: Counter.Series
+        let deadline: Counter.Series
+        let cancelled: Counter.Series
+        let latency: Histogram.Series
+        let hedgesSent: Counter.Series
+        let hedgesWon: Counter.Series
+        let failovers: Counter.Series
+    }
+
+    /// Why the coordinator reset a shard call.
+    enum CancelReason: Sendable {
+        case superseded, client, hedge, deadline
+    }
+
+    let logger: Logger
+    let shards: [ShardSeries]
+    let replicaUp: [Gauge.Series]
+    let servingGeneration: Gauge
+    let superseded: Counter.Series
+    let categoriesTruncated: Counter.Series
+    let partialSuggest: Counter.Series
+    let partialSearch: Counter.Series
+    private let cancelledSuperseded: Counter.Series
+    private let cancelledClient: Counter.Series
+    private let cancelledHedge: Counter.Series
+    private let cancelledDeadline: Counter.Series
+
+    init(cluster: ClusterFile, registry: MetricsRegistry, logger: Logger) {
+        self.logger = logger
+        let requests = registry.counter(name: "typeahead_coordinator_shard_requests_total",
+                                        help: "Shard calls by shard and outcome (ok, error, deadline, cancelled).",
+                                        labelNames: ["shard", "outcome"])
+        let latency = registry.histogram(name: "typeahead_coordinator_shard_request_duration_seconds",
+                                         help: "Latency of answered shard calls, from send to answer.", labelNames: ["shard"])
+        let hedges = registry.counter(name: "typeahead_coordinator_hedges_total",
+                                      help: "Hedged shard calls sent, and those whose answer was used.", labelNames: ["shard", "result"])
+        let failovers = registry.counter(name: "typeahead_coordinator_failovers_total",
+                                         help: "Shard calls retried on another replica after an error.", labelNames: ["shard"])
+        shards = cluster.shards.map { shard in
+            ShardSeries(ok: requests.labels(["shard": shard.name, "outcome": "ok"]),
+                        error: requests.labels(["shard": shard.name, "outcome": "error"]),
+                        deadline: requests.labels(["shard": shard.name, "outcome": "deadline"]),
+                        cancelled: requests.labels(["shard": shard.name, "outcome": "cancelled"]),
+                        latency: latency.labels(["shard": shard.name]),
+                        hedgesSent: hedges.labels(["shard": shard.name, "result": "sent"]),
+                        hedgesWon: hedges.labels(["shard": shard.name, "result": "won"]),
+                        failovers: failovers.labels(["shard": shard.name]))
+        }
+        let up = registry.gauge(name: "typeahead_coordinator_replica_up",
+                                help: "1 while queries are sent to the replica (healthy and holding the serving generation).",
+                                labelNames: ["shard", "replica"])
+        replicaUp = cluster.shards.flatMap { shard in shard.replicas.map { up.labels(["shard": shard.name, "replica": $0.description]) } }
+        servingGeneration = registry.gauge(name: "typeahead_coordinator_serving_generation",
+                                           help: "The index generation every query reads (0: none; not ready).")
+        let cancelled = registry.counter(name: "typeahead_coordinator_shard_requests_cancelled_total",
+                                         help: "Shard calls reset by the coordinator, by reason (superseded, client, hedge, deadline).",
+                                         labelNames: ["reason"])
+        cancelledSuperseded = cancelled.labels(["reason": "superseded"])
+        cancelledClient = cancelled.labels(["reason": "client"])
+        cancelledHedge = cancelled.labels(["reason": "hedge"])
+        cancelledDeadline = cancelled.labels(["reason": "deadline"])
+        superseded = registry.counter(name: "typeahead_coordinator_superseded_calls_total",
+                                      help: "Client calls answered CANCELLED because a newer keystroke of their session arrived.").labels([:])
+        categoriesTruncated = registry.counter(name: "typeahead_coordinator_categories_truncated_total",
+                                               help: "Merged suggestions where a shard matched more categories than it lists.").labels([:])
+        let partial = registry.counter(name: "typeahead_coordinator_partial_answers_total",
+                                       help: "Answers given without some shard (it failed or missed the deadline).", labelNames: ["method"])
+        partialSuggest = partial.labels(["method": "Suggest"])
+        partialSearch = partial.labels(["method": "Search"])
+    }
+
+    func cancelled(_ reason: CancelReason, shard: Int) {
+        shards[shard].cancelled.increment()
+        switch reason {
+        case .superseded: cancelledSuperseded.increment()
+        case .client: cancelledClient.increment()
+        case .hedge: cancelledHedge.increment()
+        case .deadline: cancelledDeadline.increment()
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import HTTP2
+import Index
+import RPC
+import Wire
+
+/// The query path of a coordinator: Suggest and Search, from the client's message to the merged,
+/// presented answer. Holds every loop's state in an immutable array, so a call finds its loop's
+/// state (routing view, links, latency windows) by index, without a lock.
+final class QueryRouter: Sendable {
+    let core: CoordinatorCore
+    let states: [HTTP2LoopBound<LoopState>]
+
+    init(core: CoordinatorCore, states: [HTTP2LoopBound<LoopState>]) {
+        self.core = core
+        self.states = states
+    }
+
+    /// The loop's own state: the call arrived on it, so this is an array read, not a lock.
+    private func state(of context: CallContext) -> LoopState {
+        states[context.responder.eventLoop.index].value
+    }
+
+    func suggest(_ message: Typeahead_V1_SuggestRequest, _ context: CallContext,
+                         _ reply: @escaping RPCMethod.Reply<Typeahead_V1_SuggestResponse>) {
+        let request: SuggestRequest
+        do { request = try SuggestRequest(message) } catch {
+            reply(.failure(GRPCStatus(describing: error)))
+            return
+        }
+        let core = self.core
+        fanOut(context, defaultDeadline: core.settings.suggestDeadline, session: message.session, revision: message.revision,
+               path: Typeahead_V1_ShardService.shardSuggest.path, reply: reply) { generation in
+            Typeahead_V1_ShardSuggestRequest(request: message, generation: generation).serializedBytes()
+        } answer: { results, generation in
+            Answers.suggest(results, request: request, message: message, generation: generation, core: core)
+        }
+    }
+
+    func search(_ message: Typeahead_V1_SearchRequest, _ context: CallContext,
+                        _ reply: @escaping RPCMethod.Reply<Typeahead_V1_SearchResponse>) {
+        let request: SearchRequest
+        do { request = try SearchRequest(message) } catch {
+            reply(.failure(GRPCStatus(describing: error)))
+            return
+        }
+        let core = self.core
+        fanOut(context, defaultDeadline: core.settings.searchDeadline, session: "", revision: 0,
+               path: Typeahead_V1_ShardService.shardSearch.path, reply: reply) { generation in
+            Typeahead_V1_ShardSearchRequest(request: message, generation: generation).serializedBytes()
+        } answer: { results, generation in
+            Answers.search(results, request: request, message: message, generation: generation, core: core)
+        }
+    }
+
+    /// The common path of Suggest and Search: pin the generation, admit the keystroke, fan out,
+    /// and answer with what `answer` makes of the shards' results. Loop thread.
+    private func fanOut<Response>(_ context: CallContext, defaultDeadline: Duration, session: String, revision: UInt64, path: String,
+                                  reply: @escaping RPCMethod.Reply<Response>, request: (UInt64) -> [UInt8],
+                                  answer: @escaping ([Result<[UInt8], GRPCStatus>], UInt64) -> Result<Response, GRPCStatus>) {
+        let state = self.state(of: context)
+        guard let generation = state.view.generation else {
+            reply(.failure(GRPCStatus(.unavailable, "the cluster is not ready: no index generation is served by its shards yet")))
+            return
+        }
+        let now = ContinuousClock.now
+        let clientDeadline = context.deadline ?? now + defaultDeadline
+        // The margin: the configured floor plus 5% of the time left, so a long call keeps more
+        // room for merging and answering than a short one.
+        let deadline = clientDeadline - core.settings.deadlineMargin - (clientDeadline - now) * 0.05
+        guard deadline > now else {
+            reply(.failure(GRPCStatus(.deadlineExceeded, "the deadline leaves no time for the shards")))
+            return
+        }
+        let core = self.core
+        let fanOut = FanOut(state: state, core: core, view: state.view, generation: generation, path: path,
+                            framedRequest: GRPCFraming.frame(request(generation)), deadline: deadline,
+                            requestID: context.requestID) { outcome in
+            core.sessions.end(session: session, revision: revision)
+            switch outcome {
+            case .cancelled(.superseded):
+                core.telemetry.superseded.increment()
+                reply(.failure(GRPCStatus(.cancelled, "superseded by a newer keystroke of session \"\(session)\"")))
+            case .cancelled:
+                reply(.failure(GRPCStatus(.cancelled, "the client cancelled the call")))
+            case .answered(let results):
+                reply(answer(results, generation))
+            }
+        }
+        let loop = state.loop
+        let bound = HTTP2LoopBound(fanOut, eventLoop: loop)
+        if case .superseded(let newer) = core.sessions.begin(session: session, revision: revision,
+                                                              cancel: { loop.execute { bound.value.cancel(.superseded) } }) {
+            core.telemetry.superseded.increment()
+            reply(.failure(GRPCStatus(.cancelled, "superseded by revision \(newer) of session \"\(session)\"")))
+            return
+        }
+        context.responder.onCancel { loop.execute { bound.value.cancel(.client) } }
+        fanOut.start()
+    }
+}

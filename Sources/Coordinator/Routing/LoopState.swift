@@ -1,0 +1,66 @@
+import Cluster
+import HTTP2
+import RPC
+
+/// What every part of a coordinator shares, immutable after start.
+final class CoordinatorCore: Sendable {
+    let cluster: ClusterFile
+    var settings: ClusterFile.Settings { cluster.settings }
+    let shardNames: [String]
+    let replicas: [Replica]
+    /// Per shard, the ids of all its replicas (cluster-file order).
+    let replicasByShard: [[Int]]
+    let telemetry: CoordinatorTelemetry
+    let sessions = SessionTable()
+    /// What every shard call carries (the read token, if nodes require one); timeouts are set per call.
+    let shardCallOptions: GRPCClient.Options
+    /// What health checks carry (the same token).
+    let healthCheckOptions: GRPCClient.Options
+
+    init(cluster: ClusterFile, replicas: [Replica], telemetry: CoordinatorTelemetry, nodeToken: String?) {
+        self.cluster = cluster
+        shardNames = cluster.shards.map(\.name)
+        self.replicas = replicas
+        replicasByShard = cluster.shards.indices.map { shard in replicas.filter { $0.shard == shard }.map(\.id) }
+        self.telemetry = telemetry
+        var options = GRPCClient.Options(bearerToken: nodeToken)
+        // The fan-out's own deadline timer resets shard calls; the client need not race it.
+        options.enforceTimeoutLocally = false
+        shardCallOptions = options
+        healthCheckOptions = GRPCClient.Options(timeout: cluster.settings.healthTimeout, bearerToken: nodeToken)
+    }
+}
+
+/// One event loop's share of the coordinator: its copy of the routing view, its connections to
+/// every replica, its latency windows and its hedging budget. A request handled on the loop reads
+/// and writes only this, so the request path takes no lock.
+///
+/// Thread ownership: loop-confined (reached through an `HTTP2LoopBound`).
+final class LoopState {
+    let loop: HTTP2EventLoop
+    var view = ClusterView.empty
+    /// By replica id.
+    let links: [ReplicaLink]
+    /// By shard.
+    var latency: [LatencyWindow]
+    var hedgeBudget: HedgeBudget
+    /// Turns among equally good replicas.
+    var rotation = 0
+
+    init(loop: HTTP2EventLoop, core: CoordinatorCore, client: HTTP2Client) {
+        self.loop = loop
+        links = core.replicas.map { ReplicaLink(replica: $0, loop: loop, client: client, backoff: core.settings.reconnectBackoff) }
+        latency = Array(repeating: LatencyWindow(), count: core.shardNames.count)
+        hedgeBudget = HedgeBudget(rate: core.settings.hedgeBudget)
+    }
+
+    /// Takes a new view; links to replicas it no longer routes to are closed, so calls stuck on a
+    /// dead connection fail over now rather than at their deadline.
+    func adopt(_ newView: ClusterView) {
+        let routed = Set(newView.eligible.joined())
+        for link in links where !routed.contains(link.replica.id) && view.eligible.joined().contains(link.replica.id) {
+            if !link.replica.health.up { link.drop() }
+        }
+        view = newView
+    }
+}

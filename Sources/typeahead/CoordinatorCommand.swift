@@ -1,0 +1,64 @@
+import Cluster
+import Coordinator
+import Foundation
+import RPC
+
+enum CoordinatorCommand {
+    static let help = """
+    usage: typeahead coordinator --cluster FILE [--listen HOST:PORT] [--token-file F] [--read-token-file F]
+                                 [--node-token-file F] [--threads N] [--log-format logfmt|json] [--port-file F]
+
+    Serves a cluster to clients: the typeahead.v1.Typeahead service (gRPC, JSON POST, GET
+    /v1/suggest and /v1/search) exactly as one node holding the whole catalog would answer it, by
+    fanning every call out to one replica of each shard and merging their answers. Also
+    typeahead.v1.Cluster (status, admin token), grpc.health.v1.Health, /healthz, /readyz (200 once
+    a generation is served by the shards) and /metrics. Stops gracefully on SIGTERM or SIGINT.
+
+    Options:
+      --cluster FILE           the cluster file: shards, replicas, settings (see deploy/cluster/)
+      --listen HOST:PORT       where to listen (default 127.0.0.1:7700)
+      --token-file F           admin token for the Cluster service (default: the cluster file's
+                               settings.tokenFile, or TYPEAHEAD_ADMIN_TOKEN)
+      --read-token-file F      require a bearer token from clients (default: settings.readTokenFile)
+      --node-token-file F      token sent to nodes with every call (default: the read token)
+      --threads N              event-loop threads (default: one per core)
+      --log-format F           logfmt (default) or json, one line per event on standard error
+      --port-file F            write the bound port to F once serving (for --listen HOST:0)
+    """
+
+    static func run(_ argv: [String]) throws -> Int32 {
+        let args = try Arguments(argv, command: "coordinator", flags: [],
+                                 options: ["--cluster", "--listen", "--token-file", "--read-token-file", "--node-token-file",
+                                           "--threads", "--log-format", "--port-file"])
+        if args.wantsHelp { print(help); return 0 }
+        guard args.positionals.isEmpty else {
+            throw UsageError(description: "typeahead coordinator: unexpected argument \"\(args.positionals[0])\"")
+        }
+        let cluster: ClusterFile
+        do {
+            cluster = try ClusterFile.load(path: try args.required("--cluster"))
+        } catch let error as ClusterFileError {
+            throw UsageError(description: "typeahead coordinator: \(error)", status: 1)
+        }
+        var configuration = CoordinatorServer.Configuration()
+        (configuration.server.host, configuration.server.port) = try ListenAddress.parse(args.value("--listen") ?? "127.0.0.1:7700",
+                                                                                         command: "coordinator")
+        configuration.server.threads = try args.integer("--threads", default: configuration.server.threads, range: 1...256)
+        configuration.server.adminToken = try Tokens.read(file: args.value("--token-file") ?? cluster.settings.tokenFile,
+                                                          environment: "TYPEAHEAD_ADMIN_TOKEN", command: "coordinator")
+        configuration.server.readToken = try Tokens.read(file: args.value("--read-token-file") ?? cluster.settings.readTokenFile,
+                                                         environment: nil, command: "coordinator")
+        configuration.nodeToken = try Tokens.read(file: args.value("--node-token-file"), environment: nil, command: "coordinator")
+            ?? configuration.server.readToken
+        let format = try args.choice("--log-format", default: LogFormatChoice.logfmt)
+        let coordinator = CoordinatorServer(cluster: cluster, configuration: configuration,
+                                            telemetry: ServerTelemetry(label: "coordinator", json: format == .json))
+        let port = try coordinator.start()
+        try PortFile.write(port, to: args.value("--port-file"), command: "coordinator")
+        printError("typeahead coordinator: serving cluster \(cluster.name) (\(cluster.shards.count) shards, "
+                   + "\(cluster.replicas.count) replicas) on http://\(configuration.server.host):\(port)")
+        Signals.waitForTermination()
+        coordinator.shutdown()
+        return 0
+    }
+}

@@ -1,0 +1,136 @@
+import Cluster
+import Dispatch
+import Foundation
+import HTTP2
+import Launcher
+import RPC
+import Synchronization
+import Wire
+
+enum LocalCommand {
+    static let help = """
+    usage: typeahead local [--shards N] [--replicas R] [--catalog FILE] [--listen HOST:PORT]
+                           [--data-dir DIR] [--skip-invalid] [--query TEXT] [--json] [--log-format logfmt|json]
+
+    Starts a whole cluster on loopback: the catalog split into N shards by the shard assignment,
+    R replicas of each (every one its own `typeahead node` process) and a `typeahead coordinator`
+    in front, which answers exactly as one node holding the whole catalog would. Prints the
+    addresses and example queries, restarts a node that dies, and stops everything on Ctrl-C
+    (SIGINT) or SIGTERM.
+
+    Options:
+      --shards N           shards (default 2)
+      --replicas R         replicas per shard (default 2)
+      --catalog FILE       JSON Lines catalog (default deploy/catalog/sample.jsonl, if present)
+      --listen HOST:PORT   the coordinator's address (default 127.0.0.1:7700)
+      --data-dir DIR       keep shards, logs, the cluster file and the admin token here
+                           (default: a temporary directory removed on exit)
+      --skip-invalid       index the catalog's valid lines, report the others
+      --query TEXT         answer one suggest through the coordinator, print it, and stop
+      --json               with --query: print the answer as JSON
+      --log-format F       the processes' log format: logfmt (default) or json
+    """
+
+    static func run(_ argv: [String]) throws -> Int32 {
+        let args = try Arguments(argv, command: "local", flags: ["--skip-invalid", "--json"],
+                                 options: ["--shards", "--replicas", "--catalog", "--listen", "--data-dir", "--query", "--log-format"])
+        if args.wantsHelp { print(help); return 0 }
+        guard args.positionals.isEmpty else {
+            throw UsageError(description: "typeahead local: unexpected argument \"\(args.positionals[0])\"")
+        }
+        guard let catalog = args.value("--catalog")
+                ?? (FileManager.default.fileExists(atPath: "deploy/catalog/sample.jsonl") ? "deploy/catalog/sample.jsonl" : nil) else {
+            throw UsageError(description: "typeahead local: --catalog is required (no deploy/catalog/sample.jsonl here)")
+        }
+        var options = LocalCluster.Options(catalog: catalog, executable: try selfExecutable())
+        options.shards = try args.integer("--shards", default: 2, range: 1...64)
+        options.replicas = try args.integer("--replicas", default: 2, range: 1...8)
+        let (host, port) = try ListenAddress.parse(args.value("--listen") ?? "127.0.0.1:7700", command: "local")
+        options.listen = Endpoint(host: host, port: port)
+        options.dataDirectory = args.value("--data-dir")
+        options.skipInvalid = args.flag("--skip-invalid")
+        let format = try args.choice("--log-format", default: LogFormatChoice.logfmt)
+        options.nodeArguments = ["--log-format", format.rawValue]
+        options.coordinatorArguments = ["--log-format", format.rawValue]
+
+        let cluster = LocalCluster(options: options) { printError("typeahead local: \($0)") }
+        let summary: LocalCluster.Summary
+        do {
+            summary = try Blocking.run { try await cluster.start() }
+        } catch {
+            cluster.stop()
+            throw UsageError(description: "typeahead local: \(error)", status: 1)
+        }
+        defer { cluster.stop() }
+        if let text = args.value("--query") {
+            let response = try Blocking.run { try await query(text, at: summary.coordinator) }
+            print(SuggestCommand.render(response, text: text, json: args.flag("--json")), terminator: "")
+            return 0
+        }
+        printSummary(summary, catalog: catalog)
+        Signals.waitForTermination()
+        printError("typeahead local: stopping")
+        return 0
+    }
+
+    static func printSummary(_ summary: LocalCluster.Summary, catalog: String) {
+        let base = "http://\(summary.coordinator)"
+        var lines = ["typeahead local: \(summary.nodes.count) shards × \(summary.nodes.first?.count ?? 0) replicas from \(catalog) "
+                     + "(\(summary.entriesPerShard.reduce(0, +)) entries, generation \(summary.generation))"]
+        for (shard, replicas) in summary.nodes.enumerated() {
+            lines.append("  shard-\(shard)  \(summary.entriesPerShard[shard]) entries  "
+                         + replicas.map { "http://\($0)" }.joined(separator: "  "))
+        }
+        lines += [
+            "  coordinator  \(base)",
+            "  cluster file \(summary.clusterFile)   admin token \(summary.tokenFile)",
+            "  logs         \(summary.logDirectory)",
+            "",
+            "Try:",
+            "  curl --http2-prior-knowledge '\(base)/v1/suggest?q=red%20sh&limit=3'",
+            "  curl --http2-prior-knowledge '\(base)/v1/search?q=knife&pageSize=5'",
+            "  curl --http2-prior-knowledge -H 'content-type: application/json' -d '{\"text\":\"gard\",\"session\":\"s1\",\"revision\":\"4\"}' \(base)/typeahead.v1.Typeahead/Suggest",
+            "  curl --http2-prior-knowledge \(base)/metrics",
+            "or gRPC on \(summary.coordinator) (proto/typeahead/v1/typeahead.proto). Ctrl-C stops the cluster.",
+        ]
+        // Straight to the descriptor: a pipe sees it at once, not when the buffer fills.
+        FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+    }
+
+    static func query(_ text: String, at endpoint: Endpoint) async throws -> Typeahead_V1_SuggestResponse {
+        let client = try HTTP2Client()
+        defer { client.shutdown() }
+        let connection = try await client.connect(host: endpoint.host, port: endpoint.port)
+        return try await GRPCClient.call(Typeahead_V1_TypeaheadService.suggest, Typeahead_V1_SuggestRequest(text: text),
+                                         on: connection, options: .init(timeout: .seconds(5)))
+    }
+
+    /// This executable (the processes of the cluster run it too).
+    static func selfExecutable() throws -> String {
+        let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw UsageError(description: "typeahead local: cannot find its own executable", status: 1)
+        }
+        return path
+    }
+}
+
+/// Runs async work from the synchronous command line (the main thread waits; the work runs on
+/// the concurrency pool, never on the main actor).
+enum Blocking {
+    static func run<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
+        let result = Mutex<Result<T, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            do {
+                let value = try await work()
+                result.withLock { $0 = .success(value) }
+            } catch {
+                result.withLock { $0 = .failure(error) }
+            }
+            done.signal()
+        }
+        done.wait()
+        return try result.withLock { $0 }!.get()
+    }
+}
