@@ -1,10 +1,11 @@
 import Catalog
+import Cluster
 import Foundation
 import Index
 
 enum IndexCommand {
     static let help = """
-    usage: typeahead index --catalog FILE --dir DIR [--skip-invalid]
+    usage: typeahead index --catalog FILE --dir DIR [--skip-invalid] [--shard I --shards N]
 
     Builds a new index generation in DIR from a JSON Lines catalog ('-' reads standard input) and
     makes it current. The previous generation keeps serving until the new one is complete, and is
@@ -15,13 +16,17 @@ enum IndexCommand {
       --catalog FILE          the catalog ('-' for standard input)
       --dir DIR               the shard directory (created if missing)
       --skip-invalid          index the valid lines, report the others
+      --shard I --shards N    index only the entries the shard assignment places in shard I of N
+                              (0-based; see `typeahead shard-of`), as one node of a cluster holds
+      --generation G          number the new generation G (above any the directory has; default
+                              the next one) — every replica of a cluster serves one number
       --list-size N           entries kept per heavy trie node (default 32)
       --heavy-threshold N     postings that make a prefix heavy (default 32)
     """
 
     static func run(_ argv: [String]) throws -> Int32 {
         let args = try Arguments(argv, command: "index", flags: ["--skip-invalid"],
-                                 options: ["--catalog", "--dir", "--list-size", "--heavy-threshold"])
+                                 options: ["--catalog", "--dir", "--list-size", "--heavy-threshold", "--shard", "--shards", "--generation"])
         if args.wantsHelp { print(help); return 0 }
         guard args.positionals.isEmpty else {
             throw UsageError(description: "typeahead index: unexpected argument \"\(args.positionals[0])\"")
@@ -30,8 +35,15 @@ enum IndexCommand {
         let directory = try args.required("--dir")
         let parameters = IndexParameters(listSize: try args.integer("--list-size", default: 32, range: 1...1024),
                                          heavyThreshold: try args.integer("--heavy-threshold", default: 32, range: 1...1_000_000))
+        var part: (shard: Int, of: Int)?
+        if args.value("--shard") != nil || args.value("--shards") != nil {
+            let count = try args.integer("--shards", default: 0, range: 1...4096)
+            guard args.value("--shard") != nil else { throw UsageError(description: "typeahead index: --shards needs --shard") }
+            part = (try args.integer("--shard", default: 0, range: 0...(count - 1)), count)
+        }
+        let requestedGeneration = args.value("--generation") == nil ? nil : try args.integer("--generation", default: 1, range: 1...Int(Int32.max))
         let started = Date()
-        let loaded: (entries: [CatalogEntry], errors: [CatalogLineError], summary: CatalogSummary)
+        var loaded: (entries: [CatalogEntry], errors: [CatalogLineError], summary: CatalogSummary)
         do {
             loaded = try loadCatalog(path: catalog, policy: args.flag("--skip-invalid") ? .skipInvalid : .strict)
         } catch let error as CatalogValidationError {
@@ -43,9 +55,12 @@ enum IndexCommand {
             for error in loaded.errors.prefix(20) { printError("skipped \(error)") }
             if loaded.errors.count > 20 { printError("… and \(loaded.errors.count - 20) more invalid lines") }
         }
+        if let part {
+            loaded.entries.removeAll { ShardAssignment.shard(of: $0.id, shardCount: part.of) != part.shard }
+        }
         let parsed = Date()
         let shard = try Shard(directory: directory)
-        let info = try shard.build(from: loaded.entries, parameters: parameters)
+        let info = try shard.build(from: loaded.entries, parameters: parameters, number: requestedGeneration)
         let finished = Date()
         let seconds = finished.timeIntervalSince(started)
         let rate = Double(loaded.entries.count) / max(seconds, 1e-9)
@@ -58,6 +73,25 @@ enum IndexCommand {
             print("  \(build.terms) terms, \(build.postings) postings, \(build.heavyNodes) heavy trie nodes")
             print("  stages: " + build.stages.map { String(format: "%@ %.2f s", $0.name, $0.seconds) }.joined(separator: ", "))
         }
+        return 0
+    }
+}
+
+enum ShardOfCommand {
+    static let help = """
+    usage: typeahead shard-of --shards N ID...
+
+    Prints which shard (0-based) of an N-shard cluster holds each id, by the shard assignment every
+    part of a cluster uses: jump consistent hash of the mixed FNV-1a hash of the id's UTF-8 bytes
+    (README, "Shards and replicas").
+    """
+
+    static func run(_ argv: [String]) throws -> Int32 {
+        let args = try Arguments(argv, command: "shard-of", flags: [], options: ["--shards"])
+        if args.wantsHelp { print(help); return 0 }
+        let count = try args.integer("--shards", default: 0, range: 1...4096)
+        guard !args.positionals.isEmpty else { throw UsageError(description: "typeahead shard-of: give at least one id") }
+        for id in args.positionals { print("\(ShardAssignment.shard(of: id, shardCount: count))\t\(id)") }
         return 0
     }
 }

@@ -16,6 +16,7 @@ Commands:
   node      serve a shard over gRPC / HTTP/2 and JSON
   coordinator  serve a cluster: fan out to the shards, merge exactly, answer like one node
   local     run a whole cluster on loopback (N shards × R replica processes and a coordinator)
+  shard-of  which shard of an N-shard cluster holds an id
   bench     measure build, open and suggest latency against SQLite FTS5
 
 Run 'typeahead COMMAND --help' for a command's options.
@@ -31,6 +32,7 @@ let commands: [String: ([String]) throws -> Int32] = [
     "node": NodeCommand.run,
     "coordinator": CoordinatorCommand.run,
     "local": LocalCommand.run,
+    "shard-of": ShardOfCommand.run,
 ]
 
 // A process starts with the signal mask of the thread that spawned it, and a parent's worker
