@@ -60,6 +60,10 @@ public final class RPCServer: Sendable {
     public let configuration: Configuration
     public let telemetry: ServerTelemetry
     private let methods: [String: RPCMethod]
+    /// Every path's metric series, resolved at start (unknown paths share one "(unknown)" series,
+    /// so a client probing random paths cannot grow the metrics without bound).
+    private let series: [String: ServerTelemetry.MethodSeries]
+    private let unknownSeries: ServerTelemetry.MethodSeries
     private let routes: [String: Route]
     private let health: HealthService
     private let isReadyTest: @Sendable () -> Bool
@@ -73,6 +77,10 @@ public final class RPCServer: Sendable {
         self.configuration = configuration
         self.telemetry = telemetry
         self.methods = Dictionary(methods.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        let labels = methods.map(\.path) + ["GET /v1/suggest", "GET /v1/search", Grpc_Health_V1_HealthService.check.path,
+                                            Grpc_Health_V1_HealthService.watch.path]
+        series = Dictionary(labels.map { ($0, telemetry.series(for: $0)) }, uniquingKeysWith: { first, _ in first })
+        unknownSeries = telemetry.series(for: "(unknown)")
         self.routes = routes
         self.isReadyTest = isReady
         health = HealthService(services: healthServices, isReady: isReady)
@@ -125,6 +133,8 @@ public final class RPCServer: Sendable {
 
     // MARK: Routing
 
+    private func series(_ path: String) -> ServerTelemetry.MethodSeries { series[path] ?? unknownSeries }
+
     private func handle(_ request: HTTP2Request, _ responder: HTTP2Responder) {
         let path = request.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? request.path
         if request.method == "GET" || request.method == "HEAD" {
@@ -149,24 +159,25 @@ public final class RPCServer: Sendable {
     private func handleGRPC(_ request: HTTP2Request, path: String, _ responder: HTTP2Responder) {
         let started = ContinuousClock.now
         let requestID = request.header("x-request-id") ?? RequestID.next().description
-        let finish: @Sendable (String, GRPCStatus, [UInt8]?) -> Void = { [telemetry] method, status, message in
+        let metrics = series(path)
+        let finish: @Sendable (String, GRPCStatus, [UInt8]?) -> Void = { [telemetry] _, status, message in
             if let message, status.code == .ok {
                 responder.respond(status: 200, headers: GRPCResponses.headers, body: GRPCFraming.frame(message),
                                   trailers: GRPCResponses.trailers(.ok))
             } else {
                 responder.sendHeaders(status: 200, headers: GRPCResponses.trailersOnly(status), endStream: true)
             }
-            telemetry.finished(method: method, status: status, since: started, requestID: requestID)
+            telemetry.finished(metrics, status: status, since: started, requestID: requestID)
         }
         if path == Grpc_Health_V1_HealthService.check.path || path == Grpc_Health_V1_HealthService.watch.path {
             health.handle(request, path: path, responder: responder, finish: finish)
             return
         }
+        telemetry.started(metrics)
         guard let method = methods[path] else {
             finish(path, GRPCStatus(.unimplemented, "unknown method \(path)"), nil)
             return
         }
-        telemetry.started(method: path)
         if let encoding = request.header("grpc-encoding"), encoding != "identity" {
             finish(path, GRPCStatus(.unimplemented, "grpc-encoding \(encoding) is not supported; send identity"), nil)
             return
@@ -206,15 +217,16 @@ public final class RPCServer: Sendable {
     private func handleConnectJSON(_ request: HTTP2Request, path: String, _ responder: HTTP2Responder) {
         let started = ContinuousClock.now
         let requestID = request.header("x-request-id") ?? RequestID.next().description
+        let metrics = series(path)
         let finish: @Sendable (GRPCStatus, [UInt8]?) -> Void = { [telemetry] status, body in
             Self.sendJSON(status, body: body, to: responder)
-            telemetry.finished(method: path, status: status, since: started, requestID: requestID)
+            telemetry.finished(metrics, status: status, since: started, requestID: requestID)
         }
+        telemetry.started(metrics)
         guard let form = JSONForm.forMethod(path), let method = methods[path] else {
             finish(GRPCStatus(.unimplemented, "\(path) has no JSON form; use gRPC"), nil)
             return
         }
-        telemetry.started(method: path)
         if let refusal = authorize(method, request.header("authorization")) {
             finish(refusal, nil)
             return
@@ -274,11 +286,12 @@ public final class RPCServer: Sendable {
     private func handleQueryGET(_ request: HTTP2Request, form: JSONForm, label: String, _ responder: HTTP2Responder) {
         let started = ContinuousClock.now
         let requestID = request.header("x-request-id") ?? RequestID.next().description
+        let metrics = series(label)
         let finish: @Sendable (GRPCStatus, [UInt8]?) -> Void = { [telemetry] status, body in
             Self.sendJSON(status, body: body, to: responder)
-            telemetry.finished(method: label, status: status, since: started, requestID: requestID)
+            telemetry.finished(metrics, status: status, since: started, requestID: requestID)
         }
-        telemetry.started(method: label)
+        telemetry.started(metrics)
         guard let method = methods[form.path] else {
             finish(GRPCStatus(.unimplemented, "this server does not serve \(form.path)"), nil)
             return

@@ -52,20 +52,42 @@ public final class ServerTelemetry: Sendable {
         set { serverStatistics.source.withLock { $0 = newValue } }
     }
 
-    public func started(method: String) {
-        inFlight.labels(["method": method]).increment()
+    /// One method's series, resolved once: counting a call is then a few atomic adds, with no
+    /// lookup and no lock (a family's label lookup takes its mutex).
+    public final class MethodSeries: Sendable {
+        public let method: String
+        let inFlight: Gauge.Series
+        let latency: Histogram.Series
+        /// By `GRPCStatus.Code.rawValue`.
+        let codes: [Counter.Series]
+
+        init(method: String, telemetry: ServerTelemetry) {
+            self.method = method
+            inFlight = telemetry.inFlight.labels(["method": method])
+            latency = telemetry.latency.labels(["method": method])
+            codes = GRPCStatus.Code.allCases.map { telemetry.requests.labels(["method": method, "code": $0.name]) }
+        }
     }
 
-    public func finished(method: String, status: GRPCStatus, since started: ContinuousClock.Instant, requestID: String) {
+    /// The series of a method (made on first use; keep it where it is hot, as ``RPCServer`` does).
+    public func series(for method: String) -> MethodSeries {
+        MethodSeries(method: method, telemetry: self)
+    }
+
+    public func started(_ series: MethodSeries) {
+        series.inFlight.increment()
+    }
+
+    public func finished(_ series: MethodSeries, status: GRPCStatus, since started: ContinuousClock.Instant, requestID: String) {
         let elapsed = ContinuousClock.now - started
-        inFlight.labels(["method": method]).decrement()
-        requests.labels(["method": method, "code": status.code.name]).increment()
-        latency.labels(["method": method]).observe(elapsed)
+        series.inFlight.decrement()
+        series.codes[status.code.rawValue].increment()
+        series.latency.observe(elapsed)
         if status.code != .ok {
-            logger.warning("call failed", ["method": method, "code": status.code.name, "message": status.message,
+            logger.warning("call failed", ["method": series.method, "code": status.code.name, "message": status.message,
                                            "request_id": requestID, "duration_us": "\(Self.microseconds(elapsed))"])
         } else {
-            logger.debug("call", ["method": method, "request_id": requestID, "duration_us": "\(Self.microseconds(elapsed))"])
+            logger.debug("call", ["method": series.method, "request_id": requestID, "duration_us": "\(Self.microseconds(elapsed))"])
         }
     }
 
