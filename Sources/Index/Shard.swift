@@ -35,6 +35,28 @@ public struct GenerationInfo: Sendable, Hashable {
     public var bytes: Int
     /// Figures from the build that made it, when this process built it.
     public var build: BuildStatistics?
+    /// The label it was built with (a reindex's catalog fingerprint), if any.
+    public var label: String? = nil
+}
+
+/// A generation being uploaded in batches (see ``Shard/beginUpload(generation:label:parameters:)``).
+public struct UploadInfo: Sendable, Hashable {
+    public var generation: Int
+    public var label: String
+    /// Batches received so far: the next one to send is numbered this.
+    public var batches: Int
+    public var entries: Int
+    public var bytes: Int
+}
+
+/// What beginning an upload found.
+public enum UploadStart: Sendable, Hashable {
+    /// A new, empty upload.
+    case started(UploadInfo)
+    /// The same generation and label were being uploaded: continue with batch `batches`.
+    case resumed(UploadInfo)
+    /// The generation is already built from this label: nothing to upload.
+    case built(GenerationInfo)
 }
 
 /// One shard of the catalog: a directory of index generations, one of which serves.
@@ -206,7 +228,7 @@ public final class Shard: Sendable {
     ///   replica of every shard, so that queries can pin it everywhere. It must be above every
     ///   generation this shard has or had (FAILED_PRECONDITION otherwise); nil: the next one.
     public func buildGeneration(from entries: [CatalogEntry], parameters: IndexParameters = .init(),
-                                number requested: Int? = nil) throws -> GenerationInfo {
+                                number requested: Int? = nil, label: String? = nil) throws -> GenerationInfo {
         try writable()
         guard parameters.listSize >= 1, parameters.listSize <= 1024, parameters.heavyThreshold >= 1 else {
             throw IndexError.invalidArgument("index parameters out of range: \(parameters)")
@@ -238,8 +260,10 @@ public final class Shard: Sendable {
             var builder = GenerationBuilder()
             builder.parameters = TrieParameters(listSize: parameters.listSize, heavyThreshold: parameters.heavyThreshold)
             let statistics = try builder.build(entries, at: path)
+            if let label { try layout.writeLabel(label, number) }
             try layout.markComplete(number)
-            return GenerationInfo(number: number, state: .staged, entries: statistics.entries, bytes: statistics.bytes, build: statistics)
+            return GenerationInfo(number: number, state: .staged, entries: statistics.entries, bytes: statistics.bytes, build: statistics,
+                                  label: label)
         } catch {
             try? layout.remove(number)
             throw error
@@ -309,7 +333,129 @@ public final class Shard: Sendable {
             let entries = try generation.liveCount()
             let bytes = try generation.environment.statistics().usedBytes
             let state: GenerationInfo.State = number == manifest.current ? .current : number == manifest.previous ? .previous : .staged
-            return GenerationInfo(number: number, state: state, entries: entries, bytes: bytes, build: nil)
+            return GenerationInfo(number: number, state: state, entries: entries, bytes: bytes, build: nil, label: layout.label(number))
+        }
+    }
+
+    // MARK: Uploads and compaction
+
+    /// The upload in progress, if any.
+    public func upload() throws -> UploadInfo? {
+        try Upload(shardDirectory: directory).read().map(Self.info)
+    }
+
+    private static func info(_ state: Upload.State) -> UploadInfo {
+        UploadInfo(generation: state.generation, label: state.label, batches: state.batches, entries: state.entries, bytes: state.bytes)
+    }
+
+    /// Begins (or resumes) uploading generation `number` in batches. The same number and label
+    /// resume the upload in progress, or find the generation already built; anything else
+    /// replaces the upload in progress. The number must be above every generation the shard has.
+    ///
+    /// - Throws: FAILED_PRECONDITION for a number not above the shard's generations (unless it is
+    ///   already built from this label); INVALID_ARGUMENT for an empty or over-long label or bad
+    ///   parameters.
+    public func beginUpload(generation number: Int, label: String, parameters: IndexParameters = .init()) throws -> UploadStart {
+        try writable()
+        guard !label.isEmpty, label.utf8.count <= 256 else { throw IndexError.invalidArgument("label must be 1 to 256 bytes") }
+        guard parameters.listSize >= 1, parameters.listSize <= 1024, parameters.heavyThreshold >= 1 else {
+            throw IndexError.invalidArgument("index parameters out of range: \(parameters)")
+        }
+        return try layout.withLock {
+            if layout.isComplete(number), layout.label(number) == label,
+               let info = try generations().first(where: { $0.number == number }) {
+                return .built(info)
+            }
+            let upload = Upload(shardDirectory: directory)
+            if let state = try upload.read(), state.generation == number, state.label == label {
+                return .resumed(Self.info(state))
+            }
+            let highest = try highestGeneration()
+            guard number > highest else {
+                throw IndexError(.failedPrecondition, "shard \(directory) already has generation \(highest); "
+                                 + "upload a number above it (numbers only grow)")
+            }
+            let state = Upload.State(generation: number, label: label, batches: 0, entries: 0, bytes: 0,
+                                     listSize: parameters.listSize, heavyThreshold: parameters.heavyThreshold)
+            try upload.start(state)
+            return .started(Self.info(state))
+        }
+    }
+
+    /// Appends batch `batch` (numbered from 0) of the upload. A batch already received is
+    /// acknowledged again without being appended (a retried send); a batch past the next is refused.
+    ///
+    /// - Throws: NOT_FOUND when no upload of `number` is in progress; FAILED_PRECONDITION for a batch
+    ///   past the next one; INVALID_ARGUMENT for an invalid entry (the batch is not appended).
+    public func appendUpload(generation number: Int, batch: Int, entries: [CatalogEntry]) throws -> UploadInfo {
+        try writable()
+        try EntryValidation.check(entries)
+        return try layout.withLock {
+            let upload = Upload(shardDirectory: directory)
+            guard let state = try upload.read(), state.generation == number else {
+                throw IndexError(.notFound, "shard \(directory) has no upload of generation \(number) in progress; begin it first")
+            }
+            if batch < state.batches { return Self.info(state) }
+            guard batch == state.batches else {
+                throw IndexError(.failedPrecondition, "upload of generation \(number) expects batch \(state.batches), got \(batch)")
+            }
+            return Self.info(try upload.append(entries, to: state))
+        }
+    }
+
+    /// Builds the uploaded generation (staged, not active) once every batch arrived, and removes
+    /// the upload. `batches` and `entries` are the sender's totals, checked against what arrived.
+    ///
+    /// - Throws: NOT_FOUND without such an upload; FAILED_PRECONDITION when the totals differ;
+    ///   INVALID_ARGUMENT for duplicate ids across batches (the upload is kept; a new begin replaces it).
+    public func finishUpload(generation number: Int, batches: Int, entries: Int) throws -> GenerationInfo {
+        try writable()
+        let upload = Upload(shardDirectory: directory)
+        guard let state = try upload.read(), state.generation == number else {
+            if layout.isComplete(number), let info = try generations().first(where: { $0.number == number }) { return info }
+            throw IndexError(.notFound, "shard \(directory) has no upload of generation \(number) in progress")
+        }
+        guard state.batches == batches, state.entries == entries else {
+            throw IndexError(.failedPrecondition, "upload of generation \(number) holds \(state.batches) batches and \(state.entries) "
+                             + "entries; the sender sent \(batches) and \(entries)")
+        }
+        let info = try buildGeneration(from: try upload.entries(state),
+                                       parameters: IndexParameters(listSize: state.listSize, heavyThreshold: state.heavyThreshold),
+                                       number: number, label: state.label)
+        try layout.withLock { try upload.remove() }
+        return info
+    }
+
+    /// Discards the upload in progress, if any.
+    public func abortUpload() throws {
+        try writable()
+        try layout.withLock { try Upload(shardDirectory: directory).remove() }
+    }
+
+    /// Rewrites the serving generation compactly (`MDB_CP_COMPACT`: free pages dropped) as a new
+    /// generation `number`, staged; activate it to serve from the smaller file. Writes between
+    /// the copy and the activation are not in the copy: call it where writes are serialised (a
+    /// node's writer queue) and activate right after.
+    public func compact(into number: Int) throws -> GenerationInfo {
+        try writable()
+        let source = try current()
+        return try layout.withLock {
+            let highest = try highestGeneration()
+            guard number > highest else {
+                throw IndexError(.failedPrecondition, "shard \(directory) already has generation \(highest); compact into a number above it")
+            }
+            let path = layout.generationPath(number)
+            do {
+                try source.environment.copy(to: path, compacting: true)
+                if let label = layout.label(source.number) { try layout.writeLabel(label, number) }
+                try layout.markComplete(number)
+            } catch {
+                try? layout.remove(number)
+                throw error
+            }
+            let opened = try open(number)
+            return GenerationInfo(number: number, state: .staged, entries: try opened.liveCount(),
+                                  bytes: try opened.environment.statistics().usedBytes, build: nil, label: layout.label(number))
         }
     }
 

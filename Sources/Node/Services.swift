@@ -93,7 +93,52 @@ enum Services {
                     return Typeahead_V1_StatsResponse(shard: name, currentGeneration: UInt64(shard.currentGeneration ?? 0),
                                                       entries: UInt64((try? shard.entryCount()) ?? 0),
                                                       generations: try shard.generations().map { .init($0) },
-                                                      mapBytes: UInt64(storage?.mapSize ?? 0), usedBytes: UInt64(storage?.usedBytes ?? 0))
+                                                      mapBytes: UInt64(storage?.mapSize ?? 0), usedBytes: UInt64(storage?.usedBytes ?? 0),
+                                                      upload: try shard.upload().map(Typeahead_V1_UploadInfo.init))
+                }
+            },
+            .unary(Typeahead_V1_ShardService.beginUpload, access: .admin) { request, context, reply in
+                node.run(.writer, reply) {
+                    let parameters = request.parameters.map(IndexParameters.init) ?? IndexParameters()
+                    let start = try index(context) {
+                        try shard.beginUpload(generation: Int(clamping: request.generation), label: request.label, parameters: parameters)
+                    }
+                    switch start {
+                    case .started(let info): return Typeahead_V1_BeginUploadResponse(upload: .init(info), resumed: false)
+                    case .resumed(let info): return Typeahead_V1_BeginUploadResponse(upload: .init(info), resumed: true)
+                    case .built(let info): return Typeahead_V1_BeginUploadResponse(built: .init(info))
+                    }
+                }
+            },
+            .unary(Typeahead_V1_ShardService.appendUpload, access: .admin) { request, context, reply in
+                node.run(.writer, reply) {
+                    let entries = try request.catalogEntries()
+                    let info = try index(context) {
+                        try shard.appendUpload(generation: Int(clamping: request.generation), batch: Int(clamping: request.batch), entries: entries)
+                    }
+                    return Typeahead_V1_AppendUploadResponse(upload: .init(info))
+                }
+            },
+            .unary(Typeahead_V1_ShardService.finishUpload, access: .admin) { request, context, reply in
+                node.run(.writer, reply) {
+                    let info = try index(context) {
+                        try shard.finishUpload(generation: Int(clamping: request.generation), batches: Int(clamping: request.batches),
+                                               entries: Int(clamping: request.entries))
+                    }
+                    return Typeahead_V1_FinishUploadResponse(generation: .init(info))
+                }
+            },
+            .unary(Typeahead_V1_ShardService.abortUpload, access: .admin) { _, context, reply in
+                node.run(.writer, reply) {
+                    try index(context) { try shard.abortUpload() }
+                    return Typeahead_V1_AbortUploadResponse()
+                }
+            },
+            .unary(Typeahead_V1_ShardService.compact, access: .admin) { request, context, reply in
+                node.run(.writer, reply) {
+                    let before = (try? shard.storageStatistics().usedBytes) ?? 0
+                    let info = try index(context) { try shard.compact(into: Int(clamping: request.generation)) }
+                    return Typeahead_V1_CompactResponse(generation: .init(info), bytesBefore: UInt64(before))
                 }
             },
         ]

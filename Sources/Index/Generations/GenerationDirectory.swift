@@ -13,7 +13,9 @@ import Glibc
 ///   gen-000003/     the current generation
 ///   gen-000004/     a generation being built, or built and staged for activation
 ///     BUILDING      flock(2)ed by its builder for as long as the build runs
+///     LABEL         the catalog fingerprint `typeahead admin reindex` built it from (optional)
 ///     COMPLETE      written (and fsynced) after the build's data is on disk
+///   upload/         a generation being uploaded in batches, before its build (see `Upload`)
 /// ```
 /// The manifest is written to `MANIFEST.tmp`, fsynced, renamed over `MANIFEST` and the directory is
 /// fsynced: after a crash it names either the old or the new generation, never a mix. A generation
@@ -46,24 +48,17 @@ struct GenerationDirectory {
     func writeManifest(_ manifest: Manifest) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let data = try encoder.encode(manifest) + Data("\n".utf8)
-        let temporary = manifestPath + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw IndexError(.internal, "cannot write \(temporary): \(String(cString: strerror(errno)))") }
-        let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        let synced = fsync(fd)
-        close(fd)
-        guard written == data.count, synced == 0 else {
-            throw IndexError(.internal, "cannot write \(temporary): \(String(cString: strerror(errno)))")
-        }
-        guard rename(temporary, manifestPath) == 0 else {
-            throw IndexError(.internal, "cannot replace \(manifestPath): \(String(cString: strerror(errno)))")
-        }
-        let dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dirfd >= 0 {
-            _ = fsync(dirfd)
-            close(dirfd)
-        }
+        try DurableFile.replace(manifestPath, with: try encoder.encode(manifest) + Data("\n".utf8))
+    }
+
+    /// The label a generation was built with (the catalog fingerprint a reindex gave it), if any.
+    func label(_ number: Int) -> String? {
+        guard let data = FileManager.default.contents(atPath: generationPath(number) + "/LABEL") else { return nil }
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
+    }
+
+    func writeLabel(_ label: String, _ number: Int) throws {
+        try DurableFile.replace(generationPath(number) + "/LABEL", with: Data((label + "\n").utf8))
     }
 
     /// Generation numbers present on disk.

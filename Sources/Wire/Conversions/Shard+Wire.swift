@@ -228,6 +228,24 @@ extension Typeahead_V1_GenerationInfo {
         case .staged: .staged
         }
         self.init(number: UInt64(clamping: info.number), state: state, entries: UInt64(clamping: info.entries),
-                  bytes: UInt64(clamping: info.bytes), build: info.build.map(Typeahead_V1_BuildStatistics.init))
+                  bytes: UInt64(clamping: info.bytes), build: info.build.map(Typeahead_V1_BuildStatistics.init),
+                  label: info.label ?? "")
+    }
+}
+
+extension Typeahead_V1_UploadInfo {
+    public init(_ info: UploadInfo) {
+        self.init(generation: UInt64(clamping: info.generation), label: info.label, batches: UInt64(clamping: info.batches),
+                  entries: UInt64(clamping: info.entries), bytes: UInt64(clamping: info.bytes))
+    }
+}
+
+extension Typeahead_V1_AppendUploadRequest {
+    /// The batch's entries: 1 to 1000.
+    public func catalogEntries() throws(IndexError) -> [CatalogEntry] {
+        guard (1...WireLimits.maximumBatch).contains(entries.count) else {
+            throw invalid("entries", "must hold 1 to \(WireLimits.maximumBatch) entries, got \(entries.count)")
+        }
+        return entries.map(CatalogEntry.init)
     }
 }

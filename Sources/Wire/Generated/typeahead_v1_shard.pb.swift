@@ -48,6 +48,17 @@ public enum Typeahead_V1_ShardProto {
         Typeahead_V1_RollbackResponse.self,
         Typeahead_V1_StatsRequest.self,
         Typeahead_V1_StatsResponse.self,
+        Typeahead_V1_UploadInfo.self,
+        Typeahead_V1_BeginUploadRequest.self,
+        Typeahead_V1_BeginUploadResponse.self,
+        Typeahead_V1_AppendUploadRequest.self,
+        Typeahead_V1_AppendUploadResponse.self,
+        Typeahead_V1_FinishUploadRequest.self,
+        Typeahead_V1_FinishUploadResponse.self,
+        Typeahead_V1_AbortUploadRequest.self,
+        Typeahead_V1_AbortUploadResponse.self,
+        Typeahead_V1_CompactRequest.self,
+        Typeahead_V1_CompactResponse.self,
     ]
 }
 
@@ -870,17 +881,22 @@ public struct Typeahead_V1_GenerationInfo: ProtoMessage {
     ///
     /// `BuildStatistics build = 5`
     public var build: Typeahead_V1_BuildStatistics? = nil
+    /// The label it was built with (a reindex's catalog fingerprint); empty when none.
+    ///
+    /// `string label = 6`
+    public var label: String = ""
     /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
     public var unknownFields = ProtoUnknownFields()
 
     public init() {}
 
-    public init(number: UInt64 = 0, state: Typeahead_V1_GenerationInfo.State = .unspecified, entries: UInt64 = 0, bytes: UInt64 = 0, build: Typeahead_V1_BuildStatistics? = nil) {
+    public init(number: UInt64 = 0, state: Typeahead_V1_GenerationInfo.State = .unspecified, entries: UInt64 = 0, bytes: UInt64 = 0, build: Typeahead_V1_BuildStatistics? = nil, label: String = "") {
         self.number = number
         self.state = state
         self.entries = entries
         self.bytes = bytes
         self.build = build
+        self.label = label
     }
 
     public func encode(to writer: inout ProtoWriter) {
@@ -889,6 +905,7 @@ public struct Typeahead_V1_GenerationInfo: ProtoMessage {
         writer.write(ProtoUInt64.self, 3, self.entries)
         writer.write(ProtoUInt64.self, 4, self.bytes)
         if let value = self.build { writer.writeMessage(5, value) }
+        writer.write(ProtoString.self, 6, self.label)
         writer.writeUnknown(self.unknownFields)
     }
 
@@ -900,6 +917,7 @@ public struct Typeahead_V1_GenerationInfo: ProtoMessage {
             case 3: self.entries = try reader.read(ProtoUInt64.self, tag, "entries")
             case 4: self.bytes = try reader.read(ProtoUInt64.self, tag, "bytes")
             case 5: self.build = try reader.readMessage(tag, "build", as: Typeahead_V1_BuildStatistics.self)
+            case 6: self.label = try reader.read(ProtoString.self, tag, "label")
             default: try reader.skip(tag, preserving: &self.unknownFields)
             }
         }
@@ -1273,18 +1291,23 @@ public struct Typeahead_V1_StatsResponse: ProtoMessage {
     public var mapBytes: UInt64 = 0
     /// `uint64 used_bytes = 6`
     public var usedBytes: UInt64 = 0
+    /// The upload in progress, if any.
+    ///
+    /// `UploadInfo upload = 7`
+    public var upload: Typeahead_V1_UploadInfo? = nil
     /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
     public var unknownFields = ProtoUnknownFields()
 
     public init() {}
 
-    public init(shard: String = "", currentGeneration: UInt64 = 0, entries: UInt64 = 0, generations: [Typeahead_V1_GenerationInfo] = [], mapBytes: UInt64 = 0, usedBytes: UInt64 = 0) {
+    public init(shard: String = "", currentGeneration: UInt64 = 0, entries: UInt64 = 0, generations: [Typeahead_V1_GenerationInfo] = [], mapBytes: UInt64 = 0, usedBytes: UInt64 = 0, upload: Typeahead_V1_UploadInfo? = nil) {
         self.shard = shard
         self.currentGeneration = currentGeneration
         self.entries = entries
         self.generations = generations
         self.mapBytes = mapBytes
         self.usedBytes = usedBytes
+        self.upload = upload
     }
 
     public func encode(to writer: inout ProtoWriter) {
@@ -1294,6 +1317,7 @@ public struct Typeahead_V1_StatsResponse: ProtoMessage {
         for item in self.generations { writer.writeMessage(4, item) }
         writer.write(ProtoUInt64.self, 5, self.mapBytes)
         writer.write(ProtoUInt64.self, 6, self.usedBytes)
+        if let value = self.upload { writer.writeMessage(7, value) }
         writer.writeUnknown(self.unknownFields)
     }
 
@@ -1306,6 +1330,422 @@ public struct Typeahead_V1_StatsResponse: ProtoMessage {
             case 4: self.generations.append(try reader.readMessage(tag, "generations", as: Typeahead_V1_GenerationInfo.self))
             case 5: self.mapBytes = try reader.read(ProtoUInt64.self, tag, "map_bytes")
             case 6: self.usedBytes = try reader.read(ProtoUInt64.self, tag, "used_bytes")
+            case 7: self.upload = try reader.readMessage(tag, "upload", as: Typeahead_V1_UploadInfo.self)
+            default: try reader.skip(tag, preserving: &self.unknownFields)
+            }
+        }
+    }
+}
+
+/// A generation being uploaded.
+public struct Typeahead_V1_UploadInfo: ProtoMessage {
+    public static let protoMessageName = "typeahead.v1.UploadInfo"
+
+    /// The generation it will become.
+    ///
+    /// `uint64 generation = 1`
+    public var generation: UInt64 = 0
+    /// What it holds (the reindex's catalog fingerprint).
+    ///
+    /// `string label = 2`
+    public var label: String = ""
+    /// Batches received: the next batch to send is numbered this.
+    ///
+    /// `uint64 batches = 3`
+    public var batches: UInt64 = 0
+    /// Entries received.
+    ///
+    /// `uint64 entries = 4`
+    public var entries: UInt64 = 0
+    /// Bytes spooled.
+    ///
+    /// `uint64 bytes = 5`
+    public var bytes: UInt64 = 0
+    /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
+    public var unknownFields = ProtoUnknownFields()
+
+    public init() {}
+
+    public init(generation: UInt64 = 0, label: String = "", batches: UInt64 = 0, entries: UInt64 = 0, bytes: UInt64 = 0) {
+        self.generation = generation
+        self.label = label
+        self.batches = batches
+        self.entries = entries
+        self.bytes = bytes
+    }
+
+    public func encode(to writer: inout ProtoWriter) {
+        writer.write(ProtoUInt64.self, 1, self.generation)
+        writer.write(ProtoString.self, 2, self.label)
+        writer.write(ProtoUInt64.self, 3, self.batches)
+        writer.write(ProtoUInt64.self, 4, self.entries)
+        writer.write(ProtoUInt64.self, 5, self.bytes)
+        writer.writeUnknown(self.unknownFields)
+    }
+
+    public init(decoding reader: inout ProtoReader) throws(ProtoError) {
+        while let tag = try reader.nextTag() {
+            switch tag.number {
+            case 1: self.generation = try reader.read(ProtoUInt64.self, tag, "generation")
+            case 2: self.label = try reader.read(ProtoString.self, tag, "label")
+            case 3: self.batches = try reader.read(ProtoUInt64.self, tag, "batches")
+            case 4: self.entries = try reader.read(ProtoUInt64.self, tag, "entries")
+            case 5: self.bytes = try reader.read(ProtoUInt64.self, tag, "bytes")
+            default: try reader.skip(tag, preserving: &self.unknownFields)
+            }
+        }
+    }
+}
+
+/// Begin or resume an upload.
+public struct Typeahead_V1_BeginUploadRequest: ProtoMessage {
+    public static let protoMessageName = "typeahead.v1.BeginUploadRequest"
+
+    /// The generation to build: above every generation the shard has (FAILED_PRECONDITION otherwise,
+    /// unless it is already built from this label). A cluster uploads one number to every replica.
+    ///
+    /// `uint64 generation = 1`
+    public var generation: UInt64 = 0
+    /// What the upload holds, 1 to 256 bytes: the same label resumes, another one starts over.
+    ///
+    /// `string label = 2`
+    public var label: String = ""
+    /// Trie tuning of the generation. Absent: defaults.
+    ///
+    /// `IndexParameters parameters = 3`
+    public var parameters: Typeahead_V1_IndexParameters? = nil
+    /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
+    public var unknownFields = ProtoUnknownFields()
+
+    public init() {}
+
+    public init(generation: UInt64 = 0, label: String = "", parameters: Typeahead_V1_IndexParameters? = nil) {
+        self.generation = generation
+        self.label = label
+        self.parameters = parameters
+    }
+
+    public func encode(to writer: inout ProtoWriter) {
+        writer.write(ProtoUInt64.self, 1, self.generation)
+        writer.write(ProtoString.self, 2, self.label)
+        if let value = self.parameters { writer.writeMessage(3, value) }
+        writer.writeUnknown(self.unknownFields)
+    }
+
+    public init(decoding reader: inout ProtoReader) throws(ProtoError) {
+        while let tag = try reader.nextTag() {
+            switch tag.number {
+            case 1: self.generation = try reader.read(ProtoUInt64.self, tag, "generation")
+            case 2: self.label = try reader.read(ProtoString.self, tag, "label")
+            case 3: self.parameters = try reader.readMessage(tag, "parameters", as: Typeahead_V1_IndexParameters.self)
+            default: try reader.skip(tag, preserving: &self.unknownFields)
+            }
+        }
+    }
+}
+
+/// Where the upload stands.
+public struct Typeahead_V1_BeginUploadResponse: ProtoMessage {
+    public static let protoMessageName = "typeahead.v1.BeginUploadResponse"
+
+    /// Batches and entries already received (0 for a new upload); send batch `upload.batches` next.
+    ///
+    /// `UploadInfo upload = 1`
+    public var upload: Typeahead_V1_UploadInfo? = nil
+    /// The same generation and label were being uploaded: it continues.
+    ///
+    /// `bool resumed = 2`
+    public var resumed: Bool = false
+    /// Set when the generation is already built from this label: nothing to send (it is staged or
+    /// serving); `upload` is then empty.
+    ///
+    /// `GenerationInfo built = 3`
+    public var built: Typeahead_V1_GenerationInfo? = nil
+    /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
+    public var unknownFields = ProtoUnknownFields()
+
+    public init() {}
+
+    public init(upload: Typeahead_V1_UploadInfo? = nil, resumed: Bool = false, built: Typeahead_V1_GenerationInfo? = nil) {
+        self.upload = upload
+        self.resumed = resumed
+        self.built = built
+    }
+
+    public func encode(to writer: inout ProtoWriter) {
+        if let value = self.upload { writer.writeMessage(1, value) }
+        writer.write(ProtoBool.self, 2, self.resumed)
+        if let value = self.built { writer.writeMessage(3, value) }
+        writer.writeUnknown(self.unknownFields)
+    }
+
+    public init(decoding reader: inout ProtoReader) throws(ProtoError) {
+        while let tag = try reader.nextTag() {
+            switch tag.number {
+            case 1: self.upload = try reader.readMessage(tag, "upload", as: Typeahead_V1_UploadInfo.self)
+            case 2: self.resumed = try reader.read(ProtoBool.self, tag, "resumed")
+            case 3: self.built = try reader.readMessage(tag, "built", as: Typeahead_V1_GenerationInfo.self)
+            default: try reader.skip(tag, preserving: &self.unknownFields)
+            }
+        }
+    }
+}
+
+/// One batch of an upload.
+public struct Typeahead_V1_AppendUploadRequest: ProtoMessage {
+    public static let protoMessageName = "typeahead.v1.AppendUploadRequest"
+
+    /// The generation being uploaded.
+    ///
+    /// `uint64 generation = 1`
+    public var generation: UInt64 = 0
+    /// The batch's number, from 0: batches must arrive in order (a repeated one is acknowledged).
+    ///
+    /// `uint64 batch = 2`
+    public var batch: UInt64 = 0
+    /// 1 to 1000 entries; an invalid one refuses the batch (INVALID_ARGUMENT naming it).
+    ///
+    /// `repeated Entry entries = 3`
+    public var entries: [Typeahead_V1_Entry] = []
+    /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
+    public var unknownFields = ProtoUnknownFields()
+
+    public init() {}
+
+    public init(generation: UInt64 = 0, batch: UInt64 = 0, entries: [Typeahead_V1_Entry] = []) {
+        self.generation = generation
+        self.batch = batch
+        self.entries = entries
+    }
+
+    public func encode(to writer: inout ProtoWriter) {
+        writer.write(ProtoUInt64.self, 1, self.generation)
+        writer.write(ProtoUInt64.self, 2, self.batch)
+        for item in self.entries { writer.writeMessage(3, item) }
+        writer.writeUnknown(self.unknownFields)
+    }
+
+    public init(decoding reader: inout ProtoReader) throws(ProtoError) {
+        while let tag = try reader.nextTag() {
+            switch tag.number {
+            case 1: self.generation = try reader.read(ProtoUInt64.self, tag, "generation")
+            case 2: self.batch = try reader.read(ProtoUInt64.self, tag, "batch")
+            case 3: self.entries.append(try reader.readMessage(tag, "entries", as: Typeahead_V1_Entry.self))
+            default: try reader.skip(tag, preserving: &self.unknownFields)
+            }
+        }
+    }
+}
+
+/// The upload after the batch.
+public struct Typeahead_V1_AppendUploadResponse: ProtoMessage {
+    public static let protoMessageName = "typeahead.v1.AppendUploadResponse"
+
+    /// `UploadInfo upload = 1`
+    public var upload: Typeahead_V1_UploadInfo? = nil
+    /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
+    public var unknownFields = ProtoUnknownFields()
+
+    public init() {}
+
+    public init(upload: Typeahead_V1_UploadInfo? = nil) {
+        self.upload = upload
+    }
+
+    public func encode(to writer: inout ProtoWriter) {
+        if let value = self.upload { writer.writeMessage(1, value) }
+        writer.writeUnknown(self.unknownFields)
+    }
+
+    public init(decoding reader: inout ProtoReader) throws(ProtoError) {
+        while let tag = try reader.nextTag() {
+            switch tag.number {
+            case 1: self.upload = try reader.readMessage(tag, "upload", as: Typeahead_V1_UploadInfo.self)
+            default: try reader.skip(tag, preserving: &self.unknownFields)
+            }
+        }
+    }
+}
+
+/// Build the uploaded generation.
+public struct Typeahead_V1_FinishUploadRequest: ProtoMessage {
+    public static let protoMessageName = "typeahead.v1.FinishUploadRequest"
+
+    /// The generation being uploaded.
+    ///
+    /// `uint64 generation = 1`
+    public var generation: UInt64 = 0
+    /// The sender's totals, checked against what arrived (FAILED_PRECONDITION when they differ).
+    ///
+    /// `uint64 batches = 2`
+    public var batches: UInt64 = 0
+    /// `uint64 entries = 3`
+    public var entries: UInt64 = 0
+    /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
+    public var unknownFields = ProtoUnknownFields()
+
+    public init() {}
+
+    public init(generation: UInt64 = 0, batches: UInt64 = 0, entries: UInt64 = 0) {
+        self.generation = generation
+        self.batches = batches
+        self.entries = entries
+    }
+
+    public func encode(to writer: inout ProtoWriter) {
+        writer.write(ProtoUInt64.self, 1, self.generation)
+        writer.write(ProtoUInt64.self, 2, self.batches)
+        writer.write(ProtoUInt64.self, 3, self.entries)
+        writer.writeUnknown(self.unknownFields)
+    }
+
+    public init(decoding reader: inout ProtoReader) throws(ProtoError) {
+        while let tag = try reader.nextTag() {
+            switch tag.number {
+            case 1: self.generation = try reader.read(ProtoUInt64.self, tag, "generation")
+            case 2: self.batches = try reader.read(ProtoUInt64.self, tag, "batches")
+            case 3: self.entries = try reader.read(ProtoUInt64.self, tag, "entries")
+            default: try reader.skip(tag, preserving: &self.unknownFields)
+            }
+        }
+    }
+}
+
+/// The built generation.
+public struct Typeahead_V1_FinishUploadResponse: ProtoMessage {
+    public static let protoMessageName = "typeahead.v1.FinishUploadResponse"
+
+    /// STATE_STAGED (or its current state if it was built before and activated since).
+    ///
+    /// `GenerationInfo generation = 1`
+    public var generation: Typeahead_V1_GenerationInfo? = nil
+    /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
+    public var unknownFields = ProtoUnknownFields()
+
+    public init() {}
+
+    public init(generation: Typeahead_V1_GenerationInfo? = nil) {
+        self.generation = generation
+    }
+
+    public func encode(to writer: inout ProtoWriter) {
+        if let value = self.generation { writer.writeMessage(1, value) }
+        writer.writeUnknown(self.unknownFields)
+    }
+
+    public init(decoding reader: inout ProtoReader) throws(ProtoError) {
+        while let tag = try reader.nextTag() {
+            switch tag.number {
+            case 1: self.generation = try reader.readMessage(tag, "generation", as: Typeahead_V1_GenerationInfo.self)
+            default: try reader.skip(tag, preserving: &self.unknownFields)
+            }
+        }
+    }
+}
+
+/// Discard the upload in progress.
+public struct Typeahead_V1_AbortUploadRequest: ProtoMessage {
+    public static let protoMessageName = "typeahead.v1.AbortUploadRequest"
+
+    /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
+    public var unknownFields = ProtoUnknownFields()
+
+    public init() {}
+
+    public func encode(to writer: inout ProtoWriter) {
+        writer.writeUnknown(self.unknownFields)
+    }
+
+    public init(decoding reader: inout ProtoReader) throws(ProtoError) {
+        while let tag = try reader.nextTag() {
+            try reader.skip(tag, preserving: &self.unknownFields)
+        }
+    }
+}
+
+/// Nothing.
+public struct Typeahead_V1_AbortUploadResponse: ProtoMessage {
+    public static let protoMessageName = "typeahead.v1.AbortUploadResponse"
+
+    /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
+    public var unknownFields = ProtoUnknownFields()
+
+    public init() {}
+
+    public func encode(to writer: inout ProtoWriter) {
+        writer.writeUnknown(self.unknownFields)
+    }
+
+    public init(decoding reader: inout ProtoReader) throws(ProtoError) {
+        while let tag = try reader.nextTag() {
+            try reader.skip(tag, preserving: &self.unknownFields)
+        }
+    }
+}
+
+/// Compact the serving generation into a new one.
+public struct Typeahead_V1_CompactRequest: ProtoMessage {
+    public static let protoMessageName = "typeahead.v1.CompactRequest"
+
+    /// The new generation's number: above every generation the shard has.
+    ///
+    /// `uint64 generation = 1`
+    public var generation: UInt64 = 0
+    /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
+    public var unknownFields = ProtoUnknownFields()
+
+    public init() {}
+
+    public init(generation: UInt64 = 0) {
+        self.generation = generation
+    }
+
+    public func encode(to writer: inout ProtoWriter) {
+        writer.write(ProtoUInt64.self, 1, self.generation)
+        writer.writeUnknown(self.unknownFields)
+    }
+
+    public init(decoding reader: inout ProtoReader) throws(ProtoError) {
+        while let tag = try reader.nextTag() {
+            switch tag.number {
+            case 1: self.generation = try reader.read(ProtoUInt64.self, tag, "generation")
+            default: try reader.skip(tag, preserving: &self.unknownFields)
+            }
+        }
+    }
+}
+
+/// The compacted generation, staged.
+public struct Typeahead_V1_CompactResponse: ProtoMessage {
+    public static let protoMessageName = "typeahead.v1.CompactResponse"
+
+    /// `GenerationInfo generation = 1`
+    public var generation: Typeahead_V1_GenerationInfo? = nil
+    /// Bytes the serving generation used before.
+    ///
+    /// `uint64 bytes_before = 2`
+    public var bytesBefore: UInt64 = 0
+    /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
+    public var unknownFields = ProtoUnknownFields()
+
+    public init() {}
+
+    public init(generation: Typeahead_V1_GenerationInfo? = nil, bytesBefore: UInt64 = 0) {
+        self.generation = generation
+        self.bytesBefore = bytesBefore
+    }
+
+    public func encode(to writer: inout ProtoWriter) {
+        if let value = self.generation { writer.writeMessage(1, value) }
+        writer.write(ProtoUInt64.self, 2, self.bytesBefore)
+        writer.writeUnknown(self.unknownFields)
+    }
+
+    public init(decoding reader: inout ProtoReader) throws(ProtoError) {
+        while let tag = try reader.nextTag() {
+            switch tag.number {
+            case 1: self.generation = try reader.readMessage(tag, "generation", as: Typeahead_V1_GenerationInfo.self)
+            case 2: self.bytesBefore = try reader.read(ProtoUInt64.self, tag, "bytes_before")
             default: try reader.skip(tag, preserving: &self.unknownFields)
             }
         }
@@ -1334,9 +1774,36 @@ public enum Typeahead_V1_ShardService {
         path: "/typeahead.v1.Shard/Delete", clientStreaming: false, serverStreaming: false)
 
     /// Builds a new generation from a stream of entry batches while the current one keeps serving.
-    /// The new generation is staged, not active; on any error it is removed.
+    /// The new generation is staged, not active; on any error it is removed. The whole stream is one
+    /// request body (at most the node's message limit): for small shards and tests. Reindexing a live
+    /// cluster uses the resumable upload below.
     public static let buildGeneration = ProtoMethod<Typeahead_V1_BuildGenerationRequest, Typeahead_V1_BuildGenerationResponse>(
         path: "/typeahead.v1.Shard/BuildGeneration", clientStreaming: true, serverStreaming: false)
+
+    /// Begins (or resumes) uploading a generation in numbered batches: the way `typeahead admin
+    /// reindex` streams a shard's catalog with bounded memory on both sides, resumable after any
+    /// interruption. The same generation and label resume the upload in progress (or find it
+    /// already built); anything else replaces it. The serving generation is untouched throughout.
+    public static let beginUpload = ProtoMethod<Typeahead_V1_BeginUploadRequest, Typeahead_V1_BeginUploadResponse>(
+        path: "/typeahead.v1.Shard/BeginUpload", clientStreaming: false, serverStreaming: false)
+
+    /// Appends one batch, durably. A batch already received is acknowledged again (a retry); one
+    /// past the next is refused with FAILED_PRECONDITION naming the batch expected.
+    public static let appendUpload = ProtoMethod<Typeahead_V1_AppendUploadRequest, Typeahead_V1_AppendUploadResponse>(
+        path: "/typeahead.v1.Shard/AppendUpload", clientStreaming: false, serverStreaming: false)
+
+    /// Builds the uploaded generation (staged, not active) and removes the upload.
+    public static let finishUpload = ProtoMethod<Typeahead_V1_FinishUploadRequest, Typeahead_V1_FinishUploadResponse>(
+        path: "/typeahead.v1.Shard/FinishUpload", clientStreaming: false, serverStreaming: false)
+
+    /// Discards the upload in progress, if any.
+    public static let abortUpload = ProtoMethod<Typeahead_V1_AbortUploadRequest, Typeahead_V1_AbortUploadResponse>(
+        path: "/typeahead.v1.Shard/AbortUpload", clientStreaming: false, serverStreaming: false)
+
+    /// Rewrites the serving generation without free pages as a new, staged generation (LMDB's
+    /// compacting copy); activate it to serve from the smaller file.
+    public static let compact = ProtoMethod<Typeahead_V1_CompactRequest, Typeahead_V1_CompactResponse>(
+        path: "/typeahead.v1.Shard/Compact", clientStreaming: false, serverStreaming: false)
 
     /// Makes a staged generation current; the current one becomes previous (kept for Rollback) and
     /// the one before is removed.
@@ -1356,5 +1823,5 @@ public enum Typeahead_V1_ShardService {
         path: "/typeahead.v1.Shard/Stats", clientStreaming: false, serverStreaming: false)
 
     /// The `:path` of every method, in declaration order.
-    public static let paths: [String] = ["/typeahead.v1.Shard/ShardSuggest", "/typeahead.v1.Shard/ShardSearch", "/typeahead.v1.Shard/Upsert", "/typeahead.v1.Shard/Delete", "/typeahead.v1.Shard/BuildGeneration", "/typeahead.v1.Shard/ActivateGeneration", "/typeahead.v1.Shard/DropGeneration", "/typeahead.v1.Shard/Rollback", "/typeahead.v1.Shard/Stats"]
+    public static let paths: [String] = ["/typeahead.v1.Shard/ShardSuggest", "/typeahead.v1.Shard/ShardSearch", "/typeahead.v1.Shard/Upsert", "/typeahead.v1.Shard/Delete", "/typeahead.v1.Shard/BuildGeneration", "/typeahead.v1.Shard/BeginUpload", "/typeahead.v1.Shard/AppendUpload", "/typeahead.v1.Shard/FinishUpload", "/typeahead.v1.Shard/AbortUpload", "/typeahead.v1.Shard/Compact", "/typeahead.v1.Shard/ActivateGeneration", "/typeahead.v1.Shard/DropGeneration", "/typeahead.v1.Shard/Rollback", "/typeahead.v1.Shard/Stats"]
 }

@@ -1,0 +1,164 @@
+import Catalog
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A generation being uploaded in batches, before it is built: how a live cluster is reindexed.
+///
+/// `typeahead admin reindex` streams each shard's part of a catalog to every replica in numbered
+/// batches; the replica appends each batch to a spool file (a JSON Lines catalog, fsynced), and
+/// builds the generation from it when told the upload is finished. Memory on both sides stays
+/// bounded by a batch until the build, and an upload survives a crashed admin, a restarted node or
+/// a lost answer:
+/// - batches are numbered; a batch the replica already has is acknowledged again and not appended
+///   twice, a batch past the next one is refused, so the sender learns where to continue;
+/// - the state (`UPLOAD`: generation, label, batches, entries, spool length) is replaced
+///   atomically after each batch, and on reopen the spool is cut back to the recorded length, so a
+///   batch half-written when the node died is simply sent again;
+/// - the `label` (the admin's fingerprint of the catalog and its sharding) says which catalog the
+///   upload holds: beginning the same generation and label again resumes; anything else discards
+///   the old upload and starts over.
+///
+/// ```
+/// DIR/upload/
+///   UPLOAD        {"generation":7,"label":"…","batches":12,"entries":12000,"bytes":3841210,"listSize":32,"heavyThreshold":32}
+///   entries.jsonl the batches so far, one catalog entry per line
+/// ```
+/// One upload per shard at a time. Not thread-safe by itself: ``Shard`` runs these under its
+/// directory lock, and a node calls them from its single writer queue.
+struct Upload {
+    struct State: Codable, Equatable {
+        var generation: Int
+        var label: String
+        var batches: Int
+        var entries: Int
+        var bytes: Int
+        var listSize: Int
+        var heavyThreshold: Int
+    }
+
+    let directory: String
+    var statePath: String { directory + "/UPLOAD" }
+    var spoolPath: String { directory + "/entries.jsonl" }
+
+    init(shardDirectory: String) {
+        directory = shardDirectory + "/upload"
+    }
+
+    func read() throws -> State? {
+        guard let data = FileManager.default.contents(atPath: statePath) else { return nil }
+        do {
+            return try JSONDecoder().decode(State.self, from: data)
+        } catch {
+            throw IndexError.corrupt("\(statePath) cannot be read: \(error)")
+        }
+    }
+
+    /// Replaces the state atomically (write, fsync, rename, fsync the directory).
+    func write(_ state: State) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        try DurableFile.replace(statePath, with: try encoder.encode(state) + Data("\n".utf8))
+    }
+
+    /// Starts an empty upload (removing any other).
+    func start(_ state: State) throws {
+        try remove()
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw IndexError(.internal, "cannot create \(directory): \(error)")
+        }
+        FileManager.default.createFile(atPath: spoolPath, contents: nil)
+        try write(state)
+    }
+
+    func remove() throws {
+        guard FileManager.default.fileExists(atPath: directory) else { return }
+        do {
+            try FileManager.default.removeItem(atPath: directory)
+        } catch {
+            throw IndexError(.internal, "cannot remove \(directory): \(error)")
+        }
+    }
+
+    /// Appends one batch durably and returns the new state.
+    func append(_ entries: [CatalogEntry], to state: State) throws -> State {
+        var bytes: [UInt8] = []
+        for entry in entries {
+            bytes += Array(entry.jsonLine().utf8)
+            bytes.append(0x0A)
+        }
+        let fd = open(spoolPath, O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw IndexError(.internal, "cannot open \(spoolPath): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        // Cut back to what the state records: a batch half-written before a crash is sent again.
+        guard ftruncate(fd, off_t(state.bytes)) == 0, lseek(fd, off_t(state.bytes), SEEK_SET) >= 0 else {
+            throw IndexError(.internal, "cannot prepare \(spoolPath): \(String(cString: strerror(errno)))")
+        }
+        try DurableFile.writeAll(fd, bytes, path: spoolPath)
+        guard fdatasync(fd) == 0 else { throw IndexError(.internal, "cannot sync \(spoolPath): \(String(cString: strerror(errno)))") }
+        var next = state
+        next.batches += 1
+        next.entries += entries.count
+        next.bytes += bytes.count
+        try write(next)
+        return next
+    }
+
+    /// Every entry uploaded, read back through the catalog reader (they were valid when appended).
+    func entries(_ state: State) throws -> [CatalogEntry] {
+        let loaded: (entries: [CatalogEntry], errors: [CatalogLineError], summary: CatalogSummary)
+        do {
+            loaded = try loadCatalog(path: spoolPath, policy: .strict)
+        } catch {
+            throw IndexError.corrupt("\(spoolPath) cannot be read back: \(error)")
+        }
+        guard loaded.summary.bytes >= state.bytes, loaded.entries.count >= state.entries else {
+            throw IndexError.corrupt("\(spoolPath) holds \(loaded.entries.count) entries; \(state.entries) were uploaded")
+        }
+        // Anything past the recorded length is a batch that was never acknowledged.
+        return Array(loaded.entries.prefix(state.entries))
+    }
+}
+
+/// Files replaced atomically and durably: write a temporary, fsync, rename, fsync the directory.
+enum DurableFile {
+    static func replace(_ path: String, with data: Data) throws {
+        let temporary = path + ".tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw IndexError(.internal, "cannot write \(temporary): \(String(cString: strerror(errno)))") }
+        do {
+            try writeAll(fd, Array(data), path: temporary)
+        } catch {
+            close(fd)
+            throw error
+        }
+        let synced = fsync(fd)
+        close(fd)
+        guard synced == 0 else { throw IndexError(.internal, "cannot sync \(temporary): \(String(cString: strerror(errno)))") }
+        guard rename(temporary, path) == 0 else {
+            throw IndexError(.internal, "cannot replace \(path): \(String(cString: strerror(errno)))")
+        }
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let dirfd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dirfd >= 0 {
+            _ = fsync(dirfd)
+            close(dirfd)
+        }
+    }
+
+    /// write(2) until every byte is written (it may write less than asked).
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw IndexError(.internal, "cannot write \(path): \(String(cString: strerror(errno)))")
+            }
+            offset += written
+        }
+    }
+}
