@@ -15,6 +15,7 @@
 //   Cluster   (the shard assignment and the cluster file: what every part of a cluster agrees on)
 //   Coordinator (fan-out to the shards, exact merge, presentation, replicas, hedging, deadlines)
 //   Launcher  (a whole cluster of processes on loopback: `typeahead local`, and the cluster tests)
+//   Admin     (operating a live cluster: zero-downtime reindex, updates, status, generations)
 //   CSQLite   -> Benchmarks  (the SQLite FTS5 peer used by `typeahead bench`)
 //   typeahead (the executable: argument parsing only)
 import PackageDescription
@@ -47,7 +48,8 @@ let package = Package(
         .target(name: "Cluster"),
         .target(name: "Coordinator", dependencies: ["Index", "Wire", "Cluster", "HTTP2", "RPC", "Observability"]),
         .target(name: "Launcher", dependencies: ["Index", "Catalog", "Cluster", "HTTP2"]),
-        .executableTarget(name: "typeahead", dependencies: ["Index", "Catalog", "Wire", "Node", "RPC", "Cluster", "Coordinator", "Launcher", "Benchmarks"]),
+        .target(name: "Admin", dependencies: ["Index", "Catalog", "Cluster", "Wire", "RPC", "HTTP2"]),
+        .executableTarget(name: "typeahead", dependencies: ["Index", "Catalog", "Wire", "Node", "RPC", "Cluster", "Coordinator", "Launcher", "Admin", "Benchmarks"]),
 
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "AnalysisTests", dependencies: ["Analysis"]),
@@ -59,6 +61,7 @@ let package = Package(
         .testTarget(name: "NodeTests", dependencies: ["Node", "Index", "Wire"], exclude: ["python"]),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
         .testTarget(name: "ClusterTests", dependencies: ["Cluster"]),
+        .testTarget(name: "AdminTests", dependencies: ["Admin", "Launcher", "Cluster", "Catalog", "RPC", "HTTP2", "Wire", "TestSupport"]),
         .testTarget(name: "RPCTests", dependencies: ["RPC", "HTTP2", "Wire", "Observability"]),
         .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "Cluster", "Index", "Wire", "Catalog", "TestSupport", "Node", "RPC",
                                                              "HTTP2", "Observability"], exclude: ["python"]),

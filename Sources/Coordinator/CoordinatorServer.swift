@@ -231,7 +231,9 @@ public final class CoordinatorServer: Sendable {
             if view.generation != before.generation {
                 telemetry.logger.info("serving generation", ["from": "\(before.generation ?? 0)", "to": "\(view.generation ?? 0)"])
             }
-            for (shard, replicas) in view.eligible.enumerated() where replicas.isEmpty {
+            let checked = core.replicas.allSatisfy { $0.health.everChecked }
+            // While the first checks come in, a shard without a replica yet is not news.
+            for (shard, replicas) in view.eligible.enumerated() where replicas.isEmpty && checked {
                 telemetry.logger.warning("shard has no healthy replica", ["shard": core.shardNames[shard]])
             }
             for state in states.withLock({ $0 }) {
@@ -241,7 +243,6 @@ public final class CoordinatorServer: Sendable {
             // dead shard does not keep the whole cluster out of service, once every replica has
             // been checked at least once (its shard is then answered as missing).
             let covered = view.eligible.allSatisfy { !$0.isEmpty }
-            let checked = core.replicas.allSatisfy { $0.health.everChecked }
             serving.store(covered || checked ? view.generation ?? 0 : 0, ordering: .relaxed)
         }
     }

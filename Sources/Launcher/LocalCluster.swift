@@ -186,6 +186,10 @@ public final class LocalCluster: Sendable {
         let port = try await Self.readPort(coordinatorPortFile, child: coordinator)
         coordinator.setArguments(coordinatorArguments(port: port))
         let address = Endpoint(host: options.listen.host == "0.0.0.0" ? "127.0.0.1" : options.listen.host, port: port)
+        // Now that its port is known, the file names the coordinator too, so `typeahead admin
+        // --cluster` sees it switch generations (the running coordinator has read the file already).
+        try Data(Self.clusterJSON(endpoints, tokenFile: "admin.token", coordinator: address).utf8)
+            .write(to: URL(fileURLWithPath: clusterFile), options: .atomic)
         try await Self.waitUntilReady(address, timeout: .seconds(60))
         return Summary(coordinator: address, nodes: endpoints, entriesPerShard: parts.map(\.count), skippedLines: loaded.errors.count,
                        generation: generation, clusterFile: clusterFile, tokenFile: tokenFile, dataDirectory: dataDirectory,
@@ -193,7 +197,7 @@ public final class LocalCluster: Sendable {
     }
 
     /// The cluster file of a local cluster: shards in assignment order, relative token file.
-    static func clusterJSON(_ endpoints: [[Endpoint]], tokenFile: String) -> String {
+    static func clusterJSON(_ endpoints: [[Endpoint]], tokenFile: String, coordinator: Endpoint? = nil) -> String {
         let shards = endpoints.enumerated().map { shard, replicas in
             "    {\"name\": \"shard-\(shard)\", \"replicas\": [" + replicas.map { "\"\($0)\"" }.joined(separator: ", ") + "]}"
         }
@@ -203,6 +207,7 @@ public final class LocalCluster: Sendable {
           "shards": [
         \(shards.joined(separator: ",\n"))
           ],
+          "coordinators": [\(coordinator.map { "\"\($0)\"" } ?? "")],
           "settings": {"tokenFile": "\(tokenFile)"}
         }
 

@@ -17,6 +17,7 @@ Commands:
   coordinator  serve a cluster: fan out to the shards, merge exactly, answer like one node
   local     run a whole cluster on loopback (N shards × R replica processes and a coordinator)
   shard-of  which shard of an N-shard cluster holds an id
+  admin     operate a live cluster: reindex without downtime, upsert, delete, status, rollback, compact
   bench     measure build, open and suggest latency against SQLite FTS5
 
 Run 'typeahead COMMAND --help' for a command's options.
@@ -33,6 +34,7 @@ let commands: [String: ([String]) throws -> Int32] = [
     "coordinator": CoordinatorCommand.run,
     "local": LocalCommand.run,
     "shard-of": ShardOfCommand.run,
+    "admin": AdminCommand.run,
 ]
 
 // A process starts with the signal mask of the thread that spawned it, and a parent's worker

@@ -1,0 +1,172 @@
+import Cluster
+import Foundation
+import HTTP2
+import RPC
+import Wire
+
+/// What `typeahead admin` talks to: the replicas of every shard (directly, for uploads, updates
+/// and generation changes) and the coordinators (to see them switch generations).
+///
+/// The layout comes from a cluster file, or from a coordinator's `Cluster/Status` (which lists
+/// every replica's address), so an operator can point the CLI at either.
+///
+/// ```swift
+/// let admin = try await AdminClient.connect(to: .coordinator(Endpoint("10.0.0.2:7700")!), token: token)
+/// let stats = try await admin.call(Typeahead_V1_ShardService.stats, Typeahead_V1_StatsRequest(), on: admin.layout.shards[0].replicas[0])
+/// ```
+///
+/// Thread-safe: connections are cached by an actor; calls may run concurrently.
+public final class AdminClient: Sendable {
+    /// Where the cluster is described.
+    public enum Target: Sendable {
+        case cluster(ClusterFile)
+        case coordinator(Endpoint)
+    }
+
+    /// The cluster as the admin sees it.
+    public struct Layout: Sendable {
+        public var name: String
+        /// In assignment order.
+        public var shards: [ClusterFile.Shard]
+        public var coordinators: [Endpoint]
+    }
+
+    public let layout: Layout
+    let token: String?
+    private let client: HTTP2Client
+    private let connections = ConnectionCache()
+
+    private init(layout: Layout, token: String?, client: HTTP2Client) {
+        self.layout = layout
+        self.token = token
+        self.client = client
+    }
+
+    /// Learns the layout (from the file, or by asking the coordinator).
+    ///
+    /// - Throws: ``AdminError`` saying what to do (unreachable coordinator, wrong token).
+    public static func connect(to target: Target, token: String?) async throws -> AdminClient {
+        var configuration = HTTP2Client.Configuration()
+        configuration.threadCount = 2
+        configuration.connectTimeout = .seconds(3)
+        configuration.session.maxBodySize = 64 << 20
+        let client = try HTTP2Client(configuration: configuration)
+        switch target {
+        case .cluster(let file):
+            return AdminClient(layout: Layout(name: file.name, shards: file.shards, coordinators: file.coordinators),
+                               token: token, client: client)
+        case .coordinator(let endpoint):
+            let probe = AdminClient(layout: Layout(name: "", shards: [], coordinators: [endpoint]), token: token, client: client)
+            let status: Typeahead_V1_ClusterStatusResponse
+            do {
+                status = try await probe.call(Typeahead_V1_ClusterService.status, Typeahead_V1_ClusterStatusRequest(), on: endpoint,
+                                              role: "coordinator")
+            } catch {
+                client.shutdown()
+                throw error
+            }
+            let shards = status.shards.map { shard in
+                ClusterFile.Shard(name: shard.name, replicas: shard.replicas.compactMap { Endpoint($0.address) })
+            }
+            return AdminClient(layout: Layout(name: status.name, shards: shards, coordinators: [endpoint]), token: token, client: client)
+        }
+    }
+
+    /// Closes every connection. Call when done.
+    public func close() {
+        client.shutdown()
+    }
+
+    /// Every replica with its shard's index and name.
+    public var replicas: [(shard: Int, name: String, endpoint: Endpoint)] {
+        layout.shards.enumerated().flatMap { index, shard in shard.replicas.map { (index, shard.name, $0) } }
+    }
+
+    /// Runs `body` for every replica at once; returns a line per replica it failed on.
+    public func onEveryReplica(_ body: @escaping @Sendable ((shard: Int, name: String, endpoint: Endpoint)) async throws -> Void) async -> [String] {
+        await withTaskGroup(of: String?.self) { group in
+            for replica in replicas {
+                group.addTask {
+                    do {
+                        try await body(replica)
+                        return nil
+                    } catch {
+                        return "\(replica.name) \(replica.endpoint): \(error)"
+                    }
+                }
+            }
+            var failures: [String] = []
+            for await failure in group { if let failure { failures.append(failure) } }
+            return failures.sorted()
+        }
+    }
+
+    /// One call, with the admin token; failures become an ``AdminError`` that names the replica and
+    /// says what to do.
+    public func call<Request: ProtoMessage, Response: ProtoMessage>(
+        _ method: ProtoMethod<Request, Response>, _ request: Request, on endpoint: Endpoint,
+        timeout: Duration = .seconds(30), role: String = "replica"
+    ) async throws(AdminError) -> Response {
+        let connection: HTTP2ClientConnection
+        do {
+            connection = try await connections.connection(to: endpoint, client: client)
+        } catch {
+            throw AdminError.unreachable(role: role, endpoint: endpoint, detail: "\(error)")
+        }
+        do {
+            return try await GRPCClient.call(method, request, on: connection, options: .init(timeout: timeout, bearerToken: token))
+        } catch {
+            throw AdminError(status: error, method: method.path, role: role, endpoint: endpoint)
+        }
+    }
+}
+
+/// Open connections by endpoint, reconnecting when one closed.
+private actor ConnectionCache {
+    private var open: [Endpoint: HTTP2ClientConnection] = [:]
+
+    func connection(to endpoint: Endpoint, client: HTTP2Client) async throws -> HTTP2ClientConnection {
+        if let connection = open[endpoint], connection.isAcceptingRequests { return connection }
+        let connection = try await client.connect(host: endpoint.host, port: endpoint.port)
+        open[endpoint] = connection
+        return connection
+    }
+}
+
+/// An admin command's failure, worded for the operator: what failed, where, and what to do.
+public struct AdminError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    /// The call's status, when a server answered.
+    public var status: GRPCStatus?
+    /// Whether trying again later may succeed (the replica was unreachable or busy).
+    public var isTransient: Bool
+
+    public init(_ description: String, status: GRPCStatus? = nil, isTransient: Bool = false) {
+        self.description = description
+        self.status = status
+        self.isTransient = isTransient
+    }
+
+    static func unreachable(role: String, endpoint: Endpoint, detail: String) -> AdminError {
+        AdminError("cannot reach \(role) \(endpoint) (\(detail)): is it running and reachable from here? "
+                   + "`typeahead admin status` shows every replica", isTransient: true)
+    }
+
+    init(status: GRPCStatus, method: String, role: String, endpoint: Endpoint) {
+        let call = method.split(separator: "/").last.map(String.init) ?? method
+        switch status.code {
+        case .unauthenticated:
+            self.init("\(role) \(endpoint) refused the admin token for \(call): pass --token-file with the token the servers were "
+                      + "started with (or set TYPEAHEAD_ADMIN_TOKEN)", status: status)
+        case .unavailable, .deadlineExceeded:
+            self.init("\(role) \(endpoint) did not answer \(call) (\(status)): is it running? rerun once it is back", status: status,
+                      isTransient: true)
+        case .resourceExhausted:
+            self.init("\(role) \(endpoint) is busy (\(status.message)); retrying later helps", status: status, isTransient: true)
+        case .unimplemented:
+            self.init("\(role) \(endpoint) does not know \(call): is it a typeahead \(role) of this version?", status: status)
+        default:
+            self.init("\(role) \(endpoint): \(call) failed: \(status)", status: status)
+        }
+    }
+}

@@ -1,0 +1,156 @@
+import Admin
+import Cluster
+import Dispatch
+import Foundation
+import Index
+
+enum AdminCommand {
+    static let help = """
+    usage: typeahead admin [--cluster FILE | --coordinator HOST:PORT] [--token-file F] COMMAND [OPTIONS]
+
+    Operates a running cluster. The cluster is described by its cluster file, or learned from a
+    coordinator (which lists every replica). The admin token comes from --token-file, the
+    environment variable TYPEAHEAD_ADMIN_TOKEN, or the cluster file's settings.tokenFile.
+
+    Commands:
+      reindex --catalog FILE|-   zero-downtime full reindex: validate the whole catalog (nothing is
+              [--skip-invalid]   sent if a line is bad), upload each shard's part to every replica in
+              [--list-size N]    resumable batches, build the new generation beside the serving one,
+              [--heavy-threshold N]  then switch the whole cluster to it at once (no query sees a mix)
+              [--batch-size N]   and keep the old one for rollback. Interrupted, the cluster keeps
+              [--patience S]     serving; run the same command again to continue.
+      upsert FILE [--skip-invalid]   insert or replace entries (JSON Lines), each on every replica of its shard
+      delete ID...               delete entries by id
+      status [--json]            shards, replicas, health, generations, entries, disk and map use, latency
+      rollback                   make the previous generation current again, cluster-wide
+      drop-generation N          remove generation N from every replica (never the serving one)
+      compact                    rewrite every replica's index without free pages, online, and switch to it
+
+    Exit status: 0 done, 1 failed (the message says what to do), 2 usage error, 130 interrupted.
+    """
+
+    static func run(_ argv: [String]) throws -> Int32 {
+        var global: [String] = []
+        var rest = argv[...]
+        while let first = rest.first, first.hasPrefix("-") {
+            global.append(first)
+            rest = rest.dropFirst()
+            if ["--cluster", "--coordinator", "--token-file"].contains(first), let value = rest.first {
+                global.append(value)
+                rest = rest.dropFirst()
+            }
+        }
+        let args = try Arguments(global, command: "admin", flags: [], options: ["--cluster", "--coordinator", "--token-file"])
+        guard let command = rest.first, !args.wantsHelp, command != "help" else {
+            print(help)
+            return args.wantsHelp || rest.first == "help" ? 0 : 2
+        }
+        let sub = Array(rest.dropFirst())
+        let target: AdminClient.Target
+        var tokenFile = args.value("--token-file")
+        switch (args.value("--cluster"), args.value("--coordinator")) {
+        case (let path?, nil):
+            do {
+                let file = try ClusterFile.load(path: path)
+                tokenFile = tokenFile ?? file.settings.tokenFile
+                target = .cluster(file)
+            } catch {
+                throw UsageError(description: "typeahead admin: \(error)", status: 1)
+            }
+        case (nil, let address?):
+            guard let endpoint = Endpoint(address) else {
+                throw UsageError(description: "typeahead admin: --coordinator must look like HOST:PORT, got \"\(address)\"")
+            }
+            target = .coordinator(endpoint)
+        default:
+            throw UsageError(description: "typeahead admin: give --cluster FILE or --coordinator HOST:PORT (see typeahead admin --help)")
+        }
+        let token = try Tokens.read(file: tokenFile, environment: "TYPEAHEAD_ADMIN_TOKEN", command: "admin")
+        let interrupt = interruptHandler(for: command)
+        defer { withExtendedLifetime(interrupt) {} }
+        do {
+            return try Blocking.run {
+                let admin = try await AdminClient.connect(to: target, token: token)
+                defer { admin.close() }
+                return try await execute(command, sub, admin)
+            }
+        } catch let error as AdminError {
+            printError("typeahead admin \(command): \(error.description)")
+            return 1
+        }
+    }
+
+    /// Ctrl-C: say what state the cluster is in, then stop (uploads on the nodes stay for a rerun).
+    static func interruptHandler(for command: String) -> DispatchSourceSignal {
+        signal(SIGINT, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler {
+            printError(command == "reindex"
+                       ? "\ntypeahead admin reindex: interrupted. The cluster keeps serving; run the same command again to continue."
+                       : "\ntypeahead admin \(command): interrupted.")
+            exit(130)
+        }
+        source.resume()
+        return source
+    }
+
+    static func execute(_ command: String, _ argv: [String], _ admin: AdminClient) async throws -> Int32 {
+        switch command {
+        case "reindex":
+            let args = try Arguments(argv, command: "admin reindex", flags: ["--skip-invalid"],
+                                     options: ["--catalog", "--list-size", "--heavy-threshold", "--batch-size", "--patience", "--progress"])
+            var options = Reindex.Options(catalog: try args.required("--catalog"))
+            options.skipInvalid = args.flag("--skip-invalid")
+            options.parameters = IndexParameters(listSize: try args.integer("--list-size", default: 32, range: 1...1024),
+                                                 heavyThreshold: try args.integer("--heavy-threshold", default: 32, range: 1...1_000_000))
+            options.batchSize = try args.integer("--batch-size", default: 1000, range: 1...1000)
+            options.patience = .seconds(try args.integer("--patience", default: 120, range: 1...86_400))
+            let style: ProgressReporter.Style? = switch args.value("--progress") {
+            case "terminal": .terminal
+            case "plain": .plain
+            case "none": .silent
+            case nil: nil
+            case let other?: throw UsageError(description: "typeahead admin reindex: --progress must be terminal, plain or none, got \"\(other)\"")
+            }
+            let outcome = try await Reindex(admin: admin, options: options, progress: ProgressReporter(style: style)).run()
+            let kept = outcome.previous == 0 ? "(this catalog was already serving)" : "previous generation \(outcome.previous) kept for rollback"
+            print(String(format: "reindexed %d entries into generation %llu in %.1f s (%.0f entries/s)%@; %@",
+                         outcome.entries, outcome.generation, outcome.seconds, Double(outcome.entries) / max(outcome.seconds, 1e-3),
+                         outcome.skippedLines > 0 ? ", \(outcome.skippedLines) invalid lines skipped" : "", kept))
+        case "upsert":
+            let args = try Arguments(argv, command: "admin upsert", flags: ["--skip-invalid"], options: [])
+            guard args.positionals.count == 1 else { throw UsageError(description: "typeahead admin upsert: give one JSON Lines file") }
+            let summary = try await Operations.upsert(admin, path: args.positionals[0], skipInvalid: args.flag("--skip-invalid"))
+            print("upserted: \(summary.inserted) inserted, \(summary.replaced) replaced")
+        case "delete":
+            let args = try Arguments(argv, command: "admin delete", flags: [], options: [])
+            guard !args.positionals.isEmpty else { throw UsageError(description: "typeahead admin delete: give at least one id") }
+            let summary = try await Operations.delete(admin, ids: args.positionals)
+            print("deleted: \(summary.deleted) deleted, \(summary.missing) not found")
+        case "status":
+            let args = try Arguments(argv, command: "admin status", flags: ["--json"], options: [])
+            let report = await Operations.status(admin)
+            print(args.flag("--json") ? Operations.json(report) : Operations.table(report), terminator: "")
+            let complete = report.replicas.allSatisfy { $0.stats != nil } && report.coordinators.allSatisfy { $0.1 != nil }
+            return complete ? 0 : 1
+        case "rollback":
+            _ = try Arguments(argv, command: "admin rollback", flags: [], options: [])
+            let serving = try await Operations.rollback(admin)
+            print("rolled back on every replica; generation \(serving) serves")
+        case "drop-generation":
+            let args = try Arguments(argv, command: "admin drop-generation", flags: [], options: [])
+            guard args.positionals.count == 1, let number = UInt64(args.positionals[0]), number > 0 else {
+                throw UsageError(description: "typeahead admin drop-generation: give one generation number")
+            }
+            try await Operations.dropGeneration(admin, number)
+            print("dropped generation \(number) wherever it was")
+        case "compact":
+            _ = try Arguments(argv, command: "admin compact", flags: [], options: [])
+            let (generation, before, after) = try await Operations.compact(admin, progress: ProgressReporter())
+            print("compacted into generation \(generation): \(before) → \(after) bytes in use across replicas")
+        default:
+            throw UsageError(description: "typeahead admin: unknown command \"\(command)\" (see typeahead admin --help)")
+        }
+        return 0
+    }
+}
