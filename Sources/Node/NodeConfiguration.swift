@@ -14,6 +14,12 @@ public struct NodeConfiguration: Sendable {
     public var searchConcurrency = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
     /// Queued writes beyond this are refused with RESOURCE_EXHAUSTED.
     public var writeQueueLimit = 64
+    /// Fault injection for benchmarks and chaos tests, off by default: this share (0…1) of shard
+    /// calls (ShardSuggest, ShardSearch) is answered `stall` late, as if the node had paused (a
+    /// disk hiccup, a noisy neighbour). The work is done at once; only the answer waits, off the
+    /// event loop, so other calls are not held up.
+    public var faultStallShare: Double = 0
+    public var faultStall: Duration = .zero
 
     public init() {}
 }

@@ -117,10 +117,22 @@ public final class NodeServer: Sendable {
     }
 
     /// Runs `work` where its method belongs and replies with its result, refusing with
-    /// RESOURCE_EXHAUSTED when that place is full.
-    func run<Response>(_ placement: Placement, _ reply: @escaping RPCMethod.Reply<Response>,
+    /// RESOURCE_EXHAUSTED when that place is full. `stallable` calls may be answered late on
+    /// purpose (``NodeConfiguration/faultStallShare``).
+    func run<Response: Sendable>(_ placement: Placement, stallable: Bool = false, _ reply: @escaping RPCMethod.Reply<Response>,
                        _ work: @escaping @Sendable () throws -> Response) {
-        let job: @Sendable () -> Void = {
+        var reply = reply
+        if stallable, configuration.faultStallShare > 0, Double.random(in: 0..<1) < configuration.faultStallShare {
+            let answer = reply
+            let stall = configuration.faultStall
+            reply = { result in
+                DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(stall.components.seconds * 1_000_000_000
+                                                                                       + stall.components.attoseconds / 1_000_000_000))) {
+                    answer(result)
+                }
+            }
+        }
+        let job: @Sendable () -> Void = { [reply] in
             do { reply(.success(try work())) } catch { reply(.failure(GRPCStatus(describing: error))) }
         }
         switch placement {

@@ -25,7 +25,7 @@ enum Services {
                 }
             },
             .unary(Typeahead_V1_ShardService.shardSuggest, access: .read) { request, context, reply in
-                node.run(.inline, reply) {
+                node.run(.inline, stallable: true, reply) {
                     guard let message = request.request else { throw GRPCStatus(.invalidArgument, "request is required") }
                     let suggest = try SuggestRequest(message)
                     let pinned = request.generation == 0 ? nil : Int(clamping: request.generation)
@@ -36,7 +36,7 @@ enum Services {
                 }
             },
             .unary(Typeahead_V1_ShardService.shardSearch, access: .read) { request, context, reply in
-                node.run(.readPool, reply) {
+                node.run(.readPool, stallable: true, reply) {
                     guard let message = request.request else { throw GRPCStatus(.invalidArgument, "request is required") }
                     let search = try SearchRequest(message)
                     let pinned = request.generation == 0 ? nil : Int(clamping: request.generation)

@@ -25,12 +25,14 @@ enum NodeCommand {
       --max-message-bytes N    largest request message (default 4194304)
       --log-format F           logfmt (default) or json, one line per event on standard error
       --port-file F            write the bound port to F once serving (for --listen HOST:0)
+      --fault-stall P:MS       fault injection for benchmarks and chaos tests: answer P percent of
+                               shard calls MS milliseconds late (default off)
     """
 
     static func run(_ argv: [String]) throws -> Int32 {
         let args = try Arguments(argv, command: "node", flags: [],
                                  options: ["--dir", "--listen", "--admin-token-file", "--read-token-file", "--threads",
-                                           "--max-message-bytes", "--log-format", "--port-file"])
+                                           "--max-message-bytes", "--log-format", "--port-file", "--fault-stall"])
         if args.wantsHelp { print(help); return 0 }
         guard args.positionals.isEmpty else {
             throw UsageError(description: "typeahead node: unexpected argument \"\(args.positionals[0])\"")
@@ -43,6 +45,14 @@ enum NodeCommand {
         configuration.server.adminToken = try Tokens.read(file: args.value("--admin-token-file"), environment: "TYPEAHEAD_ADMIN_TOKEN", command: "node")
         configuration.server.readToken = try Tokens.read(file: args.value("--read-token-file"), environment: nil, command: "node")
         let format = try args.choice("--log-format", default: LogFormatChoice.logfmt)
+        if let stall = args.value("--fault-stall") {
+            let parts = stall.split(separator: ":").map { Double($0) }
+            guard parts.count == 2, let share = parts[0], let millis = parts[1], (0...100).contains(share), (0...60_000).contains(millis) else {
+                throw UsageError(description: "typeahead node: --fault-stall must look like PERCENT:MS (e.g. 1:10), got \"\(stall)\"")
+            }
+            configuration.faultStallShare = share / 100
+            configuration.faultStall = .microseconds(Int64(millis * 1000))
+        }
 
         let shard = try Shard(directory: try args.required("--dir"))
         let telemetry = ServerTelemetry(label: "node", json: format == .json)

@@ -172,6 +172,31 @@ final class CoordinatorServerTests: XCTestCase {
         XCTAssertLessThan(slowAnswers, 30, "the slow replica answered most calls: neither hedging nor replica choice helped")
     }
 
+    /// Both replicas stall a fifth of their answers by 100 ms (the node's fault injection): hedged
+    /// calls to the other replica answer most of those in time.
+    func testHedgingAroundStalls() async throws {
+        let (entries, _) = Self.catalog()
+        var settings = TestCluster.settings()
+        settings.hedgeDelay = .milliseconds(10)
+        settings.hedgeBudget = 0.5
+        let cluster = try TestCluster(entries: entries, shards: 1, replicas: 2, settings: settings,
+                                      stall: (share: 0.2, duration: .milliseconds(100)))
+        defer { cluster.shutdown() }
+        var slow = 0
+        let calls = 100
+        for index in 0..<calls {
+            let started = ContinuousClock.now
+            _ = try await cluster.suggest(Typeahead_V1_SuggestRequest(text: ["a", "ap", "b", "ba", "c"][index % 5]))
+            if ContinuousClock.now - started >= .milliseconds(95) { slow += 1 }
+        }
+        let sent = try await cluster.metric(#"typeahead_coordinator_hedges_total{shard="shard-0",result="sent"}"#)
+        let won = try await cluster.metric(#"typeahead_coordinator_hedges_total{shard="shard-0",result="won"}"#)
+        print("stalls: \(Int(sent)) hedges sent, \(Int(won)) won, \(slow) of \(calls) calls waited for a stall (about \(calls / 5) would without hedging)")
+        XCTAssertGreaterThan(won, 0)
+        // Without hedging about 20 calls wait 100 ms; with it only calls whose hedge stalls too (~4%).
+        XCTAssertLessThan(slow, 14, "hedging did not route around the stalls")
+    }
+
     // MARK: Cancellation and deadlines
 
     /// Health checks patient enough for replicas behind a delay relay (it delays both directions).

@@ -36,12 +36,16 @@ final class TestCluster: @unchecked Sendable {
     private var relays: [Process] = []
     private(set) var coordinator: CoordinatorServer!
     private(set) var coordinatorPort = 0
+    let stall: (share: Double, duration: Duration)?
     let client: HTTP2Client
     private let connection = Mutex<HTTP2ClientConnection?>(nil)
 
     /// - Parameter delays: replicas reached through a relay that delays every byte by the given milliseconds.
+    /// - Parameter stall: every node answers this share of shard calls this late (fault injection).
     init(entries: [CatalogEntry], shards shardCount: Int, replicas: Int, settings: ClusterFile.Settings = TestCluster.settings(),
-         delays: [(shard: Int, replica: Int, milliseconds: Int)] = [], parameters: IndexParameters = IndexParameters()) throws {
+         delays: [(shard: Int, replica: Int, milliseconds: Int)] = [], parameters: IndexParameters = IndexParameters(),
+         stall: (share: Double, duration: Duration)? = nil) throws {
+        self.stall = stall
         self.shardCount = shardCount
         replicaCount = replicas
         client = try HTTP2Client()
@@ -57,7 +61,7 @@ final class TestCluster: @unchecked Sendable {
                 let store = try Shard(directory: directory.path + "/shard-\(shard)/replica-\(replica)")
                 try store.build(from: parts[shard], parameters: parameters, number: 1)
                 shardDirs.append(store)
-                let node = Self.node(store, port: 0)
+                let node = Self.node(store, port: 0, stall: stall)
                 let port = try node.start()
                 shardNodes.append(node)
                 shardPorts.append(port)
@@ -96,8 +100,12 @@ final class TestCluster: @unchecked Sendable {
         return settings
     }
 
-    static func node(_ shard: Shard, port: Int) -> NodeServer {
+    static func node(_ shard: Shard, port: Int, stall: (share: Double, duration: Duration)? = nil) -> NodeServer {
         var configuration = NodeConfiguration()
+        if let stall {
+            configuration.faultStallShare = stall.share
+            configuration.faultStall = stall.duration
+        }
         configuration.server.port = port
         configuration.server.threads = 1
         configuration.server.adminToken = adminToken
@@ -132,7 +140,7 @@ final class TestCluster: @unchecked Sendable {
 
     /// Starts it again on the same port.
     func startNode(shard: Int, replica: Int) throws {
-        let node = Self.node(shards[shard][replica], port: ports[shard][replica])
+        let node = Self.node(shards[shard][replica], port: ports[shard][replica], stall: stall)
         _ = try node.start()
         nodes[shard][replica] = node
     }
