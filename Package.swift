@@ -62,6 +62,8 @@ let package = Package(
         .testTarget(name: "RPCTests", dependencies: ["RPC", "HTTP2", "Wire", "Observability"]),
         .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "Cluster", "Index", "Wire", "Catalog", "TestSupport", "Node", "RPC",
                                                              "HTTP2", "Observability"], exclude: ["python"]),
+        // A cluster of `typeahead` processes in network namespaces (root only; the script does the work).
+        .testTarget(name: "ClusterNetworkTests", dependencies: ["TestSupport"], exclude: ["python"]),
         // Random catalogs, keystroke workloads and response diffs shared by the test targets.
         .target(name: "TestSupport", dependencies: ["Index", "Catalog"], path: "Tests/Support"),
     ],
