@@ -690,8 +690,8 @@ def kill_replica(client, cluster, catalog):
     note(f"{len(calls)} calls in all, {len(around)} between the kill and the restart: p50 {ms(percentile(latencies, 50))}, "
          f"p99 {ms(percentile(latencies, 99))}, slowest {ms(max(latencies) if latencies else 0)}")
     note(f"marked down {ms(down)} after the kill; {errors_after - errors_before:.0f} shard-0 calls failed at the coordinator, "
-         f"{failovers_after - failovers_before:.0f} retried on the other replica (others had a hedge out, or never chose the "
-         f"dead one); up again {ms(up)} after the restart; "
+         f"{failovers_after - failovers_before:.0f} retried on the other replica (a failed "
+         f"attempt whose hedge is out needs no retry); up again {ms(up)} after the restart; "
          f"first calls on the new process {ms(used_after or 0)} after the restart ({used_again:.0f} by the end)")
 
 
