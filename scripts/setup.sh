@@ -15,6 +15,7 @@ packages=(
   nghttp2-client   # h2load for benchmarks
   nghttp2-server   # nghttpd, the benchmark's HTTP/2 peer
   curl
+  iproute2         # ip netns, veth pairs, tc: the multi-host ClusterNetworkTests
 )
 
 missing=()

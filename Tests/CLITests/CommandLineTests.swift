@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Drives the built `typeahead` binary as a person or a script would.
@@ -9,15 +10,7 @@ final class CommandLineTests: XCTestCase {
         var stderr: String
     }
 
-    static var binary: URL {
-        // The test bundle lives beside the products of the same build.
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("typeahead").path),
-              directory.pathComponents.count > 1 {
-            directory.deleteLastPathComponent()
-        }
-        return directory.appendingPathComponent("typeahead")
-    }
+    static var binary: URL { BuiltProducts.typeahead }
 
     @discardableResult
     func run(_ arguments: [String], stdin: String? = nil) throws -> Run {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 #if canImport(Glibc)
 import Glibc
@@ -15,15 +16,7 @@ final class NodeTests: XCTestCase {
         .deletingLastPathComponent()
     static let scripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("python")
 
-    static var binary: URL {
-        // The test bundle lives beside the products of the same build.
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("typeahead").path),
-              directory.pathComponents.count > 1 {
-            directory.deleteLastPathComponent()
-        }
-        return directory.appendingPathComponent("typeahead")
-    }
+    static var binary: URL { BuiltProducts.typeahead }
 
     struct Run {
         var status: Int32
