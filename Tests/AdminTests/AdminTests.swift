@@ -19,13 +19,7 @@ final class AdminTests: XCTestCase {
         .deletingLastPathComponent()
     static let sampleCatalog = packageRoot.appendingPathComponent("deploy/catalog/sample.jsonl").path
 
-    static var binary: String {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("typeahead").path), directory.pathComponents.count > 1 {
-            directory.deleteLastPathComponent()
-        }
-        return directory.appendingPathComponent("typeahead").path
-    }
+    static var binary: String { BuiltProducts.typeahead.path }
 
     var directory: TemporaryDirectory!
     var cluster: LocalCluster?
