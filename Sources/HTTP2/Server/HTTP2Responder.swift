@@ -11,7 +11,7 @@ import Synchronization
 public final class HTTP2Responder: Sendable {
     /// The request's stream.
     public let streamID: Int32
-    private let connection: HTTP2LoopBound<ServerConnection>
+    private let connection: ResponseTarget
 
     private struct State {
         var ended = false
@@ -21,7 +21,7 @@ public final class HTTP2Responder: Sendable {
 
     private let state = Mutex(State())
 
-    init(streamID: Int32, connection: HTTP2LoopBound<ServerConnection>) {
+    init(streamID: Int32, connection: ResponseTarget) {
         self.streamID = streamID
         self.connection = connection
     }
@@ -49,34 +49,30 @@ public final class HTTP2Responder: Sendable {
     /// The whole response at once: HEADERS, body (if not empty), trailers (if any).
     public func respond(status: Int, headers: [HTTP2HeaderField] = [], body: [UInt8] = [],
                         trailers: [HTTP2HeaderField] = []) {
-        submit(ends: true) { (session, id) throws(HTTP2SessionError) in
-            try session.respond(streamID: id, status: status, headers: headers, body: body, trailers: trailers)
-        }
+        submit(.whole(status: status, headers: headers, body: body, trailers: trailers), ends: true)
     }
 
     /// Starts a response; without `endStream`, follow with `sendBody` and/or `finish`.
     public func sendHeaders(status: Int, headers: [HTTP2HeaderField] = [], endStream: Bool = false) {
-        submit(ends: endStream) { (session, id) throws(HTTP2SessionError) in
-            try session.sendHeaders(streamID: id, status: status, headers: headers, endStream: endStream)
-        }
+        submit(.head(status: status, headers: headers, endStream: endStream), ends: endStream)
     }
 
     /// Queues body bytes (sent as the client's flow-control window allows).
     public func sendBody(_ bytes: [UInt8], endStream: Bool = false) {
-        submit(ends: endStream) { (session, id) throws(HTTP2SessionError) in try session.sendBody(streamID: id, bytes, endStream: endStream) }
+        submit(.body(bytes, endStream: endStream), ends: endStream)
     }
 
     /// Ends the response, with trailers if any.
     public func finish(trailers: [HTTP2HeaderField] = []) {
-        submit(ends: true) { (session, id) throws(HTTP2SessionError) in try session.finish(streamID: id, trailers: trailers) }
+        submit(.finish(trailers: trailers), ends: true)
     }
 
     /// Abandons the response with RST_STREAM.
     public func reset(_ errorCode: HTTP2ErrorCode = .internalError) {
-        submit(ends: true) { (session, id) throws(HTTP2SessionError) in try session.resetStream(streamID: id, errorCode: errorCode) }
+        submit(.reset(errorCode), ends: true)
     }
 
-    private func submit(ends: Bool, _ write: @escaping @Sendable (HTTP2ServerSession, Int32) throws(HTTP2SessionError) -> Void) {
+    private func submit(_ part: ResponsePart, ends: Bool) {
         let proceed = state.withLock { state -> Bool in
             if state.ended || state.cancelled { return false }
             if ends {
@@ -86,8 +82,7 @@ public final class HTTP2Responder: Sendable {
             return true
         }
         guard proceed else { return }
-        let streamID = self.streamID
-        connection.withValueOnLoop { $0.write(streamID: streamID, write) }
+        connection.write(streamID: streamID, part)
     }
 
     /// Called by the connection (loop thread) when the stream closed.

@@ -47,7 +47,7 @@ final class ServerContext: Sendable {
             let connection = ServerConnection(context: self, loopState: loopState, session: session, channel: channel)
             channel.handler = connection
             try channel.register()
-            loopState.connections[ObjectIdentifier(connection)] = connection
+            loopState.track(connection)
             connection.scheduleIdleCheck(after: configuration.idleTimeout.nanoseconds)
             channel.flush()
         } catch {
@@ -63,7 +63,8 @@ final class ServerContext: Sendable {
 /// `@unchecked Sendable`: it is created elsewhere but only ever used on its loop).
 final class ServerLoopState: @unchecked Sendable {
     let loop: EventLoop
-    var connections: [ObjectIdentifier: ServerConnection] = [:]
+    /// Keyed by channel (see ``AcceptedConnection``).
+    private(set) var connections: [ObjectIdentifier: any AcceptedConnection] = [:]
     var shuttingDown = false
     /// Set on loop 0 while the server listens.
     var acceptor: Acceptor?
@@ -73,9 +74,15 @@ final class ServerLoopState: @unchecked Sendable {
 
     init(loop: EventLoop) { self.loop = loop }
 
-    func connectionClosed(_ connection: ServerConnection) {
-        guard connections.removeValue(forKey: ObjectIdentifier(connection)) != nil else { return }
-        connection.context.connectionCount.subtract(1, ordering: .relaxed)
+    /// Starts tracking `connection`, or replaces the entry of its channel.
+    func track(_ connection: any AcceptedConnection) {
+        connections[ObjectIdentifier(connection.channel)] = connection
+    }
+
+    /// The channel of `connection` closed: forget it and count it out (once per channel).
+    func connectionClosed(_ connection: any AcceptedConnection, context: ServerContext) {
+        guard connections.removeValue(forKey: ObjectIdentifier(connection.channel)) != nil else { return }
+        context.connectionCount.subtract(1, ordering: .relaxed)
         if shuttingDown, connections.isEmpty { finishShutdown() }
     }
 
@@ -88,7 +95,7 @@ final class ServerLoopState: @unchecked Sendable {
         acceptor?.close()
         acceptor = nil
         // A GOAWAY can close its connection at once (nothing in flight), which may finish already.
-        for connection in Array(connections.values) { connection.goAway() }
+        for connection in Array(connections.values) { connection.beginGracefulClose() }
         if connections.isEmpty {
             finishShutdown()
             return
