@@ -1,7 +1,8 @@
-/// What a server loop keeps for each accepted socket: enough for statistics and shutdown.
-/// ``ServerLoopState`` keys them by their channel, so a connection whose handler is replaced keeps
-/// its entry and the connection count (``ServerContext/connectionCount``) is decremented exactly
-/// once, when the channel closes.
+/// What a server loop keeps for each accepted socket, whichever protocol it turned out to speak
+/// (``ProtocolSniffer`` until the first bytes tell, then ``ServerConnection`` for HTTP/2 or
+/// ``HTTP1Connection`` for HTTP/1.x): enough for statistics and shutdown. ``ServerLoopState`` keys
+/// them by their channel, so the sniffer's hand-over replaces the entry in place and the connection
+/// count (``ServerContext/connectionCount``) is decremented exactly once, when the channel closes.
 ///
 /// Loop thread only.
 protocol AcceptedConnection: AnyObject {

@@ -8,6 +8,15 @@ import Synchronization
 /// from one thread. Writes after the response ended, or after the stream closed, are ignored. A
 /// response is ended by `respond`, by `sendHeaders(..., endStream: true)`, `sendBody(...,
 /// endStream: true)`, `finish` or `reset`.
+///
+/// The same type answers requests that arrived over HTTP/1.1 (the server's fallback, see
+/// ``HTTP2Server``), so handlers need not know which protocol a client spoke. There, `respond`
+/// sends `content-length` and drops trailers (the whole body is known; HTTP/1.1 has no trailers
+/// without chunked encoding), a response started with `sendHeaders` is sent chunked (trailers go
+/// into the last chunk), `reset` closes the connection (HTTP/1.1 has no way to abandon one
+/// response and keep the connection), and ``streamID`` is an odd number the connection assigns
+/// per request (1, 3, 5, ...). Framing headers (`content-length`, `transfer-encoding`,
+/// `connection`) are the transport's: the handler's own are not sent.
 public final class HTTP2Responder: Sendable {
     /// The request's stream.
     public let streamID: Int32
@@ -32,7 +41,8 @@ public final class HTTP2Responder: Sendable {
     public var eventLoop: HTTP2EventLoop { connection.eventLoop }
 
     /// True once the stream closed before the response ended: the client reset it (RST_STREAM),
-    /// the connection closed, or the server shut down past its grace period.
+    /// the connection closed (over HTTP/1.1: the client closed it, or half-closed it, mid-request),
+    /// or the server shut down past its grace period.
     public var isCancelled: Bool { state.withLock { $0.cancelled } }
 
     /// Registers `handler` to run once on cancellation (on the loop thread), or right away on the
@@ -67,7 +77,7 @@ public final class HTTP2Responder: Sendable {
         submit(.finish(trailers: trailers), ends: true)
     }
 
-    /// Abandons the response with RST_STREAM.
+    /// Abandons the response with RST_STREAM (over HTTP/1.1: closes the connection).
     public func reset(_ errorCode: HTTP2ErrorCode = .internalError) {
         submit(.reset(errorCode), ends: true)
     }

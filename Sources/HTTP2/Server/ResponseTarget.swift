@@ -1,5 +1,5 @@
 /// One call a handler made on its ``HTTP2Responder``, carried to the connection's loop and applied
-/// there.
+/// there by whichever protocol the connection speaks.
 enum ResponsePart: Sendable {
     /// `respond`: the whole response, so the body's length is known before the head is written.
     case whole(status: Int, headers: [HTTP2HeaderField], body: [UInt8], trailers: [HTTP2HeaderField])
@@ -20,18 +20,21 @@ protocol ResponseWriter: AnyObject {
     func write(streamID: Int32, _ part: ResponsePart)
 }
 
-/// The connection behind an ``HTTP2Responder``, bound to its loop.
+/// The connection behind an ``HTTP2Responder``: an HTTP/2 connection or an HTTP/1.1 one, bound to
+/// its loop.
 ///
-/// Why an enum of loop-bound references rather than one `HTTP2LoopBound<any ResponseWriter>`:
+/// Why an enum of two loop-bound references rather than one `HTTP2LoopBound<any ResponseWriter>`:
 /// `HTTP2LoopBound` needs a class type, which an existential is not; boxing the connection in a
 /// class would cost an allocation and an indirection for nothing, while the set of protocols a
-/// server speaks is closed and small.
+/// server speaks is closed and small. The switch is the whole price of sharing one responder type.
 enum ResponseTarget: Sendable {
     case http2(HTTP2LoopBound<ServerConnection>)
+    case http1(HTTP2LoopBound<HTTP1Connection>)
 
     var eventLoop: HTTP2EventLoop {
         switch self {
         case .http2(let connection): connection.eventLoop
+        case .http1(let connection): connection.eventLoop
         }
     }
 
@@ -40,6 +43,7 @@ enum ResponseTarget: Sendable {
     func write(streamID: Int32, _ part: ResponsePart) {
         switch self {
         case .http2(let connection): connection.withValueOnLoop { $0.write(streamID: streamID, part) }
+        case .http1(let connection): connection.withValueOnLoop { $0.write(streamID: streamID, part) }
         }
     }
 }

@@ -2,6 +2,8 @@
 /// (protocol), delivers requests to the handler, applies responder writes, and runs the idle timer
 /// and graceful shutdown.
 ///
+/// Created by ``ProtocolSniffer`` once the client's first bytes are the HTTP/2 preface.
+///
 /// Thread ownership: created on and confined to its loop thread; responders reach it through
 /// `HTTP2LoopBound` hops.
 final class ServerConnection: ChannelHandler, AcceptedConnection, ResponseWriter, IdleTracking {
@@ -47,13 +49,8 @@ final class ServerConnection: ChannelHandler, AcceptedConnection, ResponseWriter
     func channelClosed(_ channel: Channel, error: (any Error)?) {
         closed = true
         cancelIdleCheck()
-        if let error {
-            if let sessionError = error as? HTTP2SessionError, sessionError.isBadPreface {
-                context.logger.debug("connection closed: not an HTTP/2 client (\(sessionError))")
-            } else {
-                context.logger.debug("connection closed: \(error)")
-            }
-        }
+        // No bad-preface case any more: the sniffer only hands over clients that sent the preface.
+        if let error { context.logger.debug("connection closed: \(error)") }
         let open = responders
         responders = [:]
         for responder in open.values { responder.streamClosed() }
