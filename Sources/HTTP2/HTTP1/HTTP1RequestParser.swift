@@ -249,7 +249,9 @@ final class HTTP1RequestParser {
                 refusal = .bodyTooLarge(limit: maxBodySize)
                 return Self.stop
             }
-            body.reserveCapacity(Int(length))
+            // Not all of it: a client could announce the limit on every connection and send
+            // nothing. Beyond this the array grows as the body arrives.
+            body.reserveCapacity(min(Int(length), 64 << 10))
         }
         if (hasLength && length > 0) || isChunked, expectsContinue {
             events.append(.continueExpected)
