@@ -8,7 +8,8 @@
 //   CYAJL     -> Catalog     (JSON Lines catalog parsing and validation)
 //   Index     (catalog model, on-disk trie, postings, ranking, suggest/search, generations)
 //   Wire      (the API's messages: generated protobuf codec from proto/, conversions, JSON mapping)
-//   CNghttp2, CSystem -> HTTP2 (sans-I/O HTTP/2 sessions, epoll event loops, server and client)
+//   CNghttp2, CHTTPParser, CSystem -> HTTP2 (sans-I/O HTTP/2 sessions, epoll event loops, server
+//             and client; an HTTP/1.1 fallback on the server for operators' tools)
 //   Observability (structured logs, Prometheus metrics; injected, never chosen by libraries)
 //   RPC       (gRPC over HTTP2: the server side every server shares, and unary client calls)
 //   Node      (a shard served over RPC: the Typeahead and Shard services over one Shard)
@@ -30,6 +31,8 @@ let package = Package(
         .systemLibrary(name: "CNghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         // No pkgConfig: libutf8proc.pc adds -DUTF8PROC_EXPORTS, which SwiftPM refuses; the header is in /usr/include.
         .systemLibrary(name: "CUTF8Proc", providers: [.apt(["libutf8proc-dev"])]),
+        // No pkgConfig: Debian's libhttp-parser-dev ships no .pc file; the header is in /usr/include.
+        .systemLibrary(name: "CHTTPParser", providers: [.apt(["libhttp-parser-dev"])]),
         .systemLibrary(name: "CYAJL", pkgConfig: "yajl", providers: [.apt(["libyajl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // epoll, accept4, eventfd: Linux calls that Swift's Glibc module does not surface.
@@ -40,7 +43,7 @@ let package = Package(
         .target(name: "Catalog", dependencies: ["CYAJL"]),
         .target(name: "Index", dependencies: ["Storage", "Analysis", "Catalog"], exclude: ["Semantics.md"]),
         .target(name: "Wire", dependencies: ["Index", "Catalog"]),
-        .target(name: "HTTP2", dependencies: ["CNghttp2", "CSystem"]),
+        .target(name: "HTTP2", dependencies: ["CNghttp2", "CHTTPParser", "CSystem"]),
         .target(name: "RPC", dependencies: ["Wire", "HTTP2", "Observability"]),
         .target(name: "Node", dependencies: ["Index", "Wire", "RPC", "Catalog", "Observability"]),
         .target(name: "Benchmarks", dependencies: ["Index", "Catalog", "Analysis", "CSQLite"]),

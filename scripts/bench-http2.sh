@@ -30,9 +30,9 @@ cleanup() {
 trap cleanup EXIT
 release=.build/release
 swiftc -O -module-cache-path "$work/cache" scripts/bench/http2-server.swift -o "$work/http2-server" \
-  -I "$release/Modules" -I Sources/CNghttp2 \
+  -I "$release/Modules" -I Sources/CNghttp2 -I Sources/CHTTPParser \
   -Xcc -fmodule-map-file="$release/CSystem.build/module.modulemap" -Xcc -I -Xcc Sources/CSystem/include \
-  "$release"/HTTP2.build/*.o "$release"/CSystem.build/csystem.c.o -lnghttp2
+  "$release"/HTTP2.build/*.o "$release"/CSystem.build/csystem.c.o -lnghttp2 -lhttp_parser
 
 ncpu="$(nproc)"
 pin_server=() pin_client=()

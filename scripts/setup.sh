@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(
   liblmdb-dev      # storage engine (Storage module)
   libnghttp2-dev   # HTTP/2 framing, HPACK, flow control (HTTP2 module)
+  libhttp-parser-dev  # HTTP/1.1 request parsing for the server's fallback: curl, Prometheus, probes (HTTP2 module)
   libutf8proc-dev  # Unicode normalisation and case folding (Analysis module)
   libyajl-dev      # streaming JSON parser for catalogs (Catalog module)
   libsqlite3-dev   # SQLite FTS5, the benchmark's peer

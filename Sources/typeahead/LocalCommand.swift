@@ -87,10 +87,10 @@ enum LocalCommand {
             "  logs         \(summary.logDirectory)",
             "",
             "Try:",
-            "  curl --http2-prior-knowledge '\(base)/v1/suggest?q=red%20sh&limit=3'",
-            "  curl --http2-prior-knowledge '\(base)/v1/search?q=knife&pageSize=5'",
+            "  curl '\(base)/v1/suggest?q=red%20sh&limit=3'",
+            "  curl '\(base)/v1/search?q=knife&pageSize=5'",
             "  curl --http2-prior-knowledge -H 'content-type: application/json' -d '{\"text\":\"gard\",\"session\":\"s1\",\"revision\":\"4\"}' \(base)/typeahead.v1.Typeahead/Suggest",
-            "  curl --http2-prior-knowledge \(base)/metrics",
+            "  curl \(base)/metrics",
             "or gRPC on \(summary.coordinator) (proto/typeahead/v1/typeahead.proto). Ctrl-C stops the cluster.",
         ]
         // Straight to the descriptor: a pipe sees it at once, not when the buffer fills.

@@ -221,9 +221,15 @@ final class ServerClientTests: ResourceCheckingTestCase {
     func testGarbageInsteadOfThePrefaceClosesOnlyThatConnection() async throws {
         let server = try TestServer(handler: echoHandler)
         defer { server.stop() }
-        let socket = try RawSocket(port: server.port)
-        try socket.write(bytes("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n"))
-        _ = try socket.readToEnd()  // the server closes the connection
+        do {
+            let socket = try RawSocket(port: server.port)
+            // The start of a TLS ClientHello (https:// to this cleartext port). Not the HTTP/2
+            // preface, so it goes to the HTTP/1.1 fallback (an HTTP/1.1 request would now be
+            // served: see HTTP1ServerTests), whose parser refuses it.
+            try socket.write([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03] + [UInt8](repeating: 0, count: 32))
+            let answer = try socket.readToEnd()  // the server answers 400 and closes the connection
+            XCTAssertTrue(text(answer).hasPrefix("HTTP/1.1 400 Bad Request\r\n"), text(answer))
+        }
         let client = try HTTP2Client()
         defer { client.shutdown() }
         let connection = try await client.connect(host: "127.0.0.1", port: server.port)

@@ -30,6 +30,8 @@ protocol ChannelHandler: AnyObject {
 /// kernel refuses our output, so a peer that does not read cannot make us process more of its
 /// requests and queue more responses; reading resumes once the output has drained. Servers pause,
 /// clients do not (a client must always read, or two peers that both pause could deadlock).
+/// A handler can also suspend reading itself (``suspendReading(_:)``): an HTTP/1.1 connection
+/// does while enough pipelined requests wait for their turn.
 ///
 /// Thread ownership: loop thread only.
 final class Channel: Selectable {
@@ -43,6 +45,8 @@ final class Channel: Selectable {
     let outputLimit: Int
     let pausesReading: Bool
     private var interest: UInt32 = 0
+    /// The handler asked not to read for now (see ``suspendReading(_:)``).
+    private var readingSuspended = false
     private var connecting: Bool
     /// Inside `flush` (see there).
     private var flushing = false
@@ -116,7 +120,11 @@ final class Channel: Selectable {
             }
             guard case .done(let count) = result else { break }
             if count == 0 {
-                // EOF. HTTP/2 peers do not half-close, so there is nobody left to answer.
+                // EOF. HTTP/2 peers do not half-close, so there is nobody left to answer. An
+                // HTTP/1.1 client may half-close after its request, but it does not in practice
+                // (curl, Prometheus, probes), and a server cannot tell that from a client that
+                // left: like nginx's default, treat it as leaving (the request in flight is
+                // cancelled).
                 close(error: nil)
                 return
             }
@@ -177,10 +185,30 @@ final class Channel: Selectable {
         updateInterest()
     }
 
+    /// Stops (or resumes) reading whatever the output, until told otherwise: for a handler that
+    /// has enough input waiting to be processed. The peer's close is then noticed only when reading
+    /// resumes (or as EPOLLHUP after a reset).
+    func suspendReading(_ suspended: Bool) {
+        guard suspended != readingSuspended, !isClosed else { return }
+        readingSuspended = suspended
+        if !flushing { updateInterest() }  // a flush in progress updates the mask when it ends
+    }
+
+    /// Sends FIN after the output written so far and goes on reading: the lingering close of
+    /// HTTP/1.1 (RFC 9112 §9.6). Closing a socket with unread input makes the kernel send RST,
+    /// which can destroy a response the client has not read yet (a 413 while it still sends its
+    /// body); half-closing lets the client read everything and close first. Call once the output
+    /// has been written (``pendingOutputBytes`` is 0): the kernel sends what it has, then FIN.
+    func shutdownOutput() {
+        guard !isClosed else { return }
+        // ENOTCONN (the peer reset meanwhile) is the only failure, and then EOF or EPOLLHUP follows.
+        _ = try? SystemCall.run("shutdown") { Glibc.shutdown(fd.raw, Int32(SHUT_WR)) }
+    }
+
     private func updateInterest() {
         let pending = pendingOutputBytes
         var wanted: UInt32 = 0
-        if !pausesReading || pending == 0 { wanted |= CSYSTEM_EPOLLIN }
+        if !readingSuspended, !pausesReading || pending == 0 { wanted |= CSYSTEM_EPOLLIN }
         if pending > 0 { wanted |= CSYSTEM_EPOLLOUT }
         guard wanted != interest else { return }
         do {

@@ -8,10 +8,19 @@ import Synchronization
 /// from one thread. Writes after the response ended, or after the stream closed, are ignored. A
 /// response is ended by `respond`, by `sendHeaders(..., endStream: true)`, `sendBody(...,
 /// endStream: true)`, `finish` or `reset`.
+///
+/// The same type answers requests that arrived over HTTP/1.1 (the server's fallback, see
+/// ``HTTP2Server``), so handlers need not know which protocol a client spoke. There, `respond`
+/// sends `content-length` and drops trailers (the whole body is known; HTTP/1.1 has no trailers
+/// without chunked encoding), a response started with `sendHeaders` is sent chunked (trailers go
+/// into the last chunk), `reset` closes the connection (HTTP/1.1 has no way to abandon one
+/// response and keep the connection), and ``streamID`` is an odd number the connection assigns
+/// per request (1, 3, 5, ...). Framing headers (`content-length`, `transfer-encoding`,
+/// `connection`) are the transport's: the handler's own are not sent.
 public final class HTTP2Responder: Sendable {
     /// The request's stream.
     public let streamID: Int32
-    private let connection: HTTP2LoopBound<ServerConnection>
+    private let connection: ResponseTarget
 
     private struct State {
         var ended = false
@@ -21,7 +30,7 @@ public final class HTTP2Responder: Sendable {
 
     private let state = Mutex(State())
 
-    init(streamID: Int32, connection: HTTP2LoopBound<ServerConnection>) {
+    init(streamID: Int32, connection: ResponseTarget) {
         self.streamID = streamID
         self.connection = connection
     }
@@ -32,7 +41,8 @@ public final class HTTP2Responder: Sendable {
     public var eventLoop: HTTP2EventLoop { connection.eventLoop }
 
     /// True once the stream closed before the response ended: the client reset it (RST_STREAM),
-    /// the connection closed, or the server shut down past its grace period.
+    /// the connection closed (over HTTP/1.1: the client closed it, or half-closed it, mid-request),
+    /// or the server shut down past its grace period.
     public var isCancelled: Bool { state.withLock { $0.cancelled } }
 
     /// Registers `handler` to run once on cancellation (on the loop thread), or right away on the
@@ -49,34 +59,30 @@ public final class HTTP2Responder: Sendable {
     /// The whole response at once: HEADERS, body (if not empty), trailers (if any).
     public func respond(status: Int, headers: [HTTP2HeaderField] = [], body: [UInt8] = [],
                         trailers: [HTTP2HeaderField] = []) {
-        submit(ends: true) { (session, id) throws(HTTP2SessionError) in
-            try session.respond(streamID: id, status: status, headers: headers, body: body, trailers: trailers)
-        }
+        submit(.whole(status: status, headers: headers, body: body, trailers: trailers), ends: true)
     }
 
     /// Starts a response; without `endStream`, follow with `sendBody` and/or `finish`.
     public func sendHeaders(status: Int, headers: [HTTP2HeaderField] = [], endStream: Bool = false) {
-        submit(ends: endStream) { (session, id) throws(HTTP2SessionError) in
-            try session.sendHeaders(streamID: id, status: status, headers: headers, endStream: endStream)
-        }
+        submit(.head(status: status, headers: headers, endStream: endStream), ends: endStream)
     }
 
     /// Queues body bytes (sent as the client's flow-control window allows).
     public func sendBody(_ bytes: [UInt8], endStream: Bool = false) {
-        submit(ends: endStream) { (session, id) throws(HTTP2SessionError) in try session.sendBody(streamID: id, bytes, endStream: endStream) }
+        submit(.body(bytes, endStream: endStream), ends: endStream)
     }
 
     /// Ends the response, with trailers if any.
     public func finish(trailers: [HTTP2HeaderField] = []) {
-        submit(ends: true) { (session, id) throws(HTTP2SessionError) in try session.finish(streamID: id, trailers: trailers) }
+        submit(.finish(trailers: trailers), ends: true)
     }
 
-    /// Abandons the response with RST_STREAM.
+    /// Abandons the response with RST_STREAM (over HTTP/1.1: closes the connection).
     public func reset(_ errorCode: HTTP2ErrorCode = .internalError) {
-        submit(ends: true) { (session, id) throws(HTTP2SessionError) in try session.resetStream(streamID: id, errorCode: errorCode) }
+        submit(.reset(errorCode), ends: true)
     }
 
-    private func submit(ends: Bool, _ write: @escaping @Sendable (HTTP2ServerSession, Int32) throws(HTTP2SessionError) -> Void) {
+    private func submit(_ part: ResponsePart, ends: Bool) {
         let proceed = state.withLock { state -> Bool in
             if state.ended || state.cancelled { return false }
             if ends {
@@ -86,8 +92,7 @@ public final class HTTP2Responder: Sendable {
             return true
         }
         guard proceed else { return }
-        let streamID = self.streamID
-        connection.withValueOnLoop { $0.write(streamID: streamID, write) }
+        connection.write(streamID: streamID, part)
     }
 
     /// Called by the connection (loop thread) when the stream closed.

@@ -7,11 +7,15 @@ extension HTTP2Server {
         public var port: Int = 0
         /// Event-loop threads; connections are spread over them round robin.
         public var threadCount: Int = onlineProcessorCount()
-        /// Per-connection HTTP/2 settings and request limits.
+        /// Per-connection HTTP/2 settings and request limits. The limits (`maxHeaderListSize`,
+        /// `maxBodySize`) apply to HTTP/1.1 requests too, and `maxConcurrentStreams` bounds how many
+        /// pipelined HTTP/1.1 requests queue before the server stops reading.
         public var session = HTTP2SessionConfiguration()
         /// Connections beyond this are accepted and closed at once (refused).
         public var maxConnections: Int = 10_000
-        /// A connection with no open stream and no I/O for this long is sent GOAWAY and closed.
+        /// A connection with no open stream and no I/O for this long is sent GOAWAY and closed (an
+        /// HTTP/1.1 connection with no request in flight is closed; one that has sent nothing at
+        /// all, whatever its protocol, too).
         public var idleTimeout: Duration = .seconds(60)
         /// The per-connection output cap: at most this many serialized bytes (plus one frame) wait
         /// for the socket. While the socket refuses output, nothing more is serialized and reading
@@ -21,9 +25,11 @@ extension HTTP2Server {
         public var backlog: Int32 = 511
         /// Where the server's diagnostics go.
         public var logger: HTTP2Logger = .disabled
-        /// Answers a request the session rejected (too large). The default answers 413 (body) or
-        /// 431 (headers) with no body; a gRPC server answers 200 with `grpc-status: 8`
-        /// (RESOURCE_EXHAUSTED) in a trailers-only response instead.
+        /// Answers an HTTP/2 request the session rejected (too large). The default answers 413
+        /// (body) or 431 (headers) with no body; a gRPC server answers 200 with `grpc-status: 8`
+        /// (RESOURCE_EXHAUSTED) in a trailers-only response instead. Not called for HTTP/1.1
+        /// requests: those get a plain-text 413/431 from the transport, then the connection closes
+        /// (a gRPC-style answer means nothing without HTTP/2 trailers).
         public var rejectionHandler: @Sendable (HTTP2StreamRejection, HTTP2Responder) -> Void = { rejection, responder in
             switch rejection {
             case .bodyTooLarge: responder.respond(status: 413)

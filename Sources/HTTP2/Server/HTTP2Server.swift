@@ -8,6 +8,16 @@ import Glibc
 /// An HTTP/2 (h2c, prior knowledge) server: N event-loop threads, one acceptor, one handler call per
 /// complete request.
 ///
+/// HTTP/1.1 fallback: a connection whose first bytes are not the HTTP/2 client preface is served
+/// as HTTP/1.1 (keep-alive, pipelining answered in order) by the same handler, with the same
+/// ``HTTP2Request`` and ``HTTP2Responder`` (`scheme` "http", odd stream ids per connection), so
+/// that Prometheus, curl and health checkers reach a server whose clients speak HTTP/2. The
+/// same limits apply; over-size requests are answered 413/431 by the transport itself (not by
+/// ``Configuration/rejectionHandler``), malformed ones 400, gRPC 505 (it needs HTTP/2), each
+/// followed by closing the connection. `Upgrade: h2c` is ignored: the request is answered in
+/// HTTP/1.1 (clients wanting HTTP/2 use prior knowledge). Telling the protocols apart costs the
+/// HTTP/2 path one comparison of the first 24 bytes (see `ProtocolSniffer`).
+///
 ///     let server = HTTP2Server(configuration: .init()) { request, responder in
 ///         responder.respond(status: 200, headers: [("content-type", "text/plain")], body: Array("hi".utf8))
 ///     }

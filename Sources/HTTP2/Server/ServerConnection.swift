@@ -2,15 +2,17 @@
 /// (protocol), delivers requests to the handler, applies responder writes, and runs the idle timer
 /// and graceful shutdown.
 ///
+/// Created by ``ProtocolSniffer`` once the client's first bytes are the HTTP/2 preface.
+///
 /// Thread ownership: created on and confined to its loop thread; responders reach it through
 /// `HTTP2LoopBound` hops.
-final class ServerConnection: ChannelHandler {
+final class ServerConnection: ChannelHandler, AcceptedConnection, ResponseWriter, IdleTracking {
     let context: ServerContext
     let loopState: ServerLoopState
     let session: HTTP2ServerSession
     let channel: Channel
     private var responders: [Int32: HTTP2Responder] = [:]
-    private var idleTimer: UInt64?
+    var idleTimer: UInt64?
     private var goingAway = false
     private(set) var closed = false
     /// Inside `channelRead`: the channel flushes afterwards, so writes need not flush themselves.
@@ -46,18 +48,13 @@ final class ServerConnection: ChannelHandler {
 
     func channelClosed(_ channel: Channel, error: (any Error)?) {
         closed = true
-        if let idleTimer { channel.loop.cancelTimer(idleTimer) }
-        if let error {
-            if let sessionError = error as? HTTP2SessionError, sessionError.isBadPreface {
-                context.logger.debug("connection closed: not an HTTP/2 client (\(sessionError))")
-            } else {
-                context.logger.debug("connection closed: \(error)")
-            }
-        }
+        cancelIdleCheck()
+        // No bad-preface case any more: the sniffer only hands over clients that sent the preface.
+        if let error { context.logger.debug("connection closed: \(error)") }
         let open = responders
         responders = [:]
         for responder in open.values { responder.streamClosed() }
-        loopState.connectionClosed(self)
+        loopState.connectionClosed(self, context: context)
     }
 
     // MARK: Events
@@ -67,12 +64,12 @@ final class ServerConnection: ChannelHandler {
         session.drainEvents { event in
             switch event {
             case .request(let request):
-                let responder = HTTP2Responder(streamID: request.streamID, connection: HTTP2LoopBound(self, eventLoop: loop))
+                let responder = HTTP2Responder(streamID: request.streamID, connection: .http2(HTTP2LoopBound(self, eventLoop: loop)))
                 responders[request.streamID] = responder
                 context.handler(request, responder)
             case .requestRejected(let streamID, let reason):
                 context.logger.debug("stream \(streamID) rejected: \(reason)")
-                let responder = HTTP2Responder(streamID: streamID, connection: HTTP2LoopBound(self, eventLoop: loop))
+                let responder = HTTP2Responder(streamID: streamID, connection: .http2(HTTP2LoopBound(self, eventLoop: loop)))
                 responders[streamID] = responder
                 context.configuration.rejectionHandler(reason, responder)
             case .streamClosed(let streamID, let errorCode):
@@ -85,10 +82,21 @@ final class ServerConnection: ChannelHandler {
     }
 
     /// Applies one responder write (loop thread).
-    func write(streamID: Int32, _ body: (HTTP2ServerSession, Int32) throws(HTTP2SessionError) -> Void) {
+    func write(streamID: Int32, _ part: ResponsePart) {
         guard !closed else { return }
-        do {
-            try body(session, streamID)
+        do throws(HTTP2SessionError) {
+            switch part {
+            case .whole(let status, let headers, let body, let trailers):
+                try session.respond(streamID: streamID, status: status, headers: headers, body: body, trailers: trailers)
+            case .head(let status, let headers, let endStream):
+                try session.sendHeaders(streamID: streamID, status: status, headers: headers, endStream: endStream)
+            case .body(let bytes, let endStream):
+                try session.sendBody(streamID: streamID, bytes, endStream: endStream)
+            case .finish(let trailers):
+                try session.finish(streamID: streamID, trailers: trailers)
+            case .reset(let errorCode):
+                try session.resetStream(streamID: streamID, errorCode: errorCode)
+            }
         } catch {
             // The stream is gone (reset by the client, say): nothing to answer any more.
             context.logger.trace("write to stream \(streamID) dropped: \(error)")
@@ -98,28 +106,22 @@ final class ServerConnection: ChannelHandler {
 
     // MARK: Timers and shutdown
 
-    func scheduleIdleCheck(after delay: UInt64) {
-        idleTimer = channel.loop.schedule(in: delay) { [weak self] in self?.idleCheck() }
+    var idleTimeout: UInt64 { context.configuration.idleTimeout.nanoseconds }
+
+    var isIdle: Bool { session.openStreamCount == 0 && responders.isEmpty }
+
+    func idleTimeoutExpired() {
+        if goingAway {
+            // GOAWAY went out a whole timeout ago and the peer neither closed nor read it.
+            channel.close(error: nil)
+            return
+        }
+        context.logger.debug("closing idle connection")
+        goAway()  // usually closes the channel at once: no streams, nothing left to exchange
+        if !closed { scheduleIdleCheck(after: idleTimeout) }
     }
 
-    private func idleCheck() {
-        idleTimer = nil
-        guard !closed else { return }
-        let timeout = context.configuration.idleTimeout.nanoseconds
-        let idleFor = monotonicNow() &- channel.lastActivity
-        if session.openStreamCount == 0, responders.isEmpty, idleFor >= timeout {
-            if goingAway {
-                // GOAWAY went out a whole timeout ago and the peer neither closed nor read it.
-                channel.close(error: nil)
-                return
-            }
-            context.logger.debug("closing idle connection")
-            goAway()  // usually closes the channel at once: no streams, nothing left to exchange
-            if !closed { scheduleIdleCheck(after: timeout) }
-        } else {
-            scheduleIdleCheck(after: idleFor >= timeout ? timeout : timeout - idleFor)
-        }
-    }
+    func beginGracefulClose() { goAway() }
 
     /// GOAWAY(NO_ERROR) naming the last processed stream; in-flight streams continue and the
     /// channel closes when nghttp2 has nothing left to read or write.
@@ -131,6 +133,4 @@ final class ServerConnection: ChannelHandler {
         }
         channel.flush()
     }
-
-    func forceClose() { channel.close(error: nil) }
 }

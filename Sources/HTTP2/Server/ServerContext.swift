@@ -30,8 +30,10 @@ final class ServerContext: Sendable {
 
     func state(of loop: EventLoop) -> ServerLoopState { loopStates[loop.index] }
 
-    /// Takes ownership of an accepted socket on `loop` (loop thread): session, channel, idle timer,
-    /// and our SETTINGS right away.
+    /// Takes ownership of an accepted socket on `loop` (loop thread): a channel whose first handler
+    /// is a ``ProtocolSniffer``, which hands the channel to an HTTP/2 or an HTTP/1.1 connection once
+    /// the client's first bytes tell which it speaks. Nothing is sent before that (our SETTINGS go
+    /// out with the first answer to an HTTP/2 client, which sends its preface without waiting).
     func adopt(_ fd: Int32, on loop: EventLoop) {
         let loopState = state(of: loop)
         guard !loopState.shuttingDown else {
@@ -42,20 +44,19 @@ final class ServerContext: Sendable {
         _ = csystemSetNoDelay(fd)
         let channel = Channel(loop: loop, fd: fd, outputLimit: configuration.outputLimit, pausesReading: true,
                               connecting: false)
+        let sniffer = ProtocolSniffer(context: self, loopState: loopState, channel: channel)
+        channel.handler = sniffer
         do {
-            let session = try HTTP2ServerSession(configuration: configuration.session, logger: logger)
-            let connection = ServerConnection(context: self, loopState: loopState, session: session, channel: channel)
-            channel.handler = connection
             try channel.register()
-            loopState.connections[ObjectIdentifier(connection)] = connection
-            connection.scheduleIdleCheck(after: configuration.idleTimeout.nanoseconds)
-            channel.flush()
         } catch {
             logger.error("could not set up a connection: \(error)")
             channel.handler = nil
             channel.close(error: error)
             connectionCount.subtract(1, ordering: .relaxed)
+            return
         }
+        loopState.track(sniffer)
+        sniffer.start()
     }
 }
 
@@ -63,7 +64,8 @@ final class ServerContext: Sendable {
 /// `@unchecked Sendable`: it is created elsewhere but only ever used on its loop).
 final class ServerLoopState: @unchecked Sendable {
     let loop: EventLoop
-    var connections: [ObjectIdentifier: ServerConnection] = [:]
+    /// Keyed by channel (see ``AcceptedConnection``): a sniffer's hand-over replaces its entry.
+    private(set) var connections: [ObjectIdentifier: any AcceptedConnection] = [:]
     var shuttingDown = false
     /// Set on loop 0 while the server listens.
     var acceptor: Acceptor?
@@ -73,9 +75,15 @@ final class ServerLoopState: @unchecked Sendable {
 
     init(loop: EventLoop) { self.loop = loop }
 
-    func connectionClosed(_ connection: ServerConnection) {
-        guard connections.removeValue(forKey: ObjectIdentifier(connection)) != nil else { return }
-        connection.context.connectionCount.subtract(1, ordering: .relaxed)
+    /// Starts tracking `connection`, or replaces the entry of its channel (a sniffer's hand-over).
+    func track(_ connection: any AcceptedConnection) {
+        connections[ObjectIdentifier(connection.channel)] = connection
+    }
+
+    /// The channel of `connection` closed: forget it and count it out (once per channel).
+    func connectionClosed(_ connection: any AcceptedConnection, context: ServerContext) {
+        guard connections.removeValue(forKey: ObjectIdentifier(connection.channel)) != nil else { return }
+        context.connectionCount.subtract(1, ordering: .relaxed)
         if shuttingDown, connections.isEmpty { finishShutdown() }
     }
 
@@ -87,8 +95,9 @@ final class ServerLoopState: @unchecked Sendable {
         shutdownFinished = finished
         acceptor?.close()
         acceptor = nil
-        // A GOAWAY can close its connection at once (nothing in flight), which may finish already.
-        for connection in Array(connections.values) { connection.goAway() }
+        // A GOAWAY (or an HTTP/1.1 connection with nothing in flight) can close its connection at
+        // once, which may finish already.
+        for connection in Array(connections.values) { connection.beginGracefulClose() }
         if connections.isEmpty {
             finishShutdown()
             return
