@@ -15,6 +15,8 @@
 //   Cluster   (the shard assignment and the cluster file: what every part of a cluster agrees on)
 //   Coordinator (fan-out to the shards, exact merge, presentation, replicas, hedging, deadlines)
 //   Launcher  (a whole cluster of processes on loopback: `typeahead local`, and the cluster tests)
+//   Load      (`typeahead load`: keystroke sessions over many HTTP/2 connections, open and closed
+//              loop, latency histograms and reports; the latency recorder bench shares)
 //   CSQLite   -> Benchmarks  (the SQLite FTS5 peer used by `typeahead bench`)
 //   typeahead (the executable: argument parsing only)
 import PackageDescription
@@ -42,12 +44,13 @@ let package = Package(
         .target(name: "HTTP2", dependencies: ["CNghttp2", "CSystem"]),
         .target(name: "RPC", dependencies: ["Wire", "HTTP2", "Observability"]),
         .target(name: "Node", dependencies: ["Index", "Wire", "RPC", "Catalog", "Observability"]),
-        .target(name: "Benchmarks", dependencies: ["Index", "Catalog", "Analysis", "CSQLite"]),
+        .target(name: "Load", dependencies: ["Catalog", "Wire", "HTTP2", "RPC"]),
+        .target(name: "Benchmarks", dependencies: ["Index", "Catalog", "Analysis", "CSQLite", "Load"]),
         .target(name: "Observability"),
         .target(name: "Cluster"),
         .target(name: "Coordinator", dependencies: ["Index", "Wire", "Cluster", "HTTP2", "RPC", "Observability"]),
         .target(name: "Launcher", dependencies: ["Index", "Catalog", "Cluster", "HTTP2"]),
-        .executableTarget(name: "typeahead", dependencies: ["Index", "Catalog", "Wire", "Node", "RPC", "Cluster", "Coordinator", "Launcher", "Benchmarks"]),
+        .executableTarget(name: "typeahead", dependencies: ["Index", "Catalog", "Wire", "Node", "RPC", "Cluster", "Coordinator", "Launcher", "Benchmarks", "Load"]),
 
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "AnalysisTests", dependencies: ["Analysis"]),
@@ -62,6 +65,7 @@ let package = Package(
         .testTarget(name: "RPCTests", dependencies: ["RPC", "HTTP2", "Wire", "Observability"]),
         .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "Cluster", "Index", "Wire", "Catalog", "TestSupport", "Node", "RPC",
                                                              "HTTP2", "Observability"], exclude: ["python"]),
+        .testTarget(name: "LoadTests", dependencies: ["Load", "RPC", "HTTP2", "Wire", "Catalog", "Observability"]),
         // Random catalogs, keystroke workloads and response diffs shared by the test targets.
         .target(name: "TestSupport", dependencies: ["Index", "Catalog"], path: "Tests/Support"),
     ],
