@@ -1,0 +1,331 @@
+import Catalog
+import Dispatch
+import HTTP2
+import RPC
+import Wire
+
+/// One request, as planned: what to send and when it was meant to leave.
+struct PlannedCall: Sendable {
+    var kind: RequestKind
+    var session: String
+    /// The keystroke's revision (Search: the session's last revision + 1, for the request id only).
+    var revision: UInt64
+    var text: String
+    /// When a person would have sent it (``monotonicNanoseconds()``); latency counts from here.
+    var intended: UInt64
+
+    /// `x-request-id`: the server's log lines about a call name the session and keystroke.
+    var requestID: String { kind == .suggest ? "\(session)/\(revision)" : "\(session)/search" }
+}
+
+/// What a lane needs from the run, shared by all lanes (every field is immutable or thread-safe).
+struct LaneContext: Sendable {
+    let client: HTTP2Client
+    let host: String
+    let port: Int
+    let options: GRPCClient.Options
+    let timeout: Duration
+    let clock: RunClock
+    let counters: LiveCounters
+    let typing: TypingModel
+    let source: TextSource
+    let seed: UInt64
+    let runID: String
+}
+
+/// The statistics of one event loop, shared by the lanes of that loop (all on its thread).
+final class LoopRecorder {
+    var statistics = LoadStatistics()
+}
+
+/// One HTTP/2 connection and everything sent on it. **Confined to the connection's event loop**:
+/// it is created elsewhere but handed over (`HTTP2LoopBound(sending:)`), and every method runs on
+/// that loop — sends from the open-loop scheduler arrive through `execute`, completions and timers
+/// run there by construction — so none of its state needs a lock.
+///
+/// It sends, times out (a loop timer, not a dispatch timer per call), classifies and records each
+/// request; replaces its connection when it closes; and, in a closed loop, drives its streams.
+final class Lane {
+    let index: Int
+    let loop: HTTP2EventLoop
+    let context: LaneContext
+    private let recorder: HTTP2LoopBound<LoopRecorder>
+    private var connection: HTTP2ClientConnection?
+    private var stopping = false
+    /// Closed loop: the simulated people of this connection, and those waiting for a reconnect.
+    private var users: [VirtualUser] = []
+    private var parked: [VirtualUser] = []
+
+    init(index: Int, connection: HTTP2ClientConnection, recorder: HTTP2LoopBound<LoopRecorder>, context: LaneContext) {
+        self.index = index
+        self.loop = connection.eventLoop
+        self.connection = connection
+        self.recorder = recorder
+        self.context = context
+    }
+
+    private var bound: HTTP2LoopBound<Lane> { HTTP2LoopBound(self, eventLoop: loop) }
+
+    // MARK: Sending
+
+    /// Sends `call` now; `then` runs on the loop with its outcome (never inline within `send`, so
+    /// a closed loop that fails fast cannot recurse).
+    func send(_ call: PlannedCall, then: ((RequestOutcome) -> Void)? = nil) {
+        let sentAt = monotonicNanoseconds()
+        context.counters.started()
+        let pending = PendingCall(call: call, sentAt: sentAt, then: then)
+        guard let connection else {
+            finish(pending, .failure(GRPCStatus(.unavailable, "not connected to \(context.host):\(context.port) (reconnecting)")))
+            return
+        }
+        var options = context.options
+        options.requestID = call.requestID
+        let lane = bound
+        let state = HTTP2LoopBound(pending, eventLoop: loop)
+        let stream: HTTP2ClientStream
+        pending.sending = true
+        switch call.kind {
+        case .suggest:
+            let request = Typeahead_V1_SuggestRequest(text: call.text, session: call.session, revision: call.revision)
+            stream = GRPCClient.call(Typeahead_V1_TypeaheadService.suggest, request, on: connection, options: options) { result in
+                lane.value.finish(state.value, result.map(\.shards))
+            }
+        case .search:
+            stream = GRPCClient.call(Typeahead_V1_TypeaheadService.search, Typeahead_V1_SearchRequest(text: call.text),
+                                     on: connection, options: options) { result in
+                lane.value.finish(state.value, result.map(\.shards))
+            }
+        }
+        pending.sending = false
+        guard !pending.done else { return }
+        pending.timer = loop.scheduleTimer(after: context.timeout) {
+            state.value.timedOut = true
+            stream.cancel()
+        }
+    }
+
+    private func finish(_ pending: PendingCall, _ result: Result<Typeahead_V1_ShardStatus?, GRPCStatus>) {
+        pending.done = true
+        if let timer = pending.timer { loop.cancelTimer(timer) }
+        let finished = monotonicNanoseconds()
+        let outcome: RequestOutcome
+        switch result {
+        case .success(let shards):
+            outcome = .answered(shards: shards)
+        case .failure(let status):
+            outcome = pending.timedOut
+                ? .failed(GRPCStatus(.deadlineExceeded, "no answer within \(context.timeout) (the load generator's timeout)"))
+                : RequestOutcome(status)
+        }
+        context.counters.finished(outcome)
+        let call = pending.call
+        let clock = context.clock
+        if clock.isMeasured(call.intended) {
+            recorder.value.statistics.record(call.kind, prefixLength: call.text.count, outcome: outcome, intended: call.intended,
+                                             sent: pending.sentAt, finished: finished, second: clock.second(of: call.intended),
+                                             inWindow: call.intended < clock.windowEnd)
+        }
+        guard let then = pending.then else { return }
+        if pending.sending {
+            let state = HTTP2LoopBound(pending, eventLoop: loop)
+            loop.execute { state.value.then?(outcome) }
+        } else {
+            then(outcome)
+        }
+    }
+
+    // MARK: The connection
+
+    /// Starts watching the connection (call once, on the loop).
+    func watch() {
+        guard let connection else { return }
+        let lane = bound
+        connection.onClose { lane.value.closed(connection) }
+    }
+
+    /// No more reconnects, no more sends from the closed loop; the client's shutdown follows.
+    func stop() {
+        stopping = true
+        let waiting = parked
+        parked.removeAll()
+        for user in waiting { finishUser(user) }
+    }
+
+    private func closed(_ closed: HTTP2ClientConnection) {
+        guard closed === connection else { return }
+        connection = nil
+        guard !stopping else { return }
+        context.counters.connectionsLost.add(1, ordering: .relaxed)
+        reconnect(after: .milliseconds(200))
+    }
+
+    private func reconnect(after delay: Duration) {
+        let lane = bound
+        _ = loop.scheduleTimer(after: delay) {
+            let me = lane.value
+            guard !me.stopping else { return }
+            let (client, host, port, loop) = (me.context.client, me.context.host, me.context.port, me.loop)
+            // Off the loop: connect resolves a host name on the calling thread, which may block.
+            DispatchQueue.global().async {
+                client.connect(host: host, port: port, on: loop) { result in
+                    // On the loop, except for failures before the connect got there.
+                    loop.execute { lane.value.reconnected(result) }
+                }
+            }
+        }
+    }
+
+    private func reconnected(_ result: Result<HTTP2ClientConnection, HTTP2ClientError>) {
+        switch result {
+        case .success(let fresh):
+            guard !stopping else {
+                fresh.close()
+                return
+            }
+            connection = fresh
+            watch()
+            context.counters.reconnects.add(1, ordering: .relaxed)
+            let waiting = parked
+            parked.removeAll()
+            for user in waiting { advance(user) }
+        case .failure:
+            if !stopping { reconnect(after: .seconds(1)) }
+        }
+    }
+
+    // MARK: Closed loop
+
+    /// Starts `streams` simulated people on this connection, each typing sessions back to back and
+    /// sending every keystroke as soon as the previous answer is in.
+    func startClosedLoop(streams: Int) {
+        for number in 0..<streams {
+            var mixer = SplitMix64(seed: context.seed ^ (UInt64(index) &* 0x9E37_79B9_7F4A_7C15) ^ (UInt64(number) &* 0xD1B5_4A32_D192_ED03))
+            users.append(VirtualUser(id: "\(context.runID)-c\(index).\(number)", random: SplitMix64(seed: mixer.next())))
+        }
+        // Everyone starts at the run's start, like the open loop's first arrival (before it, sends
+        // would fall outside the measured time).
+        let lane = bound
+        let wait = context.clock.start - min(context.clock.start, monotonicNanoseconds())
+        _ = loop.scheduleTimer(after: .nanoseconds(Int64(wait))) {
+            let me = lane.value
+            for user in me.users { me.advance(user) }
+            me.tick()
+        }
+    }
+
+    /// Every 100 ms: lets people parked on a lost connection stop when the run is over.
+    private func tick() {
+        let lane = bound
+        _ = loop.scheduleTimer(after: .milliseconds(100)) {
+            let me = lane.value
+            guard monotonicNanoseconds() >= me.context.clock.hardEnd || me.stopping else {
+                me.tick()
+                return
+            }
+            let waiting = me.parked
+            me.parked.removeAll()
+            for user in waiting { me.finishUser(user) }
+        }
+    }
+
+    private func advance(_ user: VirtualUser) {
+        let now = monotonicNanoseconds()
+        guard now < context.clock.hardEnd, !stopping else {
+            finishUser(user)
+            return
+        }
+        guard connection?.isAcceptingRequests == true else {
+            parked.append(user)
+            return
+        }
+        if user.plan == nil {
+            user.begin(context.typing.plan(typing: context.source.pick(&user.random), random: &user.random),
+                       measured: context.clock.isMeasured(now))
+            context.counters.sessionsStarted.add(1, ordering: .relaxed)
+            if user.measured { recorder.value.statistics.sessions.started += 1 }
+        }
+        guard let call = user.nextCall(at: now) else {
+            // An empty plan (nothing to type): take the next text, on the next turn of the loop.
+            user.plan = nil
+            let lane = bound, person = HTTP2LoopBound(user, eventLoop: loop)
+            loop.execute { lane.value.advance(person.value) }
+            return
+        }
+        send(call) { [self] _ in
+            if user.isDone {
+                if user.measured {
+                    recorder.value.statistics.sessions.completed += 1
+                    if user.plan?.submits == true { recorder.value.statistics.sessions.submitted += 1 }
+                }
+                user.plan = nil
+            }
+            advance(user)
+        }
+    }
+
+    private func finishUser(_ user: VirtualUser) {
+        guard !user.finished else { return }
+        user.finished = true
+        if user.plan != nil && user.measured { recorder.value.statistics.sessions.cut += 1 }
+        user.plan = nil
+        context.counters.finishedStreams.add(1, ordering: .relaxed)
+    }
+}
+
+/// A request in flight (loop-confined, like its lane).
+final class PendingCall {
+    let call: PlannedCall
+    let sentAt: UInt64
+    let then: ((RequestOutcome) -> Void)?
+    var timer: HTTP2Timer?
+    var timedOut = false
+    var done = false
+    /// True while `GRPCClient.call` runs: a completion then is synchronous.
+    var sending = false
+
+    init(call: PlannedCall, sentAt: UInt64, then: ((RequestOutcome) -> Void)?) {
+        self.call = call
+        self.sentAt = sentAt
+        self.then = then
+    }
+}
+
+/// A closed-loop stream: one simulated person typing sessions back to back without pauses
+/// (loop-confined, owned by its lane).
+final class VirtualUser {
+    let id: String
+    var random: SplitMix64
+    var plan: SessionPlan?
+    var measured = false
+    var finished = false
+    private var step = 0
+    private var sessions = 0
+    private var session = ""
+
+    init(id: String, random: SplitMix64) {
+        self.id = id
+        self.random = random
+    }
+
+    func begin(_ plan: SessionPlan, measured: Bool) {
+        self.plan = plan
+        self.measured = measured
+        step = 0
+        sessions += 1
+        session = "\(id).\(sessions)"
+    }
+
+    /// The plan's next request (keystrokes, then the search if it submits); sent now, so its
+    /// intended time is now.
+    func nextCall(at now: UInt64) -> PlannedCall? {
+        guard let plan, step < plan.requestCount else { return nil }
+        step += 1
+        if step <= plan.keystrokes.count {
+            return PlannedCall(kind: .suggest, session: session, revision: UInt64(step), text: plan.keystrokes[step - 1].text, intended: now)
+        }
+        return PlannedCall(kind: .search, session: session, revision: UInt64(step), text: plan.text, intended: now)
+    }
+
+    /// Whether the last request of the plan has been sent.
+    var isDone: Bool { plan.map { step >= $0.requestCount } ?? true }
+}
