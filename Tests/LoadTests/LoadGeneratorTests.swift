@@ -3,6 +3,7 @@ import Foundation
 import FoundationXML
 import Load
 import RPC
+import Synchronization
 import XCTest
 
 /// The load generator against an in-process server that records what it receives: sessions are
@@ -41,6 +42,14 @@ final class LoadGeneratorTests: XCTestCase {
         configuration.seed = 42
         configuration.typing = TypingModel(keyDelay: .milliseconds(1) ... .milliseconds(3), typoRate: 0.2, backspaceRate: 0.1,
                                            submitRate: 1, maximumLength: 40)
+        return configuration
+    }
+
+    /// The same, as a closed loop of `connections × streams`.
+    func closedLoop(port: Int, streams: Int, connections: Int, duration: Duration) -> LoadConfiguration {
+        var configuration = openLoop(port: port, duration: duration)
+        configuration.mode = .closedLoop(streamsPerConnection: streams)
+        configuration.connections = connections
         return configuration
     }
 
@@ -151,10 +160,7 @@ final class LoadGeneratorTests: XCTestCase {
     /// server at once, sessions typed in order, counts equal.
     func testClosedLoopKeepsStreamsBusyAndCounts() async throws {
         let server = try server(.init(delay: .milliseconds(2)))
-        var configuration = openLoop(port: server.port)
-        configuration.mode = .closedLoop(streamsPerConnection: 3)
-        configuration.connections = 2
-        configuration.duration = .milliseconds(700)
+        let configuration = closedLoop(port: server.port, streams: 3, connections: 2, duration: .milliseconds(700))
         let report = try await run(configuration)
         assertSessionsTypedProperly(server, submits: false)
         XCTAssertLessThanOrEqual(server.concurrent.withLock { $0.maximum }, 6)
@@ -258,5 +264,46 @@ final class LoadGeneratorTests: XCTestCase {
         XCTAssertEqual(report.settings.targetRequestsPerSecond, 200)
         XCTAssertEqual(report.settings.targetSessionsPerSecond ?? 0, 200 / perSession, accuracy: 0.01)
         XCTAssertEqual(report.settings.arrivals, "uniform")
+    }
+}
+
+extension LoadGeneratorTests {
+    /// The server goes away in the middle of a closed loop: the streams wait for a reconnect that
+    /// never comes, the run still ends on time, and every request sent is accounted for.
+    func testClosedLoopSurvivesTheServerGoingAway() async throws {
+        let server = try server(.init(delay: .milliseconds(1)))
+        let configuration = closedLoop(port: server.port, streams: 2, connections: 2, duration: .milliseconds(1500))
+        Task {
+            try await Task.sleep(for: .milliseconds(500))
+            server.shutdown()
+        }
+        let report = try await run(configuration)
+        XCTAssertGreaterThanOrEqual(report.connections.lost, 1)
+        XCTAssertEqual(report.connections.reconnects, 0)
+        XCTAssertEqual(report.requests.sent, report.requests.answered + report.requests.superseded + report.requests.failed)
+        XCTAssertGreaterThan(report.requests.answered, 0)
+        XCTAssertLessThanOrEqual(report.requests.answered, server.calls.withLock { $0.count })
+    }
+}
+
+extension LoadGeneratorTests {
+    /// A server restarted on the same port: the lanes reconnect and the streams carry on there.
+    func testClosedLoopReconnectsToARestartedServer() async throws {
+        let first = try server()
+        let port = first.port
+        let configuration = closedLoop(port: port, streams: 2, connections: 2, duration: .seconds(3))
+        let restarted = Mutex<RecordingServer?>(nil)
+        Task {
+            try await Task.sleep(for: .milliseconds(400))
+            first.shutdown()
+            try await Task.sleep(for: .milliseconds(100))
+            restarted.withLock { $0 = try? RecordingServer(.init(port: port)) }
+        }
+        let report = try await run(configuration)
+        let second = try XCTUnwrap(restarted.withLock { $0 }, "could not listen on \(port) again")
+        servers.append(second)
+        XCTAssertGreaterThanOrEqual(report.connections.reconnects, 1)
+        XCTAssertGreaterThan(second.calls.withLock { $0.count }, 0, "streams went on after the reconnect")
+        XCTAssertEqual(report.requests.answered, first.calls.withLock { $0.count } + second.calls.withLock { $0.count })
     }
 }

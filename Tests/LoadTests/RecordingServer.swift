@@ -36,6 +36,8 @@ final class RecordingServer: Sendable {
         /// Answer after this long (from a dispatch queue), to have calls overlap.
         var delay: Duration = .zero
         var readToken: String?
+        /// 0: any free port.
+        var port = 0
     }
 
     let rules: Rules
@@ -63,7 +65,7 @@ final class RecordingServer: Sendable {
             },
         ]
         var configuration = RPCServer.Configuration()
-        configuration.port = 0
+        configuration.port = rules.port
         configuration.threads = 2
         configuration.readToken = rules.readToken
         configuration.shutdownGrace = .milliseconds(200)

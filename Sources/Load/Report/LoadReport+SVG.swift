@@ -13,7 +13,8 @@ extension LoadReport {
     /// resources).
     ///
     /// 1. Latency percentiles over time: suggest p50/p90/p99 and search p50/p99 per second of
-    ///    intended send time, on a logarithmic axis (seconds without answers leave a gap).
+    ///    intended send time, on a logarithmic axis (seconds without answers leave a gap; the
+    ///    graceful stop after the measured window is shaded).
     /// 2. Latency by prefix length: suggest p50/p90/p99 per prefix-length bucket, and search.
     public func svg() -> String {
         var document = SVGDocument(width: 960, height: 760)
@@ -82,10 +83,17 @@ extension LoadReport {
             document.text("no answered requests", x: (left + right) / 2, y: top + height / 2, anchor: "middle", fill: "#888")
             return
         }
-        let axis = LogAxis(values: values, top: top, bottom: bottom)
-        axis.draw(into: &document, left: left, right: right)
         let seconds = max(1, timeline.count - 1)
         func x(_ second: Int) -> Double { left + Double(second) / Double(seconds) * (right - left) }
+        // Requests intended after the window are the graceful stop's tail: fewer, and not at the rate.
+        let windowEnd = left + min(1, windowSeconds / Double(seconds)) * (right - left)
+        if windowEnd < right {
+            document.rect(x: windowEnd, y: top, width: right - windowEnd, height: bottom - top, fill: "#f3f3f3",
+                          title: "after the measured window: sessions finishing (graceful stop)")
+            document.text("graceful stop", x: (windowEnd + right) / 2, y: top + 12, size: 10, anchor: "middle", fill: "#888")
+        }
+        let axis = LogAxis(values: values, top: top, bottom: bottom)
+        axis.draw(into: &document, left: left, right: right)
         let step = max(1, Int((Double(seconds) / 10).rounded(.up)))
         for second in stride(from: 0, through: seconds, by: step) {
             document.line(x1: x(second), y1: bottom, x2: x(second), y2: bottom + 4, stroke: "#888")
