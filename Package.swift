@@ -56,7 +56,7 @@ let package = Package(
         .testTarget(name: "AnalysisTests", dependencies: ["Analysis"]),
         .testTarget(name: "CatalogTests", dependencies: ["Catalog"]),
         .testTarget(name: "IndexTests", dependencies: ["Index", "Catalog", "Analysis", "Storage", "TestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["Wire", "Index"]),
+        .testTarget(name: "CLITests", dependencies: ["Wire", "Index", "TestSupport"]),
         .testTarget(name: "WireTests", dependencies: ["Wire", "Index"], exclude: ["Fixtures"]),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2"]),
         .testTarget(name: "NodeTests", dependencies: ["Node", "Index", "Wire"], exclude: ["python"]),
@@ -65,7 +65,7 @@ let package = Package(
         .testTarget(name: "RPCTests", dependencies: ["RPC", "HTTP2", "Wire", "Observability"]),
         .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "Cluster", "Index", "Wire", "Catalog", "TestSupport", "Node", "RPC",
                                                              "HTTP2", "Observability"], exclude: ["python"]),
-        .testTarget(name: "LoadTests", dependencies: ["Load", "RPC", "HTTP2", "Wire", "Catalog", "Observability"]),
+        .testTarget(name: "LoadTests", dependencies: ["Load", "RPC", "HTTP2", "Wire", "Catalog", "Observability", "TestSupport"]),
         // Random catalogs, keystroke workloads and response diffs shared by the test targets.
         .target(name: "TestSupport", dependencies: ["Index", "Catalog"], path: "Tests/Support"),
     ],

@@ -18,6 +18,7 @@ Commands:
   local     run a whole cluster on loopback (N shards × R replica processes and a coordinator)
   shard-of  which shard of an N-shard cluster holds an id
   bench     measure build, open and suggest latency against SQLite FTS5
+  load      replay people typing against a node or coordinator: open or closed loop, latency report
 
 Run 'typeahead COMMAND --help' for a command's options.
 """
@@ -29,6 +30,7 @@ let commands: [String: ([String]) throws -> Int32] = [
     "upsert": UpsertCommand.run,
     "delete": DeleteCommand.run,
     "bench": BenchCommand.run,
+    "load": LoadCommand.run,
     "node": NodeCommand.run,
     "coordinator": CoordinatorCommand.run,
     "local": LocalCommand.run,
