@@ -19,6 +19,7 @@ public struct LoadConfiguration: Sendable, Equatable {
         case requests(Double)
     }
 
+    /// How requests are paced.
     public enum Mode: Sendable, Equatable {
         /// Sessions arrive at a rate and type on their own schedule whatever the server does;
         /// latency counts from each request's intended send time (no coordinated omission).

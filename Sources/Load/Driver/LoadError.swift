@@ -6,6 +6,7 @@
 /// do { try configuration.validate() } catch { print(error) }  // "--connections must be 1...10000, got 0"
 /// ```
 public struct LoadError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong, for the exit status.
     public enum Kind: Sendable, Equatable {
         /// An option out of its range or a conflicting combination (a usage error).
         case invalidConfiguration

@@ -90,6 +90,12 @@ final class LiveCounters: Sendable {
 
 /// A snapshot of a run in progress (every second, to ``LoadGenerator/run(events:)``), counting
 /// warmup requests too.
+///
+/// ```swift
+/// let report = try await generator.run { event in
+///     if case .progress(let p) = event { print("\(p.elapsed): \(p.sent) sent, \(p.inFlight) in flight") }
+/// }
+/// ```
 public struct LoadProgress: Sendable, Equatable {
     /// Since the first request.
     public var elapsed: Duration

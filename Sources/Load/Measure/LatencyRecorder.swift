@@ -42,6 +42,11 @@ public struct LatencyRecorder: Sendable {
 
 /// The one definition of "the q-th percentile" that the recorder and the histogram share, so that
 /// an exact and a bucketed percentile of the same samples name the same sample.
+///
+/// ```swift
+/// Percentile.rank(0.99, count: 1000)   // 990: the 990th smallest of 1000 samples is the p99
+/// Percentile.rank(0.5, count: 3)       // 2
+/// ```
 public enum Percentile {
     /// The nearest-rank definition: the smallest sample with at least q·n samples at or below it,
     /// as a 1-based rank in 1...count (count > 0). q = 0 gives the minimum, q = 1 the maximum.

@@ -3,10 +3,10 @@ import Wire
 
 /// Prefix-length classes of keystrokes: short prefixes are the expensive ones (most candidates),
 /// so the report breaks suggest latency down by them. Lengths count characters of the field text.
-public enum PrefixLengthBucket: Int, Sendable, CaseIterable, Hashable {
+enum PrefixLengthBucket: Int, Sendable, CaseIterable, Hashable {
     case empty, one, two, three, fourToFive, sixToEight, nineToTwelve, thirteenOrMore
 
-    public init(length: Int) {
+    init(length: Int) {
         switch length {
         case ...0: self = .empty
         case 1: self = .one
@@ -20,7 +20,7 @@ public enum PrefixLengthBucket: Int, Sendable, CaseIterable, Hashable {
     }
 
     /// "1", "4-5", "13+".
-    public var label: String {
+    var label: String {
         switch self {
         case .empty: "0"
         case .one: "1"
@@ -35,27 +35,27 @@ public enum PrefixLengthBucket: Int, Sendable, CaseIterable, Hashable {
 }
 
 /// What happened to one kind of request (suggest or search).
-public struct KindStatistics: Sendable, Equatable {
+struct KindStatistics: Sendable, Equatable {
     /// Requests sent (every one completes once: answered, superseded or failed).
-    public var sent = 0
+    var sent = 0
     /// Answers (status OK), partial ones included.
-    public var answered = 0
+    var answered = 0
     /// Answers whose `shards` says some shard failed.
-    public var partial = 0
+    var partial = 0
     /// CANCELLED as superseded by a newer keystroke.
-    public var superseded = 0
+    var superseded = 0
     /// Failures by status (superseded answers are not here).
-    public var errors: [GRPCStatus.Code: Int] = [:]
+    var errors: [GRPCStatus.Code: Int] = [:]
     /// The first message seen for each failure status, to tell "connection refused" from "overloaded".
-    public var errorExamples: [GRPCStatus.Code: String] = [:]
+    var errorExamples: [GRPCStatus.Code: String] = [:]
     /// Answers, measured from the intended send time (open loop) — what the person waits.
-    public var latency = LatencyHistogram()
+    var latency = LatencyHistogram()
     /// Answers, measured from the moment the request was handed to its connection.
-    public var serviceTime = LatencyHistogram()
+    var serviceTime = LatencyHistogram()
 
-    public init() {}
+    init() {}
 
-    public var failed: Int { errors.values.reduce(0, +) }
+    var failed: Int { errors.values.reduce(0, +) }
 
     mutating func record(_ outcome: RequestOutcome, latency: UInt64, serviceTime: UInt64) {
         sent += 1
@@ -86,16 +86,16 @@ public struct KindStatistics: Sendable, Equatable {
 }
 
 /// Answers that carried a `shards` status (a coordinator's), and which shards failed.
-public struct ShardStatistics: Sendable, Equatable {
-    public var answersWithStatus = 0
+struct ShardStatistics: Sendable, Equatable {
+    var answersWithStatus = 0
     /// Answers with at least one failed shard (partial answers).
-    public var partial = 0
+    var partial = 0
     /// How often each shard was named failed.
-    public var failedShards: [String: Int] = [:]
+    var failedShards: [String: Int] = [:]
     /// Answers per index generation.
-    public var generations: [UInt64: Int] = [:]
+    var generations: [UInt64: Int] = [:]
 
-    public init() {}
+    init() {}
 
     mutating func record(_ status: Typeahead_V1_ShardStatus) {
         answersWithStatus += 1
@@ -114,16 +114,16 @@ public struct ShardStatistics: Sendable, Equatable {
 
 /// Sessions (one person typing one text), counted by whoever owns them: the open-loop scheduler
 /// or a closed-loop stream.
-public struct SessionCounts: Sendable, Equatable {
-    public var started = 0
+struct SessionCounts: Sendable, Equatable {
+    var started = 0
     /// Typed to the end (and submitted, if they were going to).
-    public var completed = 0
+    var completed = 0
     /// Ended with a Search.
-    public var submitted = 0
+    var submitted = 0
     /// Still typing when the run ended (the graceful stop ran out, or the closed loop stopped).
-    public var cut = 0
+    var cut = 0
 
-    public init() {}
+    init() {}
 
     mutating func merge(_ other: SessionCounts) {
         started += other.started
@@ -134,15 +134,15 @@ public struct SessionCounts: Sendable, Equatable {
 }
 
 /// One second of the run (by intended send time, from the end of the warmup).
-public struct SecondStatistics: Sendable, Equatable {
-    public var sent = 0
-    public var answered = 0
-    public var superseded = 0
-    public var failed = 0
-    public var suggest = LatencyHistogram()
-    public var search = LatencyHistogram()
+struct SecondStatistics: Sendable, Equatable {
+    var sent = 0
+    var answered = 0
+    var superseded = 0
+    var failed = 0
+    var suggest = LatencyHistogram()
+    var search = LatencyHistogram()
 
-    public init() {}
+    init() {}
 
     mutating func merge(_ other: SecondStatistics) {
         sent += other.sent
@@ -163,30 +163,30 @@ public struct SecondStatistics: Sendable, Equatable {
 ///                   intended: t0, sent: t0 + 40_000, finished: t0 + 900_000, second: 0, inWindow: true)
 /// statistics.suggest.latency.percentile(0.99)     // 900 µs
 /// ```
-public struct LoadStatistics: Sendable, Equatable {
-    public var suggest = KindStatistics()
-    public var search = KindStatistics()
+struct LoadStatistics: Sendable, Equatable {
+    var suggest = KindStatistics()
+    var search = KindStatistics()
     /// Suggest answers' latency (from the intended send time) by ``PrefixLengthBucket``.
-    public var prefixLengths = [LatencyHistogram](repeating: LatencyHistogram(), count: PrefixLengthBucket.allCases.count)
-    public var sessions = SessionCounts()
-    public var shards = ShardStatistics()
+    var prefixLengths = [LatencyHistogram](repeating: LatencyHistogram(), count: PrefixLengthBucket.allCases.count)
+    var sessions = SessionCounts()
+    var shards = ShardStatistics()
     /// Per second of intended send time since the warmup ended.
-    public var timeline: [SecondStatistics] = []
+    var timeline: [SecondStatistics] = []
     /// How late requests left relative to their intended time (the generator's own lag: timer
     /// resolution, a busy machine). Large values mean the generator, not the server, was behind.
-    public var sendLag = LatencyHistogram()
+    var sendLag = LatencyHistogram()
     /// Requests intended within the measured window (the rest were sent in the graceful stop).
-    public var sentInWindow = 0
+    var sentInWindow = 0
 
-    public init() {}
+    init() {}
 
-    public subscript(kind: RequestKind) -> KindStatistics { kind == .suggest ? suggest : search }
+    subscript(kind: RequestKind) -> KindStatistics { kind == .suggest ? suggest : search }
 
-    public var sent: Int { suggest.sent + search.sent }
+    var sent: Int { suggest.sent + search.sent }
 
     /// Records one finished request. Times are ``monotonicNanoseconds()``; `second` indexes the
     /// timeline; `inWindow` says whether it was intended before the end of the measured window.
-    public mutating func record(_ kind: RequestKind, prefixLength: Int, outcome: RequestOutcome,
+    mutating func record(_ kind: RequestKind, prefixLength: Int, outcome: RequestOutcome,
                                 intended: UInt64, sent: UInt64, finished: UInt64, second: Int, inWindow: Bool) {
         let latency = finished &- Swift.min(intended, finished)
         if second >= timeline.count { timeline.append(contentsOf: repeatElement(SecondStatistics(), count: second + 1 - timeline.count)) }
@@ -217,7 +217,7 @@ public struct LoadStatistics: Sendable, Equatable {
     }
 
     /// Adds `other` (another loop's share, or the sessions counted elsewhere).
-    public mutating func merge(_ other: LoadStatistics) {
+    mutating func merge(_ other: LoadStatistics) {
         suggest.merge(other.suggest)
         search.merge(other.search)
         for index in prefixLengths.indices { prefixLengths[index].merge(other.prefixLengths[index]) }

@@ -2,7 +2,7 @@ import RPC
 import Wire
 
 /// The two calls a search field makes.
-public enum RequestKind: String, Sendable, CaseIterable, Hashable {
+enum RequestKind: String, Sendable, CaseIterable, Hashable {
     /// `typeahead.v1.Typeahead/Suggest`: every keystroke.
     case suggest
     /// `typeahead.v1.Typeahead/Search`: submit.
@@ -15,7 +15,7 @@ public enum RequestKind: String, Sendable, CaseIterable, Hashable {
 /// RequestOutcome(GRPCStatus(.cancelled, "superseded by revision 7 of session \"s1\""))  // .superseded
 /// RequestOutcome(GRPCStatus(.unavailable, "no healthy replica"))                      // .failed
 /// ```
-public enum RequestOutcome: Sendable, Equatable {
+enum RequestOutcome: Sendable, Equatable {
     /// An answer. `shards` is the answer's shard status when it carried one (a coordinator's).
     case answered(shards: Typeahead_V1_ShardStatus?)
     /// CANCELLED because a newer keystroke of the same session arrived: what a coordinator does to
@@ -25,7 +25,7 @@ public enum RequestOutcome: Sendable, Equatable {
     case failed(GRPCStatus)
 
     /// A failure status, classified: CANCELLED whose message says "superseded" is supersession.
-    public init(_ status: GRPCStatus) {
+    init(_ status: GRPCStatus) {
         if status.code == .cancelled && status.message.lowercased().contains("superseded") {
             self = .superseded
         } else {
@@ -34,7 +34,7 @@ public enum RequestOutcome: Sendable, Equatable {
     }
 
     /// The gRPC status code the outcome stands for (superseded answers are CANCELLED).
-    public var code: GRPCStatus.Code {
+    var code: GRPCStatus.Code {
         switch self {
         case .answered: .ok
         case .superseded: .cancelled
@@ -45,7 +45,7 @@ public enum RequestOutcome: Sendable, Equatable {
 
 extension GRPCStatus.Code {
     /// The name gRPC's documentation spells (`DEADLINE_EXCEEDED`), for reports.
-    public var name: String {
+    var name: String {
         var name = ""
         for character in "\(self)" {
             if character.isUppercase { name += "_" }

@@ -80,12 +80,14 @@ public struct LoadReport: Sendable, Codable, Equatable {
         }
     }
 
+    /// Suggest latency for one prefix-length class.
     public struct PrefixLength: Sendable, Codable, Equatable {
         /// "1", "2", "3", "4-5", "6-8", "9-12", "13+" (and "0" after backspacing everything).
         public var characters: String
         public var latency: Latency
     }
 
+    /// One second of the timeline (what the SVG's first chart draws).
     public struct Second: Sendable, Codable, Equatable {
         /// Seconds since the end of the warmup, by intended send time.
         public var second: Int
@@ -97,6 +99,7 @@ public struct LoadReport: Sendable, Codable, Equatable {
         public var search: Latency
     }
 
+    /// What the answers' `shards` status said (a coordinator's answers carry one).
     public struct Shards: Sendable, Codable, Equatable {
         /// Answers that carried a `shards` status (a coordinator's; a node answers without one).
         public var answersWithStatus: Int
@@ -108,6 +111,7 @@ public struct LoadReport: Sendable, Codable, Equatable {
         public var generations: [String: Int]
     }
 
+    /// Sessions of the measured window (started after the warmup).
     public struct Sessions: Sendable, Codable, Equatable {
         public var started: Int
         public var completed: Int
@@ -117,6 +121,7 @@ public struct LoadReport: Sendable, Codable, Equatable {
         public var perSecond: Double
     }
 
+    /// Both request kinds together.
     public struct Requests: Sendable, Codable, Equatable {
         public var sent: Int
         /// Requests intended within the measured window, per second of it (the graceful stop's
@@ -140,6 +145,7 @@ public struct LoadReport: Sendable, Codable, Equatable {
         public var search: [[UInt64]]
     }
 
+    /// What ran: the configuration as the command line would spell it.
     public struct Settings: Sendable, Codable, Equatable {
         public var target: String
         /// "open" or "closed".
@@ -170,6 +176,7 @@ public struct LoadReport: Sendable, Codable, Equatable {
         public var runID: String
     }
 
+    /// Connections that closed during the run, and how many were opened again.
     public struct Connections: Sendable, Codable, Equatable {
         public var lost: Int
         public var reconnects: Int
@@ -197,7 +204,7 @@ public struct LoadReport: Sendable, Codable, Equatable {
     public var histograms: Histograms
 
     /// Builds the report of a finished run.
-    public init(configuration: LoadConfiguration, source: TextSource, sessionRate: Double?, statistics: LoadStatistics,
+    init(configuration: LoadConfiguration, source: TextSource, sessionRate: Double?, statistics: LoadStatistics,
                 windowSeconds: Double, elapsedSeconds: Double, runID: String, connectionsLost: Int = 0, reconnects: Int = 0) {
         let seconds = { (duration: Duration) -> Double in Double(duration.wholeNanoseconds) / 1e9 }
         var settings = Settings(target: "\(configuration.host):\(configuration.port)", loop: "open", connections: configuration.connections,

@@ -13,6 +13,7 @@ import Foundation
 /// let gap = arrivals.nextGap(&random)      // nanoseconds, 20 ms on average
 /// ```
 public struct ArrivalProcess: Sendable, Equatable {
+    /// How gaps are drawn (the `--arrivals` values).
     public enum Kind: String, Sendable, CaseIterable {
         case poisson, uniform
     }

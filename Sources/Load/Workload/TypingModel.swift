@@ -22,8 +22,8 @@ import Catalog
 /// ```swift
 /// var random = SplitMix64(seed: 1)
 /// let plan = TypingModel(typoRate: 0.1).plan(typing: "red shoes", random: &random)
-/// plan.keystrokes.map(\.text)   // ["r", "re", "rw", "r", "re", "red", "red ", …, "red shoes"]
-/// plan.submits                  // true or false
+/// plan.keystrokes.map(\.text)   // for example ["r", "re", "rw", "r", "re", "red", "red ", …, "red shoes"]
+/// plan.submits                  // true half of the time (submitRate 0.5)
 /// ```
 public struct TypingModel: Sendable, Equatable {
     /// The pause before each keystroke (and before submit), uniform in this range.
@@ -135,6 +135,13 @@ public struct TypingModel: Sendable, Equatable {
 }
 
 /// The keystrokes of one session, as ``TypingModel/plan(typing:random:)`` made them.
+///
+/// ```swift
+/// var random = SplitMix64(seed: 3)
+/// let plan = TypingModel(typoRate: 0, backspaceRate: 0, submitRate: 1).plan(typing: "knife", random: &random)
+/// plan.keystrokes.map(\.text)   // ["k", "kn", "kni", "knif", "knife"]
+/// plan.requestCount            // 6: five Suggests and the Search
+/// ```
 public struct SessionPlan: Sendable, Equatable {
     /// What a keystroke did to the field.
     public enum Edit: Sendable, Equatable {
@@ -146,6 +153,7 @@ public struct SessionPlan: Sendable, Equatable {
         case backspace
     }
 
+    /// One key press and the Suggest it sends.
     public struct Keystroke: Sendable, Equatable {
         /// The field's text after the keystroke (what its Suggest sends).
         public var text: String
