@@ -11,8 +11,8 @@
 //               `LatencyRecorder` (exact, for benchmarks and as the histogram's test oracle),
 //               `LoadStatistics` (counts by kind, status, prefix length, second), `RequestOutcome`.
 //   Driver/     `LoadGenerator` (connect, preflight, run, gather), `OpenLoopScheduler` (the open
-//               loop's clock thread), `Lane` (one connection: send, time out, record, reconnect,
-//               and the closed loop's streams), `RunClock`, `LoadConfiguration`, `LoadError`.
+//               loop's clock thread), `Lane` (one connection: send, time out, record, reconnect;
+//               Lane+ClosedLoop: the closed loop's streams), `RunClock`, `LoadConfiguration`, `LoadError`.
 //   Report/     `LoadReport` (report.json), its text summary and SVG chart.
 //
 // Threading: each connection belongs to one of the HTTP2Client's event loops, and so does its
