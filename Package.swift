@@ -17,6 +17,8 @@
 //   Coordinator (fan-out to the shards, exact merge, presentation, replicas, hedging, deadlines)
 //   Launcher  (a whole cluster of processes on loopback: `typeahead local`, and the cluster tests)
 //   Admin     (operating a live cluster: zero-downtime reindex, updates, status, generations)
+//   Load      (`typeahead load`: keystroke sessions over many HTTP/2 connections, open and closed
+//              loop, latency histograms and reports; the latency recorder bench shares)
 //   CSQLite   -> Benchmarks  (the SQLite FTS5 peer used by `typeahead bench`)
 //   typeahead (the executable: argument parsing only)
 import PackageDescription
@@ -46,13 +48,14 @@ let package = Package(
         .target(name: "HTTP2", dependencies: ["CNghttp2", "CHTTPParser", "CSystem"]),
         .target(name: "RPC", dependencies: ["Wire", "HTTP2", "Observability"]),
         .target(name: "Node", dependencies: ["Index", "Wire", "RPC", "Catalog", "Observability"]),
-        .target(name: "Benchmarks", dependencies: ["Index", "Catalog", "Analysis", "CSQLite"]),
+        .target(name: "Load", dependencies: ["Catalog", "Wire", "HTTP2", "RPC"]),
+        .target(name: "Benchmarks", dependencies: ["Index", "Catalog", "Analysis", "CSQLite", "Load"]),
         .target(name: "Observability"),
         .target(name: "Cluster"),
         .target(name: "Coordinator", dependencies: ["Index", "Wire", "Cluster", "HTTP2", "RPC", "Observability"]),
         .target(name: "Launcher", dependencies: ["Index", "Catalog", "Cluster", "HTTP2"]),
         .target(name: "Admin", dependencies: ["Index", "Catalog", "Cluster", "Wire", "RPC", "HTTP2"]),
-        .executableTarget(name: "typeahead", dependencies: ["Index", "Catalog", "Wire", "Node", "RPC", "Cluster", "Coordinator", "Launcher", "Admin", "Benchmarks"]),
+        .executableTarget(name: "typeahead", dependencies: ["Index", "Catalog", "Wire", "Node", "RPC", "Cluster", "Coordinator", "Launcher", "Admin", "Benchmarks", "Load"]),
 
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "AnalysisTests", dependencies: ["Analysis"]),
@@ -70,6 +73,7 @@ let package = Package(
                                                              "HTTP2", "Observability"], exclude: ["python"]),
         // A cluster of `typeahead` processes in network namespaces (root only; the script does the work).
         .testTarget(name: "ClusterNetworkTests", dependencies: ["TestSupport"], exclude: ["python"]),
+        .testTarget(name: "LoadTests", dependencies: ["Load", "RPC", "HTTP2", "Wire", "Catalog", "Observability", "TestSupport"]),
         // Random catalogs, keystroke workloads and response diffs shared by the test targets.
         .target(name: "TestSupport", dependencies: ["Index", "Catalog"], path: "Tests/Support"),
     ],

@@ -1,6 +1,7 @@
 import Catalog
 import Foundation
 import Index
+import Load
 
 /// `typeahead bench`: build rate, index size, open time and suggest latency of the index, with
 /// SQLite FTS5 measured in the same run on the same catalog and keystroke workload.
@@ -155,10 +156,7 @@ public struct Benchmark {
                       recorder.count)
     }
 
-    public static func micros(_ nanoseconds: UInt64) -> String {
-        let us = Double(nanoseconds) / 1000
-        return us < 10 ? String(format: "%.2f µs", us) : us < 1000 ? String(format: "%.1f µs", us) : String(format: "%.2f ms", us / 1000)
-    }
+    public static func micros(_ nanoseconds: UInt64) -> String { formatLatency(nanoseconds: nanoseconds) }
 
     static func seconds(_ nanoseconds: UInt64) -> Double { Double(nanoseconds) / 1e9 }
 

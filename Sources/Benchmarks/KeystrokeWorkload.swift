@@ -1,6 +1,9 @@
 import Catalog
+import Load
 
-/// How people type into a search field: the workload of benchmarks and load tests.
+/// How people type into a search field, for in-process benchmarks: every prefix of titles, with
+/// uncorrected typos. (The load tester's ``Load/TypingModel`` adds timing, corrected typos and
+/// backspaces; both sample entries with ``Load/WeightedSampler``.)
 ///
 /// Entries are sampled in proportion to `weight + 1` (popular things are searched more). For each,
 /// every prefix of its title is one query, character by character, as a person types it; a fraction
@@ -27,22 +30,10 @@ public struct KeystrokeWorkload: Sendable {
     public init(entries: [CatalogEntry], sessions: Int, typoRate: Double = 0.2, maximumLength: Int = 40, seed: UInt64) {
         guard !entries.isEmpty else { return }
         var random = SplitMix64(seed: seed)
-        // Cumulative weights for sampling by popularity.
-        var cumulative: [Double] = []
-        cumulative.reserveCapacity(entries.count)
-        var total = 0.0
-        for entry in entries {
-            total += Double(entry.weight) + 1
-            cumulative.append(total)
-        }
+        let sampler = WeightedSampler(weights: entries.lazy.map { Double($0.weight) + 1 })
         for session in 0..<sessions {
-            let target = random.uniform() * total
-            var low = 0, high = cumulative.count - 1
-            while low < high {
-                let mid = (low + high) / 2
-                if cumulative[mid] < target { low = mid + 1 } else { high = mid }
-            }
-            var characters = Array(entries[low].title.prefix(maximumLength))
+            let picked = sampler.sample(&random)
+            var characters = Array(entries[picked].title.prefix(maximumLength))
             var typoAt = Int.max
             if random.uniform() < typoRate, let position = Self.typoPosition(in: characters, random: &random) {
                 typoAt = position

@@ -71,9 +71,10 @@ enum LogFormatChoice: String, CaseIterable {
 }
 
 enum ListenAddress {
-    static func parse(_ text: String, command: String) throws -> (String, Int) {
+    /// HOST:PORT or [IPv6]:PORT; an empty host is every interface. `option` names the flag in errors.
+    static func parse(_ text: String, command: String, option: String = "--listen") throws -> (String, Int) {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
-            throw UsageError(description: "typeahead \(command): --listen must look like HOST:PORT, got \"\(text)\"")
+            throw UsageError(description: "typeahead \(command): \(option) must look like HOST:PORT, got \"\(text)\"")
         }
         var host = String(text[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }

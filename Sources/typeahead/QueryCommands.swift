@@ -1,6 +1,7 @@
 import Benchmarks
 import Foundation
 import Index
+import Load
 import Wire
 
 /// Options shared by suggest and search.

@@ -19,6 +19,7 @@ Commands:
   shard-of  which shard of an N-shard cluster holds an id
   admin     operate a live cluster: reindex without downtime, upsert, delete, status, rollback, compact
   bench     measure build, open and suggest latency against SQLite FTS5
+  load      replay people typing against a node or coordinator: open or closed loop, latency report
 
 Run 'typeahead COMMAND --help' for a command's options.
 """
@@ -30,6 +31,7 @@ let commands: [String: ([String]) throws -> Int32] = [
     "upsert": UpsertCommand.run,
     "delete": DeleteCommand.run,
     "bench": BenchCommand.run,
+    "load": LoadCommand.run,
     "node": NodeCommand.run,
     "coordinator": CoordinatorCommand.run,
     "local": LocalCommand.run,

@@ -4,37 +4,17 @@ import XCTest
 
 /// Drives the built `typeahead` binary as a person or a script would.
 final class CommandLineTests: XCTestCase {
-    struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    static var binary: URL { BuiltProducts.typeahead }
+    typealias Run = TypeaheadExecutable.Run
 
     @discardableResult
     func run(_ arguments: [String], stdin: String? = nil) throws -> Run {
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
-        let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
-        let stderrData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
-                   stderr: String(decoding: stderrData, as: UTF8.self))
+        try TypeaheadExecutable.run(arguments, stdin: stdin)
     }
 
     var directory: String!
 
     override func setUpWithError() throws {
-        guard FileManager.default.isExecutableFile(atPath: Self.binary.path) else {
+        guard TypeaheadExecutable.isBuilt else {
             throw XCTSkip("typeahead binary not built next to the tests")
         }
         directory = NSTemporaryDirectory() + "typeahead-cli-\(UUID().uuidString)"
