@@ -193,7 +193,10 @@ public final class CoordinatorServer: Sendable {
         let loop = state.loop
         link.withConnection { connection in
             guard let connection else {
-                done()   // the link counted the failed connect; it retries after its backoff
+                // Refused, timed out, or backing off after that: a failed check, so a replica that
+                // gets no calls (they avoid it) is still marked down.
+                replica.failed("health check: cannot connect to \(replica.endpoint)")
+                done()
                 return
             }
             let bound = HTTP2LoopBound(link, eventLoop: loop)

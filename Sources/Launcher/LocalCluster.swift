@@ -222,7 +222,8 @@ public final class LocalCluster: Sendable {
                let port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
                 return port
             }
-            if child.pid == nil, child.restarts == 0, ContinuousClock.now > end - timeout + .milliseconds(500) {
+            // Died before it ever served (a port in use, a bad directory): restarting cannot help.
+            if child.restarts > 0 || (child.pid == nil && ContinuousClock.now > end - timeout + .milliseconds(500)) {
                 let log = (try? String(contentsOfFile: child.logPath, encoding: .utf8)) ?? ""
                 throw LocalClusterError("\(child.name) exited before serving:\n\(log.suffix(2000))")
             }

@@ -54,6 +54,14 @@ enum LocalCommand {
         options.coordinatorArguments = ["--log-format", format.rawValue]
 
         let cluster = LocalCluster(options: options) { printError("typeahead local: \($0)") }
+        // From here on a signal stops the children first, whatever the cluster is doing: a local
+        // cluster must never leave node processes behind.
+        let stopping = Signals.onTermination {
+            printError("typeahead local: stopping")
+            cluster.stop()
+            exit(0)
+        }
+        defer { withExtendedLifetime(stopping) {} }
         let summary: LocalCluster.Summary
         do {
             summary = try Blocking.run { try await cluster.start() }
@@ -68,9 +76,7 @@ enum LocalCommand {
             return 0
         }
         printSummary(summary, catalog: catalog)
-        Signals.waitForTermination()
-        printError("typeahead local: stopping")
-        return 0
+        while true { sleep(3600) }   // until a signal (above) stops the cluster and exits
     }
 
     static func printSummary(_ summary: LocalCluster.Summary, catalog: String) {

@@ -113,6 +113,18 @@ enum Tokens {
 }
 
 enum Signals {
+    /// Calls `handler` (on a background queue) at the first SIGTERM or SIGINT; keep the returned
+    /// sources alive for as long as the handler should stay installed.
+    static func onTermination(_ handler: @escaping @Sendable () -> Void) -> [DispatchSourceSignal] {
+        [SIGTERM, SIGINT].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler(handler: handler)
+            source.resume()
+            return source
+        }
+    }
+
     /// Blocks until SIGTERM or SIGINT.
     static func waitForTermination() {
         let done = DispatchSemaphore(value: 0)

@@ -166,13 +166,15 @@ final class ShardCall {
 
     /// The replica to try next: eligible, not tried yet, connected ones first, then the lowest
     /// expected cost (``ReplicaLink/cost(at:)``: smoothed latency × calls waiting); ties taken in
-    /// turn so load spreads. When every eligible replica has been tried, the shard's others (marked
-    /// down, or not known to hold the generation) are a last resort: being marked down is a guess
-    /// from recent failures, and a replica may be back before the next health check says so.
+    /// turn so load spreads. When no eligible replica is left, the shard's others whose
+    /// connection is up are a last resort: being marked down is a guess from recent failures
+    /// (health checks that timed out on an overloaded machine, say), and a replica may answer
+    /// before the next check says so. One whose connection is gone is not tried, so a shard whose
+    /// hosts are cut off fails fast instead of waiting for a connect.
     private func nextLink() -> ReplicaLink? {
         var candidates = fanOut.view.eligible[shard].filter { !tried.contains($0) }.map { state.links[$0] }
-        if candidates.isEmpty, !tried.isEmpty {
-            candidates = core.replicasByShard[shard].filter { !tried.contains($0) }.map { state.links[$0] }
+        if candidates.isEmpty {
+            candidates = core.replicasByShard[shard].filter { !tried.contains($0) }.map { state.links[$0] }.filter(\.isConnected)
         }
         guard !candidates.isEmpty else { return nil }
         state.rotation &+= 1

@@ -88,10 +88,11 @@ final class ReplicaLink {
                 if link.connection === connection { link.connection = nil }
             }
             ready = connection
-        case .failure(let error):
+        case .failure:
+            // Not counted against the replica here: the health check or the call that waited for
+            // this connect counts it, once.
             retryAt = ContinuousClock.now + nextDelay
             nextDelay = min(backoff.upperBound, nextDelay * 2)
-            replica.failed("cannot connect: \(error)")
             ready = nil
         }
         let waiting = waiters

@@ -561,7 +561,8 @@ public struct Typeahead_V1_SuggestResponse: ProtoMessage {
     ///
     /// `uint64 revision = 5`
     public var revision: UInt64 = 0
-    /// Which shards answered. Absent from a single node's answer to a direct call.
+    /// Which shards answered, and the generation they read. A node answering directly reports itself
+    /// as one shard.
     ///
     /// `ShardStatus shards = 6`
     public var shards: Typeahead_V1_ShardStatus? = nil
@@ -793,7 +794,7 @@ public struct Typeahead_V1_SearchResponse: ProtoMessage {
     ///
     /// `string next_page_token = 4`
     public var nextPageToken: String = ""
-    /// Which shards answered. Absent from a single node's answer to a direct call.
+    /// Which shards answered, and the generation they read (a node answering directly: one shard).
     ///
     /// `ShardStatus shards = 5`
     public var shards: Typeahead_V1_ShardStatus? = nil
