@@ -87,7 +87,7 @@ final class MergeEquivalenceTests: XCTestCase {
     }
 
     static func mergedSuggest(_ request: SuggestRequest, _ shards: [Shard]) throws -> SuggestResponse {
-        var merge = SuggestMerge(request: request)
+        var merge = SuggestMerge<EntryHit>(request: request)
         for shard in shards { merge.add(try overTheWire(try shard.suggest(request, form: .shardPart))) }
         var response = merge.result()
         var presenter = Presenter(text: request.text, typos: request.typos)
@@ -96,7 +96,7 @@ final class MergeEquivalenceTests: XCTestCase {
     }
 
     static func mergedSearch(_ request: SearchRequest, _ shards: [Shard]) throws -> SearchResponse {
-        var merge = SearchMerge(request: request)
+        var merge = SearchMerge<EntryHit>(request: request)
         for shard in shards { merge.add(try overTheWire(try shard.search(request, form: .shardPart))) }
         var response = try merge.result()
         var presenter = Presenter(text: request.text, typos: request.typos)

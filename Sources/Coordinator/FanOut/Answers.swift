@@ -70,18 +70,34 @@ enum Answers {
                         generation: UInt64, core: CoordinatorCore) -> Result<Typeahead_V1_SuggestResponse, GRPCStatus> {
         let collected = collect(results, core: core, generation: generation) { bytes in
             let part = try GRPCClient.decode(Typeahead_V1_ShardSuggestResponse.self, bytes, method: "ShardSuggest").get()
-            return (try SuggestResponse(part), part.generation)
+            return (part, part.generation)
         }
         return collected.flatMap { parts, tally in
-            tally.status(total: results.count, generation: generation, requireAll: message.requireAllShards).map { shards in
-                var merge = SuggestMerge(request: request)
-                for part in parts { merge.add(part) }
-                var answer = merge.result()
-                if merge.categoriesTruncated { core.telemetry.categoriesTruncated.increment() }
+            tally.status(total: results.count, generation: generation, requireAll: message.requireAllShards).flatMap { shards in
+                var merge = SuggestMerge<WireHit>(request: request)
+                do {
+                    for part in parts {
+                        merge.add(entries: try WireHit.hits(part.entries, field: "entries"),
+                                  completions: try part.completions.enumerated().map { try QueryCompletion($1, field: "completions[\($0)]") },
+                                  categories: try part.categories.enumerated().map { try CategorySuggestion($1, field: "categories[\($0)]") },
+                                  truncated: part.categoriesTruncated)
+                    }
+                } catch {
+                    return .failure(GRPCStatus(.internal, "a shard sent an answer that does not hold: \(error)"))
+                }
+                let merged = merge.merged()
+                if merged.categoriesTruncated { core.telemetry.categoriesTruncated.increment() }
                 if shards.failed > 0 { core.telemetry.partialSuggest.increment() }
                 var presenter = Presenter(text: request.text, typos: request.typos)
-                presenter.present(&answer)
-                return Typeahead_V1_SuggestResponse(answer, session: message.session, revision: message.revision, shards: shards)
+                var response = Typeahead_V1_SuggestResponse(session: message.session, revision: message.revision, shards: shards)
+                response.entries = merged.entries.map { presenter.present($0) }
+                response.completions = merged.completions.map { Typeahead_V1_QueryCompletion(text: presenter.completionText(spelling: $0.spelling)) }
+                response.categories = merged.categories.map { category in
+                    var presented = category
+                    presenter.present(&presented)
+                    return Typeahead_V1_CategorySuggestion(presented)
+                }
+                return .success(response)
             }
         }
     }
@@ -90,19 +106,58 @@ enum Answers {
                        generation: UInt64, core: CoordinatorCore) -> Result<Typeahead_V1_SearchResponse, GRPCStatus> {
         let collected = collect(results, core: core, generation: generation) { bytes in
             let part = try GRPCClient.decode(Typeahead_V1_ShardSearchResponse.self, bytes, method: "ShardSearch").get()
-            return (try SearchResponse(part), part.generation)
+            return (part, part.generation)
         }
         return collected.flatMap { parts, tally in
             tally.status(total: results.count, generation: generation, requireAll: message.requireAllShards).flatMap { shards in
-                var merge = SearchMerge(request: request)
-                for part in parts { merge.add(part) }
-                var answer: SearchResponse
-                do throws(IndexError) { answer = try merge.result() } catch { return .failure(GRPCStatus(error)) }
+                var merge = SearchMerge<WireHit>(request: request)
+                do {
+                    for part in parts {
+                        merge.add(hits: try WireHit.hits(part.hits, field: "hits"), totalHits: Int(part.totalHits),
+                                  facets: part.facets.map { Facet(name: $0.name, count: Int($0.count)) }, hasMore: !part.nextPageToken.isEmpty)
+                    }
+                } catch {
+                    return .failure(GRPCStatus(.internal, "a shard sent an answer that does not hold: \(error)"))
+                }
+                let merged: SearchMerge<WireHit>.Result
+                do throws(IndexError) { merged = try merge.merged() } catch { return .failure(GRPCStatus(error)) }
                 if shards.failed > 0 { core.telemetry.partialSearch.increment() }
                 var presenter = Presenter(text: request.text, typos: request.typos)
-                presenter.present(&answer)
-                return .success(Typeahead_V1_SearchResponse(answer, shards: shards))
+                return .success(Typeahead_V1_SearchResponse(hits: merged.hits.map { presenter.present($0) },
+                                                            totalHits: UInt32(clamping: merged.totalHits),
+                                                            facets: merged.facets.map(Typeahead_V1_Facet.init),
+                                                            nextPageToken: merged.nextPageToken ?? "", shards: shards))
             }
         }
+    }
+}
+
+/// A shard's hit as it arrived: its rank key and its wire message, which goes to the client as is
+/// once presented — never converted to an Index value and back.
+struct WireHit: MergeableHit {
+    let rank: RankKey
+    let hit: Typeahead_V1_EntryHit
+    var title: String { hit.title }
+
+    static func hits(_ ranked: [Typeahead_V1_RankedEntry], field: String) throws(IndexError) -> [WireHit] {
+        var hits: [WireHit] = []
+        hits.reserveCapacity(ranked.count)
+        for (index, entry) in ranked.enumerated() {
+            guard let hit = entry.hit, let rank = entry.rank else {
+                throw IndexError(.invalidArgument, "\(field)[\(index)] lacks its hit or rank")
+            }
+            hits.append(WireHit(rank: RankKey(rank), hit: hit))
+        }
+        return hits
+    }
+}
+
+extension Presenter {
+    /// A shard's hit as the client sees it (``present(_:)-1x9mv``, on the wire message).
+    mutating func present(_ wire: WireHit) -> Typeahead_V1_EntryHit {
+        var hit = wire.hit
+        hit.completion = hit.title
+        hit.highlights = highlights(inTitle: hit.title).map(Typeahead_V1_Highlight.init)
+        return hit
     }
 }

@@ -5,7 +5,7 @@ import Index
 /// `nextPageToken` (so the next page can go to any sharding, or to a single node).
 ///
 /// ```swift
-/// var merge = SearchMerge(request: request)      // request.pageToken forwarded to every shard
+/// var merge = SearchMerge<EntryHit>(request: request)   // request.pageToken forwarded to every shard
 /// for part in shardPages { merge.add(part) }
 /// var page = try merge.result()
 /// ```
@@ -16,10 +16,20 @@ import Index
 /// the key in all: some shard has a next page of its own, or the union is longer than the page.
 /// Totals and facet counts add up (every match lives in exactly one shard).
 ///
+/// Generic over the hit type, like ``SuggestMerge``.
+///
 /// Complexity: O(n log n) in the hits received.
-public struct SearchMerge {
+public struct SearchMerge<Hit: MergeableHit> {
+    /// The merged page: still to be presented.
+    public struct Result {
+        public var hits: [Hit]
+        public var totalHits: Int
+        public var facets: [Facet]
+        public var nextPageToken: String?
+    }
+
     public let request: SearchRequest
-    private var hits: [EntryHit] = []
+    private var hits: [Hit] = []
     private var totalHits = 0
     private var facets: [[UInt8]: Facet] = [:]
     private var someShardHasMore = false
@@ -28,28 +38,41 @@ public struct SearchMerge {
         self.request = request
     }
 
-    public mutating func add(_ part: SearchResponse) {
-        hits.append(contentsOf: part.hits)
-        totalHits += part.totalHits
-        for facet in part.facets {
+    /// One shard's page: its hits, total, facets, and whether it has a page of its own after these.
+    public mutating func add(hits page: [Hit], totalHits total: Int, facets shardFacets: [Facet], hasMore: Bool) {
+        hits.append(contentsOf: page)
+        totalHits += total
+        for facet in shardFacets {
             facets[Array(facet.name.utf8), default: Facet(name: facet.name, count: 0)].count += facet.count
         }
-        someShardHasMore = someShardHasMore || part.nextPageToken != nil
+        someShardHasMore = someShardHasMore || hasMore
     }
 
     /// The merged page.
     ///
     /// - Throws: ``IndexError/Code/invalidArgument`` when the request's text or tokens are over
     ///   their limits (a shard would have refused it first).
-    public func result() throws(IndexError) -> SearchResponse {
+    public func merged() throws(IndexError) -> Result {
         let sorted = hits.sorted { $0.rank < $1.rank }
-        var response = SearchResponse(hits: Array(sorted.prefix(request.pageSize)), totalHits: totalHits)
-        response.facets = facets.values.sorted { a, b in
+        var result = Result(hits: Array(sorted.prefix(request.pageSize)), totalHits: totalHits, facets: [], nextPageToken: nil)
+        result.facets = facets.values.sorted { a, b in
             a.count != b.count ? a.count > b.count : a.name.utf8.lexicographicallyPrecedes(b.name.utf8)
         }
-        if someShardHasMore || sorted.count > request.pageSize, let last = response.hits.last {
-            response.nextPageToken = try SearchPages.token(continuing: request, after: last.rank)
+        if someShardHasMore || sorted.count > request.pageSize, let last = result.hits.last {
+            result.nextPageToken = try SearchPages.token(continuing: request, after: last.rank)
         }
-        return response
+        return result
+    }
+}
+
+extension SearchMerge where Hit == EntryHit {
+    public mutating func add(_ part: SearchResponse) {
+        add(hits: part.hits, totalHits: part.totalHits, facets: part.facets, hasMore: part.nextPageToken != nil)
+    }
+
+    /// The merged page as the Index type (present it with ``Presenter``).
+    public func result() throws(IndexError) -> SearchResponse {
+        let merged = try merged()
+        return SearchResponse(hits: merged.hits, totalHits: merged.totalHits, facets: merged.facets, nextPageToken: merged.nextPageToken)
     }
 }

@@ -4,7 +4,7 @@ import Index
 /// one node holding the whole catalog gives — still as facts; present it with ``Presenter``.
 ///
 /// ```swift
-/// var merge = SuggestMerge(request: request)
+/// var merge = SuggestMerge<EntryHit>(request: request)
 /// for part in shardAnswers { merge.add(part) }
 /// var answer = merge.result()
 /// var presenter = Presenter(text: request.text, typos: request.typos)
@@ -28,10 +28,22 @@ import Index
 /// Strings are keyed by their UTF-8 bytes, never by Swift `String` equality (which would join
 /// canonically equivalent spellings that the index keeps apart).
 ///
+/// Generic over the hit type: the tests merge Index ``EntryHit``s; the coordinator merges the
+/// hits of the shards' wire messages as they arrived (``WireHit``), so a hit is never converted
+/// to an Index value and back on the query path.
+///
 /// Complexity: `add` is O(part size); `result` sorts the union, O(n log n) for n entries received.
-public struct SuggestMerge {
+public struct SuggestMerge<Hit: MergeableHit> {
+    /// The merged facts: still to be presented.
+    public struct Result {
+        public var entries: [Hit]
+        public var completions: [QueryCompletion]
+        public var categories: [CategorySuggestion]
+        public var categoriesTruncated: Bool
+    }
+
     public let request: SuggestRequest
-    private var entries: [EntryHit] = []
+    private var entries: [Hit] = []
     private var completions: [[UInt8]: QueryCompletion] = [:]
     private var categories: [[UInt8]: CategorySuggestion] = [:]
     /// Some shard matched more categories than it could list; chips may differ from a single node's.
@@ -41,14 +53,16 @@ public struct SuggestMerge {
         self.request = request
     }
 
-    public mutating func add(_ part: SuggestResponse) {
-        entries.append(contentsOf: part.entries)
-        for completion in part.completions {
+    /// One shard's part.
+    public mutating func add(entries hits: [Hit], completions partCompletions: [QueryCompletion],
+                             categories partCategories: [CategorySuggestion], truncated: Bool) {
+        entries.append(contentsOf: hits)
+        for completion in partCompletions {
             let term = Array(completion.term.utf8)
-            if let known = completions[term], !Self.ranksBefore(completion, known) { continue }
+            if let known = completions[term], !ranksBefore(completion, known) { continue }
             completions[term] = completion
         }
-        for category in part.categories {
+        for category in partCategories {
             let name = Array(category.name.utf8)
             if var known = categories[name] {
                 known.count += category.count
@@ -58,33 +72,55 @@ public struct SuggestMerge {
                 categories[name] = category
             }
         }
-        categoriesTruncated = categoriesTruncated || part.categoriesTruncated
+        categoriesTruncated = categoriesTruncated || truncated
     }
 
-    /// The merged answer, cut to the request's limits.
-    public func result() -> SuggestResponse {
-        var response = SuggestResponse(categoriesTruncated: categoriesTruncated)
+    /// The merged facts, cut to the request's limits.
+    public func merged() -> Result {
+        var result = Result(entries: [], completions: [], categories: [], categoriesTruncated: categoriesTruncated)
         let limits = request.limits
         var seenTitles = Set<[UInt8]>()
-        for hit in entries.sorted(by: { $0.rank < $1.rank }) where response.entries.count < limits.entries {
+        for hit in entries.sorted(by: { $0.rank < $1.rank }) where result.entries.count < limits.entries {
             if request.dedupe, !seenTitles.insert(Array(hit.title.utf8)).inserted { continue }
-            response.entries.append(hit)
+            result.entries.append(hit)
         }
-        response.completions = Array(completions.values.sorted(by: Self.ranksBefore).prefix(limits.completions))
-        response.categories = Array(categories.values.sorted { a, b in
+        result.completions = Array(completions.values.sorted(by: ranksBefore).prefix(limits.completions))
+        result.categories = Array(categories.values.sorted { a, b in
             if a.typos != b.typos { return a.typos < b.typos }
             if a.count != b.count { return a.count > b.count }
             return a.name.utf8.lexicographicallyPrecedes(b.name.utf8)
         }.prefix(limits.categories))
-        return response
-    }
-
-    /// Completion order (Semantics.md): the partial word's distance, then the best entry's key,
-    /// then the word's bytes.
-    static func ranksBefore(_ a: QueryCompletion, _ b: QueryCompletion) -> Bool {
-        if a.typos != b.typos { return a.typos < b.typos }
-        if a.best < b.best { return true }
-        if b.best < a.best { return false }
-        return a.term.utf8.lexicographicallyPrecedes(b.term.utf8)
+        return result
     }
 }
+
+extension SuggestMerge where Hit == EntryHit {
+    /// One shard's answer, as the Index type.
+    public mutating func add(_ part: SuggestResponse) {
+        add(entries: part.entries, completions: part.completions, categories: part.categories, truncated: part.categoriesTruncated)
+    }
+
+    /// The merged answer as the Index type (facts: present it with ``Presenter``).
+    public func result() -> SuggestResponse {
+        let merged = merged()
+        return SuggestResponse(entries: merged.entries, categories: merged.categories, completions: merged.completions,
+                               categoriesTruncated: merged.categoriesTruncated)
+    }
+}
+
+/// Completion order (Semantics.md): the partial word's distance, then the best entry's key, then
+/// the word's bytes.
+func ranksBefore(_ a: QueryCompletion, _ b: QueryCompletion) -> Bool {
+    if a.typos != b.typos { return a.typos < b.typos }
+    if a.best < b.best { return true }
+    if b.best < a.best { return false }
+    return a.term.utf8.lexicographicallyPrecedes(b.term.utf8)
+}
+
+/// A hit the merges can order: its rank key, and its title (deduplicated by bytes).
+public protocol MergeableHit {
+    var rank: RankKey { get }
+    var title: String { get }
+}
+
+extension EntryHit: MergeableHit {}
