@@ -62,6 +62,9 @@ let package = Package(
         .testTarget(name: "RPCTests", dependencies: ["RPC", "HTTP2", "Wire", "Observability"]),
         .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "Cluster", "Index", "Wire", "Catalog", "TestSupport", "Node", "RPC",
                                                              "HTTP2", "Observability"], exclude: ["python"]),
+        // deploy/ checked by scripts/check-deploy.py (manifests, units, Containerfile), and the
+        // sample cluster files loaded with ClusterFile.
+        .testTarget(name: "DeployTests", dependencies: ["Cluster", "TestSupport"]),
         // Random catalogs, keystroke workloads and response diffs shared by the test targets.
         .target(name: "TestSupport", dependencies: ["Index", "Catalog"], path: "Tests/Support"),
     ],

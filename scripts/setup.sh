@@ -15,6 +15,7 @@ packages=(
   nghttp2-client   # h2load for benchmarks
   nghttp2-server   # nghttpd, the benchmark's HTTP/2 peer
   curl
+  systemd          # systemd-analyze verify/security for scripts/check-deploy.py (no systemd needs to run)
 )
 
 missing=()
