@@ -74,6 +74,9 @@ let package = Package(
         // A cluster of `typeahead` processes in network namespaces (root only; the script does the work).
         .testTarget(name: "ClusterNetworkTests", dependencies: ["TestSupport"], exclude: ["python"]),
         .testTarget(name: "LoadTests", dependencies: ["Load", "RPC", "HTTP2", "Wire", "Catalog", "Observability", "TestSupport"]),
+        // deploy/ checked by scripts/check-deploy.py (manifests, units, Containerfile), and the
+        // sample cluster files loaded with ClusterFile.
+        .testTarget(name: "DeployTests", dependencies: ["Cluster", "TestSupport"]),
         // Random catalogs, keystroke workloads and response diffs shared by the test targets.
         .target(name: "TestSupport", dependencies: ["Index", "Catalog"], path: "Tests/Support"),
     ],

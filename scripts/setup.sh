@@ -17,6 +17,7 @@ packages=(
   nghttp2-server   # nghttpd, the benchmark's HTTP/2 peer
   curl
   iproute2         # ip netns, veth pairs, tc: the multi-host ClusterNetworkTests
+  systemd          # systemd-analyze verify/security for scripts/check-deploy.py (no systemd needs to run)
 )
 
 missing=()

@@ -68,7 +68,15 @@ final class ReplicaLink {
         // Off the loop: a host name is resolved by the connecting thread, and resolving blocks.
         DispatchQueue.global(qos: .userInitiated).async {
             client.connect(host: endpoint.host, port: endpoint.port, on: loop) { result in
-                bound.value.connected(result)
+                // On the loop, except when the connect fails before reaching it (a host name
+                // that does not resolve, as a Kubernetes pod's does not while it is replaced; no
+                // socket): then on this thread, so hop back before touching the link.
+                // (A loop that has shut down drops the call, and the link goes with it.)
+                if loop.inEventLoop {
+                    bound.value.connected(result)
+                } else {
+                    _ = loop.execute { bound.value.connected(result) }
+                }
             }
         }
     }

@@ -1,0 +1,1 @@
+"""The deployment checks behind scripts/check-deploy.py: one module per part of deploy/."""
