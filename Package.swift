@@ -67,7 +67,7 @@ let package = Package(
         .testTarget(name: "NodeTests", dependencies: ["Node", "Index", "Wire", "TestSupport"], exclude: ["python"]),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
         .testTarget(name: "ClusterTests", dependencies: ["Cluster"]),
-        .testTarget(name: "AdminTests", dependencies: ["Admin", "Launcher", "Cluster", "Catalog", "RPC", "HTTP2", "Wire", "TestSupport"]),
+        .testTarget(name: "AdminTests", dependencies: ["Admin", "Launcher", "Load", "Cluster", "Catalog", "RPC", "HTTP2", "Wire", "TestSupport"]),
         .testTarget(name: "RPCTests", dependencies: ["RPC", "HTTP2", "Wire", "Observability"]),
         .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "Cluster", "Index", "Wire", "Catalog", "TestSupport", "Node", "RPC",
                                                              "HTTP2", "Observability"], exclude: ["python"]),

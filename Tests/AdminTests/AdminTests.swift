@@ -3,6 +3,7 @@ import Cluster
 import Foundation
 import HTTP2
 import Launcher
+import Load
 import RPC
 import Synchronization
 import TestSupport
@@ -145,6 +146,13 @@ final class AdminTests: XCTestCase {
         let newCatalog = try renamedCatalog("Zq")
         let prober = Prober()
         let probing = Task { try await prober.run(summary.coordinator, newPrefix: "Zq") }
+        // And people typing, as `typeahead load` replays them, until after the reindex (stopped
+        // by SIGINT, which still writes the report).
+        let reportDirectory = directory.path + "/load-report"
+        let (load, loadOutput) = try spawn(["load", "--target", "\(summary.coordinator.host):\(summary.coordinator.port)",
+                                            "--catalog", Self.sampleCatalog, "--rate", "20", "--duration", "300",
+                                            "--graceful-stop", "2", "--connections", "2", "--seed", "5",
+                                            "--report", reportDirectory, "--quiet"])
         try await Task.sleep(for: .milliseconds(500))
         let started = ContinuousClock.now
         let (status, output) = try admin(summary, ["reindex", "--catalog", newCatalog, "--progress", "plain"])
@@ -154,6 +162,18 @@ final class AdminTests: XCTestCase {
         try await Task.sleep(for: .milliseconds(500))
         prober.stop.store(true, ordering: .relaxed)
         try await probing.value
+        kill(load.processIdentifier, SIGINT)
+        load.waitUntilExit()
+        let loadLog = (try? String(contentsOfFile: loadOutput, encoding: .utf8)) ?? ""
+        XCTAssertEqual(load.terminationStatus, 0, loadLog)
+        let report = try JSONDecoder().decode(LoadReport.self,
+                                              from: Data(contentsOf: URL(fileURLWithPath: reportDirectory + "/report.json")))
+        print("typeahead load during the reindex: \(report.requests.sent) sent, \(report.requests.answered) answered, "
+              + "\(report.requests.failed) failed, \(report.requests.partial) partial, generations \(report.shards.generations)")
+        XCTAssertEqual(report.requests.failed, 0, "requests failed during the reindex: \(report.requests.byStatus)\n\(loadLog)")
+        XCTAssertEqual(report.requests.partial, 0, "partial answers during the reindex: \(report.shards.failedShards)")
+        XCTAssertGreaterThan(report.requests.answered, 20, loadLog)
+        XCTAssertEqual(Set(report.shards.generations.keys), ["1", "2"], "the load saw both generations, one after the other")
         let answers = prober.answers.withLock { $0 }
         let failures = prober.failures.withLock { $0 }
         print("reindex under load: \(answers.count) answers, \(failures.count) failures, reindex took \(finished - started)")

@@ -21,15 +21,7 @@ final class DeployTests: XCTestCase {
     static let inCI = ProcessInfo.processInfo.environment["CI"] == "true"
 
     /// The typeahead executable of the same build: the check reads its --help and ldd.
-    static var binary: String? {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("typeahead").path),
-              directory.pathComponents.count > 1 {
-            directory.deleteLastPathComponent()
-        }
-        let path = directory.appendingPathComponent("typeahead").path
-        return FileManager.default.isExecutableFile(atPath: path) ? path : nil
-    }
+    static var binary: String? { TypeaheadExecutable.isBuilt ? TypeaheadExecutable.url.path : nil }
 
     struct Run {
         var status: Int32

@@ -17,14 +17,7 @@ public enum TypeaheadExecutable {
     }
 
     /// `typeahead` next to the test bundle (both are products of the same build).
-    public static var url: URL {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("typeahead").path),
-              directory.pathComponents.count > 1 {
-            directory.deleteLastPathComponent()
-        }
-        return directory.appendingPathComponent("typeahead")
-    }
+    public static var url: URL { BuiltProducts.typeahead }
 
     public static var isBuilt: Bool { FileManager.default.isExecutableFile(atPath: url.path) }
 
