@@ -43,42 +43,12 @@ final class ClusterNetworkTests: XCTestCase {
         _ = try? run(["--cleanup"], timeout: 30)
     }
 
-    struct Run {
-        var status: Int32
-        var output: String
-    }
-
     /// Runs the script with `arguments`; on timeout SIGTERM (the script then cleans up), SIGKILL 20 s later.
-    func run(_ arguments: [String], timeout: TimeInterval) throws -> Run {
-        let log = NSTemporaryDirectory() + "typeahead-netns-\(UUID().uuidString).log"
-        // A file rather than a pipe: nothing blocks on a full pipe, and a timeout can still read it.
-        FileManager.default.createFile(atPath: log, contents: nil)
-        defer { try? FileManager.default.removeItem(atPath: log) }
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        defer { try? handle.close() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-u", Self.script] + arguments
+    func run(_ arguments: [String], timeout: TimeInterval) throws -> ChildRun {
         var environment = ProcessInfo.processInfo.environment
         environment["PATH"] = (environment["PATH"].map { $0 + ":" } ?? "") + "/usr/sbin:/sbin"
-        process.environment = environment
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { usleep(50_000) }
-        var note = ""
-        if process.isRunning {
-            note = "\n(timed out after \(Int(timeout)) s)"
-            kill(process.processIdentifier, SIGTERM)
-            let grace = Date().addingTimeInterval(20)
-            while process.isRunning, Date() < grace { usleep(50_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        }
-        process.waitUntilExit()
-        let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-        return Run(status: note.isEmpty ? process.terminationStatus : -1, output: output + note)
+        return try ChildRun.run("/usr/bin/env", ["python3", "-u", Self.script] + arguments, environment: environment,
+                                timeout: timeout, grace: 20)
     }
 
     /// Cut links, a slow replica, a killed node: partial answers within the deadline and recovery,

@@ -23,12 +23,6 @@ final class DeployTests: XCTestCase {
     /// The typeahead executable of the same build: the check reads its --help and ldd.
     static var binary: String? { TypeaheadExecutable.isBuilt ? TypeaheadExecutable.url.path : nil }
 
-    struct Run {
-        var status: Int32
-        var output: String
-        /// The FAIL lines, for assertion messages that stay readable.
-        var failures: String { output.split(separator: "\n").filter { $0.hasPrefix("FAIL") }.joined(separator: "\n") }
-    }
 
     var scratch: TemporaryDirectory!
 
@@ -78,7 +72,7 @@ final class DeployTests: XCTestCase {
     func testConfigMapClusterFileParses() throws {
         let printed = try python([Self.script, "--print-cluster-file"])
         XCTAssertEqual(printed.status, 0, printed.output)
-        let cluster = try ClusterFile.parse(Array(printed.output.utf8), name: "deploy/k8s/cluster-configmap.yaml cluster.json")
+        let cluster = try ClusterFile.parse(Array(printed.stdout.utf8), name: "deploy/k8s/cluster-configmap.yaml cluster.json")
         XCTAssertEqual(cluster.shards.map(\.name), ["shard-0", "shard-1", "shard-2"])
         for (index, shard) in cluster.shards.enumerated() {
             XCTAssertEqual(shard.replicas.map(\.description), (0..<2).map {
@@ -221,24 +215,13 @@ final class DeployTests: XCTestCase {
         return copy
     }
 
-    /// Runs python3 with the arguments; standard output and error together, through a file (a
-    /// pipe could fill and block the child before it exits).
-    func python(_ arguments: [String], timeout: TimeInterval = 120) throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        let log = scratch.path + "/run-\(UUID().uuidString).log"
-        FileManager.default.createFile(atPath: log, contents: nil)
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        defer { try? handle.close() }
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { usleep(20_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, output: (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+    /// Runs python3 with the arguments to its end (or `timeout`).
+    func python(_ arguments: [String], timeout: TimeInterval = 120) throws -> ChildRun {
+        try ChildRun.run("/usr/bin/env", ["python3"] + arguments, timeout: timeout)
     }
+}
+
+extension ChildRun {
+    /// The check's FAIL lines, for assertion messages that stay readable.
+    var failures: String { output.split(separator: "\n").filter { $0.hasPrefix("FAIL") }.joined(separator: "\n") }
 }

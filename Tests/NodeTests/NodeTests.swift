@@ -18,12 +18,7 @@ final class NodeTests: XCTestCase {
 
     static var binary: URL { BuiltProducts.typeahead }
 
-    struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-        var output: String { "exit \(status)\n--- stdout\n\(stdout)\n--- stderr\n\(stderr)" }
-    }
+    typealias Run = ChildRun
 
     final class NodeProcess {
         let process: Process
@@ -75,7 +70,7 @@ final class NodeTests: XCTestCase {
         shard = directory + "/shard"
         let catalog = Self.packageRoot.appendingPathComponent("deploy/catalog/sample.jsonl").path
         let indexed = try run(Self.binary.path, ["index", "--catalog", catalog, "--dir", shard])
-        XCTAssertEqual(indexed.status, 0, indexed.output)
+        XCTAssertEqual(indexed.status, 0, indexed.transcript)
     }
 
     override func tearDown() {
@@ -88,33 +83,7 @@ final class NodeTests: XCTestCase {
 
     @discardableResult
     func run(_ executable: String, _ arguments: [String], timeout: TimeInterval = 60) throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        // Files rather than pipes: nothing can block on a full pipe, and a timeout can still read them.
-        let id = UUID().uuidString
-        let outPath = directory + "/run-\(id).out", errPath = directory + "/run-\(id).err"
-        FileManager.default.createFile(atPath: outPath, contents: nil)
-        FileManager.default.createFile(atPath: errPath, contents: nil)
-        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        defer { try? out.close(); try? err.close() }
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { usleep(10_000) }
-        var timedOut = false
-        if process.isRunning {
-            timedOut = true
-            kill(process.processIdentifier, SIGKILL)
-        }
-        process.waitUntilExit()
-        let stdout = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
-        var stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
-        if timedOut { stderr += "\n(killed after \(timeout) s)" }
-        return Run(status: timedOut ? -1 : process.terminationStatus, stdout: stdout, stderr: stderr)
+        try ChildRun.run(executable, arguments, timeout: timeout)
     }
 
     func python(_ script: String, _ arguments: [String], timeout: TimeInterval = 60) throws -> Run {
@@ -180,8 +149,8 @@ final class NodeTests: XCTestCase {
     }
 
     func assertPassed(_ result: Run, _ what: String, file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertEqual(result.status, 0, "\(what) failed:\n\(result.output)", file: file, line: line)
-        XCTAssertTrue(result.stdout.contains("PASSED"), "\(what) did not finish:\n\(result.output)", file: file, line: line)
+        XCTAssertEqual(result.status, 0, "\(what) failed:\n\(result.transcript)", file: file, line: line)
+        XCTAssertTrue(result.stdout.contains("PASSED"), "\(what) did not finish:\n\(result.transcript)", file: file, line: line)
     }
 
     // MARK: Tests
@@ -206,11 +175,11 @@ final class NodeTests: XCTestCase {
     func testCurlEndpoints() throws {
         let node = try startNode()
         let cli = try run(Self.binary.path, ["suggest", "--json", "--dir", shard, "red sh"])
-        XCTAssertEqual(cli.status, 0, cli.output)
+        XCTAssertEqual(cli.status, 0, cli.transcript)
 
         // GET answers the Suggest method's JSON: the CLI's answer plus the node's shard status.
         let suggest = try curl([node.base + "/v1/suggest?q=red%20sh"])
-        XCTAssertEqual(suggest.status, 0, suggest.output)
+        XCTAssertEqual(suggest.status, 0, suggest.transcript)
         XCTAssertEqual(try Self.withoutShards(suggest.stdout), try Self.withoutShards(cli.stdout),
                        "GET /v1/suggest differs from typeahead suggest --json")
         XCTAssertTrue(suggest.stdout.contains(#""shards":{"total":1,"succeeded":1,"failed":0"#), suggest.stdout)
@@ -219,7 +188,7 @@ final class NodeTests: XCTestCase {
         XCTAssertEqual(posted.stdout, suggest.stdout, "GET /v1/suggest and the Connect POST differ")
 
         let search = try curl(["-w", "\n%{http_code}", node.base + "/v1/search?q=red&pageSize=3&sort=weight"])
-        XCTAssertTrue(search.stdout.hasSuffix("\n200"), search.output)
+        XCTAssertTrue(search.stdout.hasSuffix("\n200"), search.transcript)
         let searchJSON = try XCTUnwrap(try JSONSerialization.jsonObject(
             with: Data(search.stdout.dropLast(4).utf8)) as? [String: Any], search.stdout)
         let hits = try XCTUnwrap(searchJSON["hits"] as? [[String: Any]], search.stdout)
@@ -228,12 +197,12 @@ final class NodeTests: XCTestCase {
         XCTAssertEqual(weights, weights.sorted(by: >), "sort=weight")
         XCTAssertNotNil(searchJSON["nextPageToken"] as? String, search.stdout)
         let bad = try curl(["-w", "\n%{http_code}", node.base + "/v1/search?q=red&pageToken=%21garbage"])
-        XCTAssertTrue(bad.stdout.hasSuffix("\n400") && bad.stdout.contains("\"invalid_argument\""), bad.output)
+        XCTAssertTrue(bad.stdout.hasSuffix("\n400") && bad.stdout.contains("\"invalid_argument\""), bad.transcript)
 
         let post = try curl(["-w", "\n%{http_code}", "-H", "content-type: application/json",
                              "-d", #"{"text":"red sh","session":"s1","revision":"3"}"#,
                              node.base + "/typeahead.v1.Typeahead/Suggest"])
-        XCTAssertTrue(post.stdout.hasSuffix("\n200"), post.output)
+        XCTAssertTrue(post.stdout.hasSuffix("\n200"), post.transcript)
         let postJSON = try XCTUnwrap(try JSONSerialization.jsonObject(
             with: Data(post.stdout.dropLast(4).utf8)) as? [String: Any], post.stdout)
         XCTAssertEqual(postJSON["session"] as? String, "s1")
@@ -241,22 +210,22 @@ final class NodeTests: XCTestCase {
 
         let unknown = try curl(["-w", "\n%{http_code}", "-H", "content-type: application/json",
                                 "-d", #"{"text":"red sh","bogus":1}"#, node.base + "/typeahead.v1.Typeahead/Suggest"])
-        XCTAssertTrue(unknown.stdout.hasSuffix("\n400"), unknown.output)
+        XCTAssertTrue(unknown.stdout.hasSuffix("\n400"), unknown.transcript)
         let errorJSON = try XCTUnwrap(try JSONSerialization.jsonObject(
             with: Data(unknown.stdout.dropLast(4).utf8)) as? [String: Any], unknown.stdout)
         XCTAssertEqual(errorJSON["code"] as? String, "invalid_argument")
         XCTAssertNotNil(errorJSON["message"] as? String)
 
         let healthz = try curl(["-w", "%{http_code}", "-o", "/dev/null", node.base + "/healthz"])
-        XCTAssertEqual(healthz.stdout, "200", healthz.output)
+        XCTAssertEqual(healthz.stdout, "200", healthz.transcript)
         let readyz = try curl(["-w", "%{http_code}", "-o", "/dev/null", node.base + "/readyz"])
-        XCTAssertEqual(readyz.stdout, "200", readyz.output)
+        XCTAssertEqual(readyz.stdout, "200", readyz.transcript)
         let missing = try curl(["-w", "%{http_code}", "-o", "/dev/null", node.base + "/nope"])
-        XCTAssertEqual(missing.stdout, "404", missing.output)
+        XCTAssertEqual(missing.stdout, "404", missing.transcript)
 
         // /metrics used to deadlock the event loop that answered it (see the commit that fixed it).
         let metrics = try curl([node.base + "/metrics"])
-        XCTAssertEqual(metrics.status, 0, metrics.output)
+        XCTAssertEqual(metrics.status, 0, metrics.transcript)
         let text = metrics.stdout
         for needle in [#"typeahead_requests_total{method="GET /v1/suggest",code="OK"} 1"#,
                        #"typeahead_requests_total{method="GET /v1/search",code="OK"} 1"#,
@@ -294,4 +263,9 @@ final class NodeTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(started), 12)
         XCTAssertTrue(node.logText.contains("node stopped"), node.logText)
     }
+}
+
+extension ChildRun {
+    /// Everything about the run, for assertion messages.
+    var transcript: String { "exit \(status)\n--- stdout\n\(stdout)\n--- stderr\n\(stderr)" }
 }
