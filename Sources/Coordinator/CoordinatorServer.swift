@@ -234,6 +234,20 @@ public final class CoordinatorServer: Sendable {
             if view.generation != before.generation {
                 telemetry.logger.info("serving generation", ["from": "\(before.generation ?? 0)", "to": "\(view.generation ?? 0)"])
             }
+            // Each replica that left or joined the routing view, with the reason it left.
+            for replica in core.replicas where before.eligible.count == view.eligible.count {
+                let was = before.eligible[replica.shard].contains(replica.id), isNow = view.eligible[replica.shard].contains(replica.id)
+                guard was != isNow else { continue }
+                let health = replica.health
+                let fields = ["shard": core.shardNames[replica.shard], "replica": "\(replica.endpoint)"]
+                if isNow {
+                    telemetry.logger.info("replica serving", fields.merging(["generation": "\(view.generation ?? 0)"]) { $1 })
+                } else {
+                    telemetry.logger.warning("replica left the routing view",
+                                             fields.merging(["up": "\(health.up)", "last_error": health.lastError,
+                                                             "consecutive_failures": "\(health.consecutiveFailures)"]) { $1 })
+                }
+            }
             let checked = core.replicas.allSatisfy { $0.health.everChecked }
             // While the first checks come in, a shard without a replica yet is not news.
             for (shard, replicas) in view.eligible.enumerated() where replicas.isEmpty && checked {

@@ -118,6 +118,35 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(pair.responses.map(\.status), [200])
     }
 
+    /// A coordinator resets every superseded keystroke's stream: thousands of resets on one
+    /// connection must not look like a rapid-reset attack (nghttp2's default bucket, 1,000 and
+    /// 33/s, tore coordinator connections down under fast typing). A small configured bucket
+    /// still ends the connection, so the limit is the one configured.
+    func testManyStreamResetsKeepTheConnection() throws {
+        func resetStreams(_ count: Int, limit: HTTP2SessionConfiguration.StreamResetLimit?) throws -> SessionPair {
+            var configuration = HTTP2SessionConfiguration()
+            if let limit { configuration.streamResetLimit = limit }
+            let pair = try SessionPair(server: configuration)
+            for _ in 0..<count {
+                let id = try pair.client.sendRequest(path: "/keystroke")
+                try pair.pump()
+                try pair.client.resetStream(streamID: id, errorCode: .cancel)
+                try pair.pump()
+            }
+            pair.onRequest = { server, request in try server.respond(streamID: request.streamID, status: 200) }
+            _ = try pair.client.sendRequest(path: "/after")
+            try pair.pump()
+            return pair
+        }
+        let busy = try resetStreams(3_000, limit: nil)
+        XCTAssertEqual(busy.responses.map(\.status), [200], "the connection survived 3,000 resets")
+        XCTAssertFalse(busy.clientEvents.contains { if case .goAway = $0 { true } else { false } })
+
+        let strict = try resetStreams(50, limit: .init(burst: 20, perSecond: 1))
+        XCTAssertTrue(strict.clientEvents.contains { if case .goAway = $0 { true } else { false } }, "a flood past the bucket gets GOAWAY")
+        XCTAssertEqual(strict.responses.count, 0)
+    }
+
     func testServerResetReachesTheClient() throws {
         let pair = try SessionPair()
         pair.onRequest = { server, request in try server.resetStream(streamID: request.streamID, errorCode: .refusedStream) }

@@ -14,6 +14,25 @@ public struct HTTP2SessionConfiguration: Sendable {
     /// The largest request body (server) or response body (client) accumulated for one stream;
     /// beyond it the stream is rejected (``HTTP2StreamRejection/bodyTooLarge(limit:)``).
     public var maxBodySize: Int = 4 << 20
+    /// How many RST_STREAM frames a client may send (server only): a token bucket holding
+    /// `burst` tokens, refilled at `perSecond`; a client that runs out gets GOAWAY (nghttp2's
+    /// defence against "rapid reset", CVE-2023-44487). nghttp2's own default, 1,000 and 33/s,
+    /// suits one browser, not a coordinator: it multiplexes every user's keystrokes over one
+    /// connection per replica and resets each superseded one, hundreds a second when people type
+    /// fast, so that default tore its connections down under load. The cost of a reset stream
+    /// here is bounded anyway (a request is answered on the loop that reads it, and
+    /// `maxConcurrentStreams` caps what is open at once).
+    public var streamResetLimit = StreamResetLimit(burst: 20_000, perSecond: 5_000)
+
+    /// A token bucket for incoming RST_STREAM frames (see ``streamResetLimit``).
+    public struct StreamResetLimit: Sendable, Equatable {
+        public var burst: UInt64
+        public var perSecond: UInt64
+        public init(burst: UInt64, perSecond: UInt64) {
+            self.burst = burst
+            self.perSecond = perSecond
+        }
+    }
 
     public init() {}
 }

@@ -44,7 +44,13 @@ final class SessionCore {
 
         let context = Unmanaged.passUnretained(self).toOpaque()
         switch role {
-        case .server: try check(nghttp2_session_server_new(&handle, callbacks, context), "nghttp2_session_server_new")
+        case .server:
+            var options: OpaquePointer?
+            try check(nghttp2_option_new(&options), "nghttp2_option_new")
+            defer { nghttp2_option_del(options) }
+            nghttp2_option_set_stream_reset_rate_limit(options, configuration.streamResetLimit.burst,
+                                                       configuration.streamResetLimit.perSecond)
+            try check(nghttp2_session_server_new2(&handle, callbacks, context, options), "nghttp2_session_server_new2")
         case .client: try check(nghttp2_session_client_new(&handle, callbacks, context), "nghttp2_session_client_new")
         }
 

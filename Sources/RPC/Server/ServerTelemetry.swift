@@ -84,10 +84,24 @@ public final class ServerTelemetry: Sendable {
         series.codes[status.code.rawValue].increment()
         series.latency.observe(elapsed)
         if status.code != .ok {
-            logger.warning("call failed", ["method": series.method, "code": status.code.name, "message": status.message,
-                                           "request_id": requestID, "duration_us": "\(Self.microseconds(elapsed))"])
+            logger.log(Self.level(of: status.code), "call failed",
+                       ["method": series.method, "code": status.code.name, "message": status.message,
+                        "request_id": requestID, "duration_us": "\(Self.microseconds(elapsed))"])
         } else {
             logger.debug("call", ["method": series.method, "request_id": requestID, "duration_us": "\(Self.microseconds(elapsed))"])
+        }
+    }
+
+    /// How loud a failed call is in the log. A cancelled call is routine (a superseded keystroke, a
+    /// hedge that lost, a client that went away): debug, or a fast typist would flood the log. A
+    /// call refused for the caller's own mistake is info. The rest say something about the server
+    /// or its shards: warning. Every code is counted in the metrics either way.
+    static func level(of code: GRPCStatus.Code) -> Logger.Level {
+        switch code {
+        case .cancelled: .debug
+        case .invalidArgument, .notFound, .alreadyExists, .failedPrecondition, .outOfRange, .unauthenticated,
+             .permissionDenied, .unimplemented: .info
+        default: .warning
         }
     }
 
