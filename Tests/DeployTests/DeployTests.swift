@@ -99,6 +99,13 @@ final class DeployTests: XCTestCase {
             // A probe on an undeclared port.
             ("shard-2.yaml", "grpc:\n              port: 7701", "grpc:\n              port: 7702",
              "StatefulSet/typeahead-shard-2 container node: readinessProbe port is declared"),
+            // Liveness on readiness: /readyz is 503 on a node without a generation (restarted forever).
+            ("shard-1.yaml", "path: /healthz", "path: /readyz",
+             "StatefulSet/typeahead-shard-1 container node: livenessProbe is tcpSocket or httpGet /healthz"),
+            // Liveness on the gRPC health, NOT_SERVING while the shards serve no generation.
+            ("coordinator.yaml", "livenessProbe:\n            httpGet:\n              path: /healthz\n              port: grpc",
+             "livenessProbe:\n            grpc:\n              port: 7700",
+             "Deployment/typeahead-coordinator container coordinator: livenessProbe is tcpSocket or httpGet /healthz"),
             // A mount of a volume that is not defined.
             ("shard-0.yaml", "- name: data\n              mountPath", "- name: date\n              mountPath",
              "volume mounts name volumes or claim templates"),

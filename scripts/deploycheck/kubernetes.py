@@ -10,7 +10,10 @@ when installed) this checks what refers to what:
 - kustomization.yaml lists every manifest (templates aside) and nothing missing;
 - every object has the fields its kind needs and lives in the one Namespace defined;
 - each workload's selector matches its pod template; probes, Prometheus annotations and
-  --listen name declared container ports; volume mounts name volumes or claim templates;
+  --listen name declared container ports; liveness is GET /healthz (HTTP/1.1, 200 whenever the
+  process serves) or a TCP connect, never what readiness means (the gRPC health check or
+  /readyz: NOT_SERVING without a generation or serving shards, so a liveness probe on it would
+  restart every new node forever); volume mounts name volumes or claim templates;
   configMap and secret volumes name objects (and keys) that exist; $(VAR) in args names an env
   variable; file arguments (--cluster, --admin-token-file, --dir, ...) lie on a volume that
   holds them; every flag is one the subcommand accepts (from the binary's --help);
@@ -278,6 +281,7 @@ def check_container(w, container, volumes, manifests, report, cli):
         port = handler.get("port") if handler else None
         report.check(port is not None and port_of(container, port) is not None, f"{where}: {probe_name} port is declared",
                      f"port {port!r} is not among {container.get('ports')}")
+    check_liveness(where, container.get("livenessProbe"), report)
     env = {e.get("name"): e for e in container.get("env") or []}
     for variable in env.values():
         reference = get(variable, "valueFrom.resourceFieldRef.containerName")
@@ -310,6 +314,31 @@ def check_container(w, container, volumes, manifests, report, cli):
                  and security.get("readOnlyRootFilesystem") is True,
                  f"{where}: no privilege escalation, no capabilities, read-only root",
                  f"securityContext {security}")
+
+
+# What a liveness probe may ask: whether the process serves, never whether it is ready. The
+# servers answer GET /healthz 200 whenever they serve (HTTP/1.1 beside h2c, so the kubelet's
+# httpGet reaches it), while the gRPC health check and /readyz stay NOT_SERVING / 503 on a node
+# without a generation and on a coordinator whose shards serve none.
+LIVENESS_PATHS = ("/healthz",)
+
+
+def check_liveness(where, probe, report):
+    if probe is None:
+        return
+    http = probe.get("httpGet")
+    if "tcpSocket" in probe:
+        ok, why = True, ""
+    elif http is not None:
+        ok = http.get("path") in LIVENESS_PATHS and str(http.get("scheme", "HTTP")).upper() == "HTTP"
+        why = (f"httpGet {http.get('scheme', 'HTTP')} {http.get('path')}: the servers answer liveness on plain HTTP "
+               f"{', '.join(LIVENESS_PATHS)} (/readyz is 503 until a generation serves)")
+    else:
+        ok = False
+        why = ("grpc: the gRPC health check is NOT_SERVING on a node without a generation (and a coordinator "
+               "without serving shards), so the kubelet would restart it forever" if "grpc" in probe
+               else "no tcpSocket or httpGet handler: use httpGet /healthz on the servers' port")
+    report.check(ok, f"{where}: livenessProbe is tcpSocket or httpGet /healthz (never readiness)", why)
 
 
 def check_path(where, flag, path, mounts, volumes, manifests, w, report):
