@@ -202,8 +202,12 @@ public enum Operations {
         }
         let failures = results.compactMap(\.error).sorted()
         guard failures.isEmpty else {
+            let listed = "\n  " + failures.joined(separator: "\n  ")
+            if failures.count == results.count {
+                throw AdminError("no replica took the change; nothing changed:" + listed)
+            }
             throw AdminError("some replicas did not take the change and now disagree with the others; rerun the command (it is safe "
-                             + "to repeat) once they are back:\n  " + failures.joined(separator: "\n  "))
+                             + "to repeat) once they are back:" + listed)
         }
         var summary = UpdateSummary()
         for result in results where result.replica == 0 {
@@ -242,16 +246,25 @@ public enum Operations {
     }
 
     /// Removes generation `number` from every replica that has it (never the serving one).
-    public static func dropGeneration(_ admin: AdminClient, _ number: UInt64) async throws {
+    /// Returns how many replicas held it; none is an error (a mistyped number, most likely).
+    @discardableResult
+    public static func dropGeneration(_ admin: AdminClient, _ number: UInt64) async throws -> Int {
+        let dropped = Atomic<Int>(0)
         let failures = await admin.onEveryReplica { replica in
             do {
                 _ = try await admin.call(Typeahead_V1_ShardService.dropGeneration, Typeahead_V1_DropGenerationRequest(generation: number),
                                          on: replica.endpoint)
+                dropped.add(1, ordering: .relaxed)
             } catch let error as AdminError where error.status?.code == .notFound {
                 return   // nothing to drop there
             }
         }
         guard failures.isEmpty else { throw AdminError("could not drop generation \(number) everywhere:\n  " + failures.joined(separator: "\n  ")) }
+        let count = dropped.load(ordering: .relaxed)
+        guard count > 0 else {
+            throw AdminError("no replica holds generation \(number); `typeahead admin status` lists the generations each one has")
+        }
+        return count
     }
 
     /// Rewrites every replica's serving generation compactly as one new generation number, then

@@ -43,7 +43,11 @@ public struct Reindex: Sendable {
     /// What happened, for the summary line.
     public struct Outcome: Sendable {
         public var generation: UInt64
+        /// The generation that served before; 0 when none did (the first reindex) or when
+        /// `alreadyServing`.
         public var previous: UInt64
+        /// The catalog was already the serving generation: nothing changed.
+        public var alreadyServing: Bool
         public var entries: Int
         public var skippedLines: Int
         public var seconds: Double
@@ -144,7 +148,8 @@ public struct Reindex: Sendable {
         // 6. Coordinators.
         try await confirmCoordinators(serve: generation)
         let elapsed = ContinuousClock.now - started
-        return Outcome(generation: generation, previous: previous == generation ? 0 : previous, entries: total,
+        return Outcome(generation: generation, previous: previous == generation ? 0 : previous,
+                       alreadyServing: previous == generation, entries: total,
                        skippedLines: validation.totalErrors,
                        seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18, resumed: resumed)
     }
@@ -235,15 +240,17 @@ struct ReplicaUpload: Sendable {
     /// One replica per shard drives the progress bar (they all send the same entries).
     let reportsProgress: Bool
 
+    /// Patience counts from the replica's last answer, not from the start: a long upload that
+    /// meets a node restart late gets the whole of it too.
     func run() async throws {
-        var deadline = ContinuousClock.now + options.patience
+        var answered = ContinuousClock.now
         var delay: Duration = .milliseconds(200)
         while true {
             do {
-                try await attempt()
+                try await attempt(answered: &answered)
                 return
             } catch let error as AdminError where error.isTransient {
-                guard ContinuousClock.now < deadline else {
+                guard ContinuousClock.now - answered < options.patience else {
                     throw AdminError("\(admin.layout.shards[shard].name) replica \(replica) stayed unreachable for \(options.patience): "
                                      + "\(error). The cluster keeps serving its current generation; rerun the same command to continue.")
                 }
@@ -252,17 +259,19 @@ struct ReplicaUpload: Sendable {
                 delay = min(delay * 2, .seconds(5))
             } catch let error as AdminError where error.status?.code == .failedPrecondition && error.description.contains("expects batch") {
                 // The replica lost batches (a restart from an older state): begin again to learn where.
-                deadline = max(deadline, ContinuousClock.now + .seconds(5))
+                answered = .now
                 continue
             }
         }
     }
 
-    private func attempt() async throws {
+    /// One pass; `answered` is set whenever the replica answers, so patience restarts from there.
+    private func attempt(answered: inout ContinuousClock.Instant) async throws {
         let begin = try await admin.call(Typeahead_V1_ShardService.beginUpload,
                                          Typeahead_V1_BeginUploadRequest(generation: generation, label: label,
                                                                          parameters: Typeahead_V1_IndexParameters(options.parameters)),
                                          on: replica)
+        answered = .now
         if begin.built != nil {
             if reportsProgress { progress.sent(shard: shard, entries: expected, bytes: 0, absolute: true) }
             return
@@ -284,6 +293,7 @@ struct ReplicaUpload: Sendable {
             let request = Typeahead_V1_AppendUploadRequest(generation: generation, batch: UInt64(number), entries: batch)
             let size = request.serializedBytes().count
             _ = try await admin.call(Typeahead_V1_ShardService.appendUpload, request, on: replica)
+            answered = .now
             if reportsProgress { progress.sent(shard: shard, entries: batch.count, bytes: size, absolute: false) }
         }
         while let result = try reader.next() {

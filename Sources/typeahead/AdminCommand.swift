@@ -19,6 +19,7 @@ enum AdminCommand {
               [--heavy-threshold N]  then switch the whole cluster to it at once (no query sees a mix)
               [--batch-size N]   and keep the old one for rollback. Interrupted, the cluster keeps
               [--patience S]     serving; run the same command again to continue.
+              [--progress P]
       upsert FILE [--skip-invalid]   insert or replace entries (JSON Lines), each on every replica of its shard
       delete ID...               delete entries by id
       status [--json]            shards, replicas, health, generations, entries, disk and map use, latency
@@ -26,8 +27,70 @@ enum AdminCommand {
       drop-generation N          remove generation N from every replica (never the serving one)
       compact                    rewrite every replica's index without free pages, online, and switch to it
 
+    `typeahead admin COMMAND --help` describes one command.
     Exit status: 0 done, 1 failed (the message says what to do), 2 usage error, 130 interrupted.
     """
+
+    /// `typeahead admin COMMAND --help`: what the command does and its options, without
+    /// connecting to anything.
+    static let commandHelp: [String: String] = [
+        "reindex": """
+        usage: typeahead admin [--cluster FILE | --coordinator HOST:PORT] reindex --catalog FILE|- [OPTIONS]
+
+        Zero-downtime full reindex. Validates the whole catalog first (every bad line with its
+        number; nothing is sent if one is bad), uploads each shard's part to every replica in
+        numbered batches, has every replica build the new generation beside the serving one, then
+        activates it everywhere at once and waits until every coordinator serves it. The previous
+        generation is kept for `rollback`. Interrupted (Ctrl-C, a node or coordinator restarted),
+        the cluster keeps serving; the same command continues where each replica stands.
+
+          --catalog FILE|-       the new catalog (JSON Lines); - reads standard input (spooled to a
+                                 temporary file, since it is read once per shard)
+          --skip-invalid         leave bad lines out instead of stopping (they are listed)
+          --batch-size N         entries per upload batch (default 1000, at most 1000)
+          --patience S           how long a replica may stay unreachable before the command gives up
+                                 (default 120; counted from its last answer)
+          --progress P           terminal, plain or none (default: terminal on a terminal, else plain)
+          --list-size N, --heavy-threshold N   index parameters (default 32 and 32)
+        """,
+        "upsert": """
+        usage: typeahead admin [...] upsert FILE [--skip-invalid]
+
+        Inserts or replaces the entries of FILE (JSON Lines) on every replica of each entry's
+        shard, in the serving generation; visible to the next query. Bad lines stop it before
+        anything is sent, unless --skip-invalid.
+        """,
+        "delete": """
+        usage: typeahead admin [...] delete ID...
+
+        Deletes entries by id from every replica of each id's shard; prints how many were found.
+        """,
+        "status": """
+        usage: typeahead admin [...] status [--json]
+
+        Shards, replicas, health, generations per replica, entries, disk and map use, recent
+        latency, and what each coordinator serves: a table, or JSON with --json. Exit status 1
+        when some replica or coordinator did not answer.
+        """,
+        "rollback": """
+        usage: typeahead admin [...] rollback
+
+        Makes the previous generation current again on every replica (the current one becomes the
+        previous), and waits until every coordinator serves it.
+        """,
+        "drop-generation": """
+        usage: typeahead admin [...] drop-generation N
+
+        Removes generation N from every replica that holds it (never the serving one); an error
+        when none does.
+        """,
+        "compact": """
+        usage: typeahead admin [...] compact
+
+        Rewrites every replica's serving generation without free pages as a new generation, then
+        activates it cluster-wide like a reindex. Pause upserts meanwhile.
+        """,
+    ]
 
     static func run(_ argv: [String]) throws -> Int32 {
         var global: [String] = []
@@ -46,6 +109,13 @@ enum AdminCommand {
             return args.wantsHelp || rest.first == "help" ? 0 : 2
         }
         let sub = Array(rest.dropFirst())
+        if sub.contains("--help") || sub.contains("-h") {
+            guard let text = commandHelp[command] else {
+                throw UsageError(description: "typeahead admin: unknown command \"\(command)\" (see typeahead admin --help)")
+            }
+            print(text)
+            return 0
+        }
         let target: AdminClient.Target
         var tokenFile = args.value("--token-file")
         switch (args.value("--cluster"), args.value("--coordinator")) {
@@ -113,7 +183,8 @@ enum AdminCommand {
             case let other?: throw UsageError(description: "typeahead admin reindex: --progress must be terminal, plain or none, got \"\(other)\"")
             }
             let outcome = try await Reindex(admin: admin, options: options, progress: ProgressReporter(style: style)).run()
-            let kept = outcome.previous == 0 ? "(this catalog was already serving)" : "previous generation \(outcome.previous) kept for rollback"
+            let kept = outcome.alreadyServing ? "(this catalog was already serving)"
+                : outcome.previous == 0 ? "the cluster's first generation" : "previous generation \(outcome.previous) kept for rollback"
             print(String(format: "reindexed %d entries into generation %llu in %.1f s (%.0f entries/s)%@; %@",
                          outcome.entries, outcome.generation, outcome.seconds, Double(outcome.entries) / max(outcome.seconds, 1e-3),
                          outcome.skippedLines > 0 ? ", \(outcome.skippedLines) invalid lines skipped" : "", kept))
@@ -142,8 +213,8 @@ enum AdminCommand {
             guard args.positionals.count == 1, let number = UInt64(args.positionals[0]), number > 0 else {
                 throw UsageError(description: "typeahead admin drop-generation: give one generation number")
             }
-            try await Operations.dropGeneration(admin, number)
-            print("dropped generation \(number) wherever it was")
+            let replicas = try await Operations.dropGeneration(admin, number)
+            print("dropped generation \(number) from \(replicas) replica\(replicas == 1 ? "" : "s")")
         case "compact":
             _ = try Arguments(argv, command: "admin compact", flags: [], options: [])
             let (generation, before, after) = try await Operations.compact(admin, progress: ProgressReporter())

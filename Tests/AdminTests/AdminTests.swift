@@ -295,5 +295,18 @@ final class AdminTests: XCTestCase {
         XCTAssertTrue(downOutput.contains("cannot reach replica 127.0.0.1:1"), downOutput)
         let (usage, usageOutput) = try run(["admin", "status"])
         XCTAssertEqual(usage, 2, usageOutput)
+
+        // A generation nobody holds is a mistake, not a success; a wrong token on an update says
+        // nothing changed (not that replicas now disagree).
+        let (drop, dropOutput) = try admin(summary, ["drop-generation", "42"])
+        XCTAssertEqual(drop, 1, dropOutput)
+        XCTAssertTrue(dropOutput.contains("no replica holds generation 42"), dropOutput)
+        let (refused, refusedOutput) = try admin(summary, ["delete", "sku-00001"], token: "wrong-token-0123456789")
+        XCTAssertEqual(refused, 1, refusedOutput)
+        XCTAssertTrue(refusedOutput.contains("nothing changed"), refusedOutput)
+        // Each command explains itself without a cluster to talk to.
+        let (help, helpOutput) = try run(["admin", "reindex", "--help"])
+        XCTAssertEqual(help, 0, helpOutput)
+        XCTAssertTrue(helpOutput.contains("--skip-invalid") && helpOutput.contains("--patience"), helpOutput)
     }
 }
