@@ -310,6 +310,20 @@ final class MergeEquivalenceTests: XCTestCase {
         try runSample("synthetic", entries: entries, suggests: 400, searches: 30, seed: Self.baseSeed &+ 301)
     }
 
+    /// Titles and categories that are canonically equivalent (`String` says equal) but differ in
+    /// bytes, precomposed "é" against "e" + U+0301: a node dedupes and groups by bytes, so the
+    /// merge must not fold them (nor split what is byte-equal).
+    func testCanonicallyEquivalentSpellingsStayApart() throws {
+        let composed = "Caf\u{E9}", decomposed = "Cafe\u{301}"
+        XCTAssertEqual(composed, decomposed, "String compares canonically")
+        let entries = (0..<60).map { i in
+            let spelling = i % 2 == 0 ? composed : decomposed
+            return CatalogEntry(id: "c\(i)", title: "\(spelling) \(["Noir", "Blanc", "Rouge"][i % 3])",
+                                categories: ["\(spelling)s", "Drinks"], weight: UInt64(i % 7))
+        }
+        try runSample("canonically equivalent spellings", entries: entries, suggests: 120, searches: 10, seed: Self.baseSeed &+ 400)
+    }
+
     // MARK: The category limit of shard parts
 
     /// A shard lists at most `maximumShardCategories` chips and says when it had more; under the

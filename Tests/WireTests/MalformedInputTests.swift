@@ -58,6 +58,14 @@ final class MalformedInputTests: XCTestCase {
                       "field 5 (attributes) > field 2 (value): length 1 runs past the end of the message (0 bytes left)")
         assertRejects(Typeahead_V1_EntryHit.self, "2a 05 0a 01 ff 12 00", .invalidUTF8,
                       "field 5 (attributes) > field 1 (key): a string of 1 bytes is not valid UTF-8")
+        // Past the eight-byte ASCII fast path: a bad byte after eight good ones, in the last word,
+        // and a valid multi-byte character after ASCII.
+        assertRejects(Typeahead_V1_SuggestRequest.self, "0a 09 6162636465666768ff", .invalidUTF8,
+                      "field 1 (text): a string of 9 bytes is not valid UTF-8")
+        assertRejects(Typeahead_V1_SuggestRequest.self, "0a 10 61626364656667686162636465666780", .invalidUTF8,
+                      "field 1 (text): a string of 16 bytes is not valid UTF-8")
+        XCTAssertEqual(try Typeahead_V1_SuggestRequest(serializedBytes: bytes("0a 0b 6162636465666768 c3a9 21")).text, "abcdefghé!")
+        XCTAssertEqual(try Typeahead_V1_SuggestRequest(serializedBytes: bytes("0a 08 6162636465666768")).text, "abcdefgh")
         // `bytes` fields take anything.
         XCTAssertEqual(try Wiretest_V1_Scalars(serializedBytes: bytes("7a 02 c328")).fBytes, [0xC3, 0x28])
     }

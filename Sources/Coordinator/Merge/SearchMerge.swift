@@ -31,7 +31,7 @@ public struct SearchMerge<Hit: MergeableHit> {
     public let request: SearchRequest
     private var hits: [Hit] = []
     private var totalHits = 0
-    private var facets: [[UInt8]: Facet] = [:]
+    private var facets: [UTF8Key: Facet] = [:]
     private var someShardHasMore = false
 
     public init(request: SearchRequest) {
@@ -43,7 +43,7 @@ public struct SearchMerge<Hit: MergeableHit> {
         hits.append(contentsOf: page)
         totalHits += total
         for facet in shardFacets {
-            facets[Array(facet.name.utf8), default: Facet(name: facet.name, count: 0)].count += facet.count
+            facets[UTF8Key(facet.name), default: Facet(name: facet.name, count: 0)].count += facet.count
         }
         someShardHasMore = someShardHasMore || hasMore
     }

@@ -44,8 +44,8 @@ public struct SuggestMerge<Hit: MergeableHit> {
 
     public let request: SuggestRequest
     private var entries: [Hit] = []
-    private var completions: [[UInt8]: QueryCompletion] = [:]
-    private var categories: [[UInt8]: CategorySuggestion] = [:]
+    private var completions: [UTF8Key: QueryCompletion] = [:]
+    private var categories: [UTF8Key: CategorySuggestion] = [:]
     /// Some shard matched more categories than it could list; chips may differ from a single node's.
     public private(set) var categoriesTruncated = false
 
@@ -58,12 +58,12 @@ public struct SuggestMerge<Hit: MergeableHit> {
                              categories partCategories: [CategorySuggestion], truncated: Bool) {
         entries.append(contentsOf: hits)
         for completion in partCompletions {
-            let term = Array(completion.term.utf8)
+            let term = UTF8Key(completion.term)
             if let known = completions[term], !ranksBefore(completion, known) { continue }
             completions[term] = completion
         }
         for category in partCategories {
-            let name = Array(category.name.utf8)
+            let name = UTF8Key(category.name)
             if var known = categories[name] {
                 known.count += category.count
                 known.typos = min(known.typos, category.typos)
@@ -79,9 +79,9 @@ public struct SuggestMerge<Hit: MergeableHit> {
     public func merged() -> Result {
         var result = Result(entries: [], completions: [], categories: [], categoriesTruncated: categoriesTruncated)
         let limits = request.limits
-        var seenTitles = Set<[UInt8]>()
+        var seenTitles = Set<UTF8Key>()
         for hit in entries.sorted(by: { $0.rank < $1.rank }) where result.entries.count < limits.entries {
-            if request.dedupe, !seenTitles.insert(Array(hit.title.utf8)).inserted { continue }
+            if request.dedupe, !seenTitles.insert(UTF8Key(hit.title)).inserted { continue }
             result.entries.append(hit)
         }
         result.completions = Array(completions.values.sorted(by: ranksBefore).prefix(limits.completions))
