@@ -216,7 +216,9 @@ public struct Reindex: Sendable {
     static func spoolStandardInput(_ path: String) throws -> String {
         guard path == "-" else { return path }
         let spool = NSTemporaryDirectory() + "typeahead-reindex-\(UUID().uuidString).jsonl"
-        FileManager.default.createFile(atPath: spool, contents: nil)
+        guard FileManager.default.createFile(atPath: spool, contents: nil) else {
+            throw AdminError("cannot create \(spool) to hold standard input: check the space and permissions of \(NSTemporaryDirectory())")
+        }
         let out = try FileHandle(forWritingTo: URL(fileURLWithPath: spool))
         defer { try? out.close() }
         while let chunk = try FileHandle.standardInput.read(upToCount: 1 << 20), !chunk.isEmpty { out.write(chunk) }

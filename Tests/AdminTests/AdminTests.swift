@@ -69,7 +69,7 @@ final class AdminTests: XCTestCase {
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = arguments
         let output = directory.path + "/run-\(UUID().uuidString).out"
-        FileManager.default.createFile(atPath: output, contents: nil)
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
         process.standardOutput = handle
         process.standardError = handle

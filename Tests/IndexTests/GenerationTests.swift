@@ -140,7 +140,7 @@ final class GenerationTests: XCTestCase {
         XCTAssertEqual(code { _ = try shard.search(SearchRequest(text: "a", pageToken: "not a token")) }, .invalidArgument)
         XCTAssertEqual(code { _ = try shard.search(SearchRequest(text: "a", pageToken: "AQ")) }, .invalidArgument)
         // A token from one query is refused by another.
-        try shard.upsert((0..<5).map { CatalogEntry(id: "x\($0)", title: "apple \($0)") })
+        _ = try shard.upsert((0..<5).map { CatalogEntry(id: "x\($0)", title: "apple \($0)") })
         let first = try shard.search(SearchRequest(text: "apple", pageSize: 2))
         let token = try XCTUnwrap(first.nextPageToken)
         XCTAssertEqual(code { _ = try shard.search(SearchRequest(text: "pie", pageSize: 2, pageToken: token)) }, .invalidArgument)

@@ -121,7 +121,7 @@ final class NodeTests: XCTestCase {
         for _ in 0..<3 {  // a port taken between freePort() and the node's bind: try another
             let port = try Self.freePort()
             let log = directory + "/node-\(port).log"
-            FileManager.default.createFile(atPath: log, contents: nil)
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
             let process = Process()
             process.executableURL = Self.binary

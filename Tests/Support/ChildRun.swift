@@ -30,8 +30,8 @@ public struct ChildRun: Sendable {
         if let environment { process.environment = environment }
         let base = NSTemporaryDirectory() + "typeahead-child-\(UUID().uuidString)"
         let outPath = base + ".out", errPath = base + ".err"
-        FileManager.default.createFile(atPath: outPath, contents: nil)
-        FileManager.default.createFile(atPath: errPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
         defer {
             try? FileManager.default.removeItem(atPath: outPath)
             try? FileManager.default.removeItem(atPath: errPath)

@@ -70,7 +70,9 @@ struct Upload {
         } catch {
             throw IndexError(.internal, "cannot create \(directory): \(error)")
         }
-        FileManager.default.createFile(atPath: spoolPath, contents: nil)
+        guard FileManager.default.createFile(atPath: spoolPath, contents: nil) else {
+            throw IndexError(.internal, "cannot create the upload spool \(spoolPath)")
+        }
         try write(state)
     }
 

@@ -377,7 +377,6 @@ struct SuggestEngine {
     /// `rest` (base numbers are rank order; delta documents are compared by key).
     private func completeWithin(_ rest: [UInt32], terms: [[UInt8]], limit: Int, into acc: inout Accumulator,
                                 in txn: borrowing ReadTransaction) throws {
-        let base = generation.baseCount
         var bests: [(doc: UInt32, term: [UInt8])] = []
         var deltaBests: [(doc: UInt32, term: [UInt8])] = []
         let hasDelta = try txn.count(generation.schema.deltaTerms) > 0
