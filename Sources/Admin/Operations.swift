@@ -245,6 +245,22 @@ public enum Operations {
         return generation
     }
 
+    /// Makes generation `number` current on every replica (the current one becomes the previous),
+    /// then waits until every coordinator serves it. Unlike ``rollback(_:)`` it is idempotent: a
+    /// rerun after a partial failure finishes the job instead of swapping the replicas that had
+    /// already switched back again, and it reaches any generation a replica still holds, not only
+    /// the previous one.
+    public static func activate(_ admin: AdminClient, generation number: UInt64) async throws {
+        let reindex = Reindex(admin: admin, options: .init(catalog: ""), progress: ProgressReporter(style: .silent))
+        do {
+            try await reindex.activate(number)
+        } catch let error as AdminError {
+            throw AdminError("generation \(number) is not current everywhere yet (a replica that lacks it cannot switch; "
+                             + "`typeahead admin status` lists what each holds): \(error.description)")
+        }
+        try await reindex.confirmCoordinators(serve: number)
+    }
+
     /// Removes generation `number` from every replica that has it (never the serving one).
     /// Returns how many replicas held it; none is an error (a mistyped number, most likely).
     @discardableResult

@@ -23,7 +23,7 @@ enum AdminCommand {
       upsert FILE [--skip-invalid]   insert or replace entries (JSON Lines), each on every replica of its shard
       delete ID...               delete entries by id
       status [--json]            shards, replicas, health, generations, entries, disk and map use, latency
-      rollback                   make the previous generation current again, cluster-wide
+      rollback [--to N]          make the previous generation (or generation N) current again, cluster-wide
       drop-generation N          remove generation N from every replica (never the serving one)
       compact                    rewrite every replica's index without free pages, online, and switch to it
 
@@ -73,10 +73,13 @@ enum AdminCommand {
         when some replica or coordinator did not answer.
         """,
         "rollback": """
-        usage: typeahead admin [...] rollback
+        usage: typeahead admin [...] rollback [--to N]
 
         Makes the previous generation current again on every replica (the current one becomes the
-        previous), and waits until every coordinator serves it.
+        previous), and waits until every coordinator serves it. With --to N, makes generation N
+        current on every replica instead (any generation each still holds; `status` lists them).
+        --to is safe to rerun: after a rollback that failed on some replicas, `rollback --to N`
+        with the generation you meant finishes it.
         """,
         "drop-generation": """
         usage: typeahead admin [...] drop-generation N
@@ -205,9 +208,17 @@ enum AdminCommand {
             let complete = report.replicas.allSatisfy { $0.stats != nil } && report.coordinators.allSatisfy { $0.1 != nil }
             return complete ? 0 : 1
         case "rollback":
-            _ = try Arguments(argv, command: "admin rollback", flags: [], options: [])
-            let serving = try await Operations.rollback(admin)
-            print("rolled back on every replica; generation \(serving) serves")
+            let args = try Arguments(argv, command: "admin rollback", flags: [], options: ["--to"])
+            if let to = args.value("--to") {
+                guard let number = UInt64(to), number > 0 else {
+                    throw UsageError(description: "typeahead admin rollback: --to takes a generation number, got \"\(to)\"")
+                }
+                try await Operations.activate(admin, generation: number)
+                print("generation \(number) is current on every replica and serves")
+            } else {
+                let serving = try await Operations.rollback(admin)
+                print("rolled back on every replica; generation \(serving) serves")
+            }
         case "drop-generation":
             let args = try Arguments(argv, command: "admin drop-generation", flags: [], options: [])
             guard args.positionals.count == 1, let number = UInt64(args.positionals[0]), number > 0 else {

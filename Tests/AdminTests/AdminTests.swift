@@ -194,6 +194,15 @@ final class AdminTests: XCTestCase {
         let (rolled, rollback) = try admin(summary, ["rollback"])
         XCTAssertEqual(rolled, 0, rollback)
         XCTAssertTrue(rollback.contains("generation 1 serves"), rollback)
+        // Forward again to a named generation, twice (idempotent), and a number nobody holds.
+        for _ in 0..<2 {
+            let (forward, forwardOutput) = try admin(summary, ["rollback", "--to", "2"])
+            XCTAssertEqual(forward, 0, forwardOutput)
+            XCTAssertTrue(forwardOutput.contains("generation 2 is current on every replica"), forwardOutput)
+        }
+        let (missing, missingOutput) = try admin(summary, ["rollback", "--to", "9"])
+        XCTAssertEqual(missing, 1, missingOutput)
+        XCTAssertTrue(missingOutput.contains("generation 9 is not current everywhere"), missingOutput)
     }
 
     /// A node is SIGKILLed in the middle of the upload and the admin is interrupted too: the cluster
