@@ -209,7 +209,18 @@ public final class CoordinatorServer: Sendable {
                         replica.checked(stats, at: .now)
                     case .failure(let status):
                         replica.failed("health check: \(status)")
-                        if status.code == .deadlineExceeded { bound.value.drop() }
+                        // A check that timed out on a link nothing comes back on is a dead link
+                        // (a blackholed host: TCP would wait minutes): close it, so the calls
+                        // stuck on it fail over now. But calls answered there in the last fifth
+                        // of the check's timeout say the link works and the node is only slow
+                        // (an overloaded machine): closing it would fail those calls too, and
+                        // load their other replicas just when they are busiest. (Any answer
+                        // since the check was sent would be too lenient: a link cut while the
+                        // check waits answered before the cut, and would stay open a round.)
+                        let link = bound.value
+                        let window = (options.timeout ?? .milliseconds(500)) / 5
+                        let answeredLately = link.lastAnswer.map { ContinuousClock.now - $0 < window } ?? false
+                        if status.code == .deadlineExceeded, !answeredLately { link.drop() }
                     }
                     finished.value.run()
                 }

@@ -228,6 +228,7 @@ final class ShardCall {
             let now = ContinuousClock.now
             let elapsed = now - attempt.started
             attempt.link.record(elapsed, at: now)
+            attempt.link.answered(at: now)
             attempt.link.replica.succeeded()
             state.latency[shard].record(elapsed)
             series.ok.increment()

@@ -131,6 +131,14 @@ final class ReplicaLink {
         measuredAt = now
     }
 
+    /// When a call last succeeded over this link (``answered(at:)``).
+    private(set) var lastAnswer: ContinuousClock.Instant?
+
+    /// A call answered over this link: the connection works, whatever a health check says.
+    func answered(at now: ContinuousClock.Instant) {
+        lastAnswer = now
+    }
+
     /// Closes the connection now (requests in flight on it fail over); the next request reconnects.
     func drop() {
         connection?.forceClose()
