@@ -284,8 +284,8 @@ public enum Operations {
     }
 
     /// Rewrites every replica's serving generation compactly as one new generation number, then
-    /// activates it cluster-wide like a reindex (no query sees a mix). Writes should pause meanwhile:
-    /// an upsert between a replica's copy and the activation is not in the copy.
+    /// activates it cluster-wide like a reindex (no query sees a mix). A write between a replica's
+    /// copy and the activation reaches the copy too (a node writes staged generations as well).
     public static func compact(_ admin: AdminClient, progress: ProgressReporter) async throws -> (generation: UInt64, before: UInt64, after: UInt64) {
         let reindex = Reindex(admin: admin, options: .init(catalog: ""), progress: progress)
         let stats = try await reindex.allStats()

@@ -197,16 +197,52 @@ public final class Shard: Sendable {
     // MARK: Updates
 
     /// Inserts or replaces entries by id, atomically; visible to the next query.
+    ///
+    /// A write made while a new generation is on its way reaches it too, so a reindex or a
+    /// compaction does not lose it: during an upload it is logged and replayed onto the generation
+    /// when the upload is built (``finishUpload(generation:batches:entries:)``); a generation
+    /// already built and staged (newer than the serving one, not the previous) gets it at once.
+    /// The summary counts what changed in the serving generation.
     public func upsert(_ entries: [CatalogEntry]) throws -> UpdateSummary {
         try writable()
         try EntryValidation.check(entries)
-        return try Updater(generation: try current(), analyzer: analyzer).upsert(entries)
+        let serving = try current()
+        try carryForward(.upsert(entries), serving: serving.number)
+        return try Updater(generation: serving, analyzer: analyzer).upsert(entries)
     }
 
-    /// Deletes entries by id, atomically; ids that do not exist are counted, not an error.
+    /// Deletes entries by id, atomically; ids that do not exist are counted, not an error. Carried
+    /// to a generation on its way like ``upsert(_:)``.
     public func delete(ids: [String]) throws -> UpdateSummary {
         try writable()
-        return try Updater(generation: try current(), analyzer: analyzer).delete(ids: ids)
+        let serving = try current()
+        try carryForward(.delete(ids), serving: serving.number)
+        return try Updater(generation: serving, analyzer: analyzer).delete(ids: ids)
+    }
+
+    /// Logs `change` for the upload in progress, if any, and applies it to every staged
+    /// generation newer than the serving one. (Writes are serialised by the caller, a node's
+    /// writer queue, with the upload's calls, so a write is either logged before the build or
+    /// applied to the built generation after it.)
+    private func carryForward(_ change: Upload.Change, serving: Int) throws {
+        try layout.withLock {
+            let upload = Upload(shardDirectory: directory)
+            if try upload.read() != nil { try upload.record(change) }
+            let manifest = try layout.readManifest()
+            for number in layout.generationsOnDisk() where number > serving && number != manifest.previous && layout.isComplete(number) {
+                try apply([change], to: try open(number))
+            }
+        }
+    }
+
+    private func apply(_ changes: [Upload.Change], to generation: Generation) throws {
+        let updater = Updater(generation: generation, analyzer: analyzer)
+        for change in changes {
+            switch change {
+            case .upsert(let entries): _ = try updater.upsert(entries)
+            case .delete(let ids): _ = try updater.delete(ids: ids)
+            }
+        }
     }
 
     // MARK: Generations
@@ -419,10 +455,20 @@ public final class Shard: Sendable {
             throw IndexError(.failedPrecondition, "upload of generation \(number) holds \(state.batches) batches and \(state.entries) "
                              + "entries; the sender sent \(batches) and \(entries)")
         }
-        let info = try buildGeneration(from: try upload.entries(state),
+        var info = try buildGeneration(from: try upload.entries(state),
                                        parameters: IndexParameters(listSize: state.listSize, heavyThreshold: state.heavyThreshold),
                                        number: number, label: state.label)
-        try layout.withLock { try upload.remove() }
+        try layout.withLock {
+            // The writes made to the serving generation while the batches came in.
+            let changes = try upload.changes()
+            if !changes.isEmpty {
+                let built = try open(number)
+                try apply(changes, to: built)
+                info.entries = try built.liveCount()
+                info.bytes = try built.environment.statistics().usedBytes
+            }
+            try upload.remove()
+        }
         return info
     }
 
@@ -434,8 +480,8 @@ public final class Shard: Sendable {
 
     /// Rewrites the serving generation compactly (`MDB_CP_COMPACT`: free pages dropped) as a new
     /// generation `number`, staged; activate it to serve from the smaller file. Writes between
-    /// the copy and the activation are not in the copy: call it where writes are serialised (a
-    /// node's writer queue) and activate right after.
+    /// the copy and the activation reach the copy too (``upsert(_:)`` writes staged generations);
+    /// call it where writes are serialised (a node's writer queue), so none falls between.
     public func compact(into number: Int) throws -> GenerationInfo {
         try writable()
         let source = try current()

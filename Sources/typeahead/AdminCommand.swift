@@ -42,7 +42,9 @@ enum AdminCommand {
         numbered batches, has every replica build the new generation beside the serving one, then
         activates it everywhere at once and waits until every coordinator serves it. The previous
         generation is kept for `rollback`. Interrupted (Ctrl-C, a node or coordinator restarted),
-        the cluster keeps serving; the same command continues where each replica stands.
+        the cluster keeps serving; the same command continues where each replica stands. Upserts
+        and deletes made while it runs are logged by each replica and carried into the new
+        generation (they override the file's version of an entry).
 
           --catalog FILE|-       the new catalog (JSON Lines); - reads standard input (spooled to a
                                  temporary file, since it is read once per shard)
@@ -91,7 +93,7 @@ enum AdminCommand {
         usage: typeahead admin [...] compact
 
         Rewrites every replica's serving generation without free pages as a new generation, then
-        activates it cluster-wide like a reindex. Pause upserts meanwhile.
+        activates it cluster-wide like a reindex. Writes made meanwhile reach the copy.
         """,
     ]
 

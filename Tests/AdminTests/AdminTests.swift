@@ -238,6 +238,22 @@ final class AdminTests: XCTestCase {
         XCTAssertTrue(first.contains("run the same command again"), first)
 
         // Meanwhile generation 1 serves; the killed node comes back (the supervisor restarts it).
+        // Writes made while the uploads wait are carried into the new generation: an upsert of a
+        // new entry and the delete of one the new catalog holds (retried until the restarted
+        // node takes them too; both are safe to repeat).
+        let bigFirstID = try XCTUnwrap(SyntheticCatalog(seed: 5, count: 60_000).first?.id)
+        let during = directory.path + "/during.jsonl"
+        try Data((CatalogEntry(id: "zz-during", title: "Zebra written during the reindex").jsonLine() + "\n").utf8)
+            .write(to: URL(fileURLWithPath: during))
+        var wrote = false
+        let writeEnd = ContinuousClock.now + .seconds(60)
+        while !wrote, ContinuousClock.now < writeEnd {
+            let (upserted, _) = try admin(summary, ["upsert", during])
+            let (deleted, _) = upserted == 0 ? try admin(summary, ["delete", bigFirstID]) : (1, "")
+            wrote = upserted == 0 && deleted == 0
+            if !wrote { try await Task.sleep(for: .milliseconds(200)) }
+        }
+        XCTAssertTrue(wrote, "the writes never reached every replica")
         let (status, output) = try admin(summary, ["reindex", "--catalog", big, "--progress", "plain"])
         XCTAssertEqual(status, 0, output)
         XCTAssertTrue(output.contains("continuing generation 2"), output)
@@ -253,7 +269,12 @@ final class AdminTests: XCTestCase {
         let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(report.utf8)) as? [String: Any], report)
         let replicas = try XCTUnwrap(json["replicas"] as? [[String: Any]])
         XCTAssertEqual(replicas.map { $0["currentGeneration"] as? Int }, [2, 2, 2, 2], report)
-        XCTAssertEqual(replicas.compactMap { $0["entries"] as? Int }.reduce(0, +), 2 * 60_000)
+        XCTAssertEqual(replicas.compactMap { $0["entries"] as? Int }.reduce(0, +), 2 * 60_000, "one added, one deleted, on both replicas")
+        let coordinator = try await client.connect(host: summary.coordinator.host, port: summary.coordinator.port)
+        let answer = try await GRPCClient.call(Typeahead_V1_TypeaheadService.suggest, Typeahead_V1_SuggestRequest(text: "zebra written"),
+                                               on: coordinator)
+        XCTAssertEqual(answer.entries.map(\.id), ["zz-during"], "the upsert made during the reindex is in generation 2")
+        XCTAssertEqual(answer.shards?.generation, 2)
     }
 
     // MARK: Updates and errors

@@ -121,6 +121,75 @@ final class UploadTests: XCTestCase {
         XCTAssertNil(try shard.upload())
     }
 
+    /// Writes made while a reindex is under way reach the new generation: logged during the
+    /// upload and replayed onto the build, applied at once to the staged generation after it, in
+    /// order, so activation loses none. The reference is a shard built from the same catalog with
+    /// the same writes applied after.
+    func testWritesDuringAnUploadReachTheNewGeneration() throws {
+        let old = Self.entries(40, seed: 1), new = Self.entries(200, seed: 7)
+        let directory = TemporaryDirectory("upload-writes")
+        let shard = try Shard(directory: directory.path + "/live")
+        try shard.build(from: old)
+        var renamed = new[5]
+        renamed.title = "Zebra crossing lights"
+        let added = CatalogEntry(id: "zz-added", title: "Zebra sandwich", categories: ["Food"], weight: 900)
+        let late = CatalogEntry(id: "zz-late", title: "Zebra late arrival", weight: 5)
+        typealias Write = (upserts: [CatalogEntry], deletes: [String])
+        let during: [Write] = [([added], []), ([renamed], []), ([], [new[10].id]), ([], [old[3].id])]
+        let after: [Write] = [([late], []), ([], [new[20].id, "no-such-id"])]
+
+        let batches = Self.batches(new, size: 100)
+        _ = try shard.beginUpload(generation: 2, label: "B")
+        _ = try shard.appendUpload(generation: 2, batch: 0, entries: batches[0])
+        for write in during {
+            if !write.upserts.isEmpty { _ = try shard.upsert(write.upserts) }
+            if !write.deletes.isEmpty { _ = try shard.delete(ids: write.deletes) }
+        }
+        // A record torn by a crash (never acknowledged) at the end of the log is left out.
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: directory.path + "/live/upload/changes.jsonl"))
+        try log.seekToEnd()
+        try log.write(contentsOf: Data("+{\"id\":\"torn".utf8))
+        try log.close()
+        _ = try shard.appendUpload(generation: 2, batch: 1, entries: batches[1])
+        XCTAssertEqual(try shard.suggest(SuggestRequest(text: "zebra s")).entries.map(\.id), ["zz-added"],
+                       "the serving generation took the write as before")
+        let built = try shard.finishUpload(generation: 2, batches: 2, entries: 200)
+        let expected = Set(new.map(\.id)).union([added.id]).subtracting([new[10].id, old[3].id])
+        XCTAssertEqual(built.entries, expected.count, "the writes made during the upload are in the build")
+        for write in after {
+            if !write.upserts.isEmpty { _ = try shard.upsert(write.upserts) }
+            if !write.deletes.isEmpty { _ = try shard.delete(ids: write.deletes) }
+        }
+        try shard.activate(generation: 2)
+
+        let reference = try Shard(directory: directory.path + "/reference")
+        try reference.build(from: new)
+        for write in during + after {
+            if !write.upserts.isEmpty { _ = try reference.upsert(write.upserts) }
+            if !write.deletes.isEmpty { _ = try reference.delete(ids: write.deletes) }
+        }
+        try assertSameAnswers(reference, shard)
+        XCTAssertEqual(try shard.entryCount(), try reference.entryCount())
+        XCTAssertEqual(Set(try shard.suggest(SuggestRequest(text: "zebra")).entries.map(\.id)), ["zz-added", "zz-late", new[5].id])
+
+        // Rolled back, the previous generation is not written to: it is the catalog being undone.
+        try shard.rollback()
+        _ = try shard.upsert([CatalogEntry(id: "zz-after-rollback", title: "Zebra after rollback")])
+        try shard.rollback()
+        XCTAssertTrue(try shard.suggest(SuggestRequest(text: "zebra after")).entries.isEmpty)
+    }
+
+    /// Writes between a compaction's copy and its activation are in the copy too.
+    func testWritesAfterACompactionReachTheCopy() throws {
+        let directory = TemporaryDirectory("compact-writes")
+        let shard = try Shard(directory: directory.path)
+        try shard.build(from: Self.entries(100))
+        _ = try shard.compact(into: 2)
+        _ = try shard.upsert([CatalogEntry(id: "zz-new", title: "Zebra sandwich")])
+        try shard.activate(generation: 2)
+        XCTAssertEqual(try shard.suggest(SuggestRequest(text: "zebra s")).entries.map(\.id), ["zz-new"])
+    }
+
     /// A compacted copy answers exactly as the original (with its upserts and deletes), in no more space.
     func testCompactionKeepsAnswersAndLabel() throws {
         let catalog = Self.entries(300)

@@ -20,10 +20,15 @@ import Glibc
 ///   upload holds: beginning the same generation and label again resumes; anything else discards
 ///   the old upload and starts over.
 ///
+/// Writes made while the upload is under way (upserts and deletes to the serving generation) are
+/// logged beside it, in order, and replayed onto the new generation once it is built, so a
+/// reindex does not lose them (``Shard/upsert(_:)``).
+///
 /// ```
 /// DIR/upload/
 ///   UPLOAD        {"generation":7,"label":"…","batches":12,"entries":12000,"bytes":3841210,"listSize":32,"heavyThreshold":32}
 ///   entries.jsonl the batches so far, one catalog entry per line
+///   changes.jsonl writes made meanwhile: "+" and a catalog entry, or "-" and a JSON string id, per line
 /// ```
 /// One upload per shard at a time. Not thread-safe by itself: ``Shard`` runs these under its
 /// directory lock, and a node calls them from its single writer queue.
@@ -41,6 +46,13 @@ struct Upload {
     let directory: String
     var statePath: String { directory + "/UPLOAD" }
     var spoolPath: String { directory + "/entries.jsonl" }
+    var changesPath: String { directory + "/changes.jsonl" }
+
+    /// A write to carry from the serving generation to the one on its way.
+    enum Change: Equatable {
+        case upsert([CatalogEntry])
+        case delete([String])
+    }
 
     init(shardDirectory: String) {
         directory = shardDirectory + "/upload"
@@ -107,6 +119,69 @@ struct Upload {
         next.bytes += bytes.count
         try write(next)
         return next
+    }
+
+    /// Logs a write durably (appended and synced before the write is applied anywhere, so a write
+    /// that was acknowledged is in the log).
+    func record(_ change: Change) throws {
+        var bytes: [UInt8] = []
+        switch change {
+        case .upsert(let entries):
+            for entry in entries {
+                bytes.append(UInt8(ascii: "+"))
+                bytes += Array(entry.jsonLine().utf8)
+                bytes.append(0x0A)
+            }
+        case .delete(let ids):
+            for id in ids {
+                bytes.append(UInt8(ascii: "-"))
+                bytes += Array((try? JSONSerialization.data(withJSONObject: id, options: .fragmentsAllowed)) ?? Data("\"\"".utf8))
+                bytes.append(0x0A)
+            }
+        }
+        let fd = open(changesPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw IndexError(.internal, "cannot open \(changesPath): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        try DurableFile.writeAll(fd, bytes, path: changesPath)
+        guard fdatasync(fd) == 0 else { throw IndexError(.internal, "cannot sync \(changesPath): \(String(cString: strerror(errno)))") }
+    }
+
+    /// The logged writes in order, consecutive ones of a kind together. A last line cut short by
+    /// a crash was never acknowledged and is left out; a bad line before it means corruption.
+    func changes() throws -> [Change] {
+        guard let data = FileManager.default.contents(atPath: changesPath) else { return [] }
+        let lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
+        var changes: [Change] = []
+        for (index, line) in lines.enumerated() where !line.isEmpty {
+            let body = line.dropFirst()
+            switch line.first {
+            case UInt8(ascii: "+"):
+                if case .success(let entry) = parseCatalogLine(body, line: index + 1) {
+                    if case .upsert(let batch) = changes.last {
+                        changes[changes.count - 1] = .upsert(batch + [entry])
+                    } else {
+                        changes.append(.upsert([entry]))
+                    }
+                    continue
+                }
+            case UInt8(ascii: "-"):
+                if let id = try? JSONSerialization.jsonObject(with: Data(body), options: .fragmentsAllowed) as? String {
+                    if case .delete(let batch) = changes.last {
+                        changes[changes.count - 1] = .delete(batch + [id])
+                    } else {
+                        changes.append(.delete([id]))
+                    }
+                    continue
+                }
+            default:
+                break
+            }
+            // Unreadable: fine only as the torn tail (the last line, without its newline).
+            guard index == lines.count - 1 else {
+                throw IndexError.corrupt("\(changesPath) line \(index + 1) cannot be read")
+            }
+        }
+        return changes
     }
 
     /// Every entry uploaded, read back through the catalog reader (they were valid when appended).
