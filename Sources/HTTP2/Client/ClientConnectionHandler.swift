@@ -69,7 +69,7 @@ final class ClientConnectionHandler: ChannelHandler {
                                                                    cause: error)))
             return
         }
-        if !reading { channel.flush() }
+        if !reading { channel.flushSoon() }
     }
 
     func cancel(_ handle: HTTP2ClientStream) {
@@ -77,7 +77,7 @@ final class ClientConnectionHandler: ChannelHandler {
         try? session.resetStream(streamID: id, errorCode: .cancel)
         complete(entry.handle, entry.completion, .failure(HTTP2ClientError(code: .cancelled, message: "cancelled",
                                                                            errorCode: .cancel)))
-        if !reading { channel.flush() }
+        if !reading { channel.flushSoon() }
     }
 
     /// GOAWAY, then close once the streams in flight are done.

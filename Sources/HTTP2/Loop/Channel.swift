@@ -50,6 +50,8 @@ final class Channel: Selectable {
     private var connecting: Bool
     /// Inside `flush` (see there).
     private var flushing = false
+    /// Queued with the loop by ``flushSoon()``, not flushed since.
+    private var flushQueued = false
     private(set) var isClosed = false
     /// Monotonic time of the last byte read or written.
     private(set) var lastActivity: UInt64
@@ -140,6 +142,20 @@ final class Channel: Selectable {
         flush()
     }
 
+    /// Flushes at the end of the loop's iteration (``EventLoop/flushSoon(_:)``): for output
+    /// produced outside this channel's own read. Loop thread only.
+    func flushSoon() {
+        guard !flushQueued, !isClosed else { return }
+        flushQueued = true
+        loop.flushSoon(self)
+    }
+
+    /// The loop's end-of-iteration flush (a no-op if the channel flushed meanwhile).
+    func flushIfPending() {
+        guard flushQueued else { return }
+        flush()
+    }
+
     /// Writes what is pending, then asks the handler for more, until the kernel would block or the
     /// handler has nothing; then closes if the protocol is finished, else updates the epoll mask.
     ///
@@ -147,6 +163,7 @@ final class Channel: Selectable {
     /// sent fails), which may submit another request on this same connection and flush. That
     /// inner call returns at once; the outer loop asks the handler again and sends the new frames.
     func flush() {
+        flushQueued = false
         guard !isClosed, !connecting, !flushing else { return }
         flushing = true
         defer { flushing = false }

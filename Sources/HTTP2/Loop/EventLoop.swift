@@ -46,6 +46,9 @@ final class EventLoop: @unchecked Sendable {
     private var nextToken: UInt64 = 1  // 0 is the wakeup eventfd
     private var timers = TimerQueue()
     private var stopRequested = false
+    /// Channels with frames produced outside their own read (``flushSoon(_:)``), written once
+    /// each at the end of this iteration.
+    private var pendingFlushes: [Channel] = []
     /// One read buffer per loop, shared by all its connections: a read is consumed (fed to the
     /// session) before the next one starts, so no connection needs a buffer of its own.
     let readBuffer: UnsafeMutableRawBufferPointer
@@ -122,6 +125,26 @@ final class EventLoop: @unchecked Sendable {
     /// A no-op for a timer that already fired or was cancelled.
     func cancelTimer(_ id: UInt64) { timers.cancel(id) }
 
+    /// Writes `channel`'s output at the end of this iteration, once however often it is asked.
+    ///
+    /// Why: a coordinator that reads sixteen client requests in one read submits sixty-four shard
+    /// requests on four connections, and answers as many clients as shard answers arrive in one
+    /// batch; flushing at each would be one `send` per frame. Deferred to the iteration's end
+    /// (after its I/O, timers and tasks, still before the next `epoll_wait`), each connection gets
+    /// one `send` carrying all of them, and no frame waits longer than the iteration.
+    func flushSoon(_ channel: Channel) {
+        pendingFlushes.append(channel)
+    }
+
+    private func runPendingFlushes() {
+        // Flushing can complete requests whose callers produce more output (and ask again).
+        while !pendingFlushes.isEmpty {
+            let channels = pendingFlushes
+            pendingFlushes.removeAll(keepingCapacity: true)
+            for channel in channels { channel.flushIfPending() }
+        }
+    }
+
     /// The loop body. Returns after ``stop()``; tasks queued until then still run, later ones are
     /// refused, so nothing handed over (an accepted socket, say) is silently dropped. Whatever is
     /// still registered at that point is closed (see ``Selectable/loopIsExiting()``).
@@ -156,12 +179,14 @@ final class EventLoop: @unchecked Sendable {
             let now = monotonicNow()
             while let callback = timers.popDue(at: now) { callback() }
             runTasks()
+            runPendingFlushes()
         }
         // Exit. Close what is still registered, and run what was queued before closing the inbox
         // so hand-overs see the shutdown; both can produce more of the other (a closing connection
         // completes requests whose callers queue work, a queued hand-over registers a socket), so
         // repeat until neither is left.
         while true {
+            runPendingFlushes()
             for handler in Array(handlers.values) { handler.loopIsExiting() }
             handlers.removeAll()
             let tasks: [@Sendable () -> Void] = inbox.withLock { inbox in

@@ -101,7 +101,7 @@ final class ServerConnection: ChannelHandler, AcceptedConnection, ResponseWriter
             // The stream is gone (reset by the client, say): nothing to answer any more.
             context.logger.trace("write to stream \(streamID) dropped: \(error)")
         }
-        if !reading { channel.flush() }
+        if !reading { channel.flushSoon() }
     }
 
     // MARK: Timers and shutdown
