@@ -252,11 +252,10 @@ public enum Operations {
     /// the previous one.
     public static func activate(_ admin: AdminClient, generation number: UInt64) async throws {
         let reindex = Reindex(admin: admin, options: .init(catalog: ""), progress: ProgressReporter(style: .silent))
-        do {
-            try await reindex.activate(number)
-        } catch let error as AdminError {
+        let failed = await reindex.activateEverywhere(number)
+        guard failed.isEmpty else {
             throw AdminError("generation \(number) is not current everywhere yet (a replica that lacks it cannot switch; "
-                             + "`typeahead admin status` lists what each holds): \(error.description)")
+                             + "`typeahead admin status` lists what each holds); rerun once fixed:\n  " + failed.joined(separator: "\n  "))
         }
         try await reindex.confirmCoordinators(serve: number)
     }

@@ -181,13 +181,19 @@ public struct Reindex: Sendable {
     /// Activates on every replica at once (the coordinators switch at the first; the rest only
     /// make the nodes' own "current" agree). A failure names the replicas left to activate.
     func activate(_ generation: UInt64) async throws {
-        let failed = await admin.onEveryReplica { replica in
-            _ = try await admin.call(Typeahead_V1_ShardService.activateGeneration,
-                                     Typeahead_V1_ActivateGenerationRequest(generation: generation), on: replica.endpoint)
-        }
+        let failed = await activateEverywhere(generation)
         guard failed.isEmpty else {
             throw AdminError("generation \(generation) is built everywhere but could not be activated on every replica; queries already "
                              + "read it where it is (the coordinators pin it). Rerun to finish:\n  " + failed.joined(separator: "\n  "))
+        }
+    }
+
+    /// Makes `generation` current on every replica that holds it (a no-op where it already is);
+    /// returns the replicas that failed, each with its error.
+    func activateEverywhere(_ generation: UInt64) async -> [String] {
+        await admin.onEveryReplica { replica in
+            _ = try await admin.call(Typeahead_V1_ShardService.activateGeneration,
+                                     Typeahead_V1_ActivateGenerationRequest(generation: generation), on: replica.endpoint)
         }
     }
 

@@ -202,7 +202,8 @@ public final class CoordinatorServer: Sendable {
             let bound = HTTP2LoopBound(link, eventLoop: loop)
             let finished = HTTP2LoopBound(DoneBox(done), eventLoop: loop)
             GRPCClient.call(Typeahead_V1_ShardService.stats, Typeahead_V1_StatsRequest(), on: connection, options: options) { result in
-                // Local timeouts complete off the loop; come back to it.
+                // On the loop already, except while it shuts down (calls then complete on the
+                // caller's thread): queue it, so the link is only ever touched there.
                 loop.execute {
                     switch result {
                     case .success(let stats):

@@ -227,7 +227,7 @@ public final class Shard: Sendable {
     private func carryForward(_ change: Upload.Change, serving: Int) throws {
         try layout.withLock {
             let upload = Upload(shardDirectory: directory)
-            if try upload.read() != nil { try upload.record(change) }
+            if upload.exists { try upload.record(change) }
             let manifest = try layout.readManifest()
             for number in layout.generationsOnDisk() where number > serving && number != manifest.previous && layout.isComplete(number) {
                 try apply([change], to: try open(number))

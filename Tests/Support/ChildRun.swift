@@ -22,26 +22,29 @@ public struct ChildRun: Sendable {
     /// Standard output, then standard error.
     public var output: String { stdout + stderr }
 
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+    /// Runs `executable` with `arguments`, feeding it `stdin` (then end of file) or nothing.
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, stdin: String? = nil,
                            timeout: TimeInterval = 60, grace: TimeInterval = 0) throws -> ChildRun {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let environment { process.environment = environment }
         let base = NSTemporaryDirectory() + "typeahead-child-\(UUID().uuidString)"
-        let outPath = base + ".out", errPath = base + ".err"
+        let outPath = base + ".out", errPath = base + ".err", inPath = base + ".in"
         _ = FileManager.default.createFile(atPath: outPath, contents: nil)
         _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: inPath, contents: Data((stdin ?? "").utf8))
         defer {
-            try? FileManager.default.removeItem(atPath: outPath)
-            try? FileManager.default.removeItem(atPath: errPath)
+            for path in [outPath, errPath, inPath] { try? FileManager.default.removeItem(atPath: path) }
         }
         let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
         defer { try? out.close(); try? err.close() }
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        let input = try FileHandle(forReadingFrom: URL(fileURLWithPath: inPath))
+        defer { try? input.close() }
+        process.standardInput = input
         try process.run()
         var timedOut = false
         if !waitForExit(process, within: timeout) {

@@ -104,15 +104,8 @@ struct Upload {
             bytes += Array(entry.jsonLine().utf8)
             bytes.append(0x0A)
         }
-        let fd = open(spoolPath, O_WRONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw IndexError(.internal, "cannot open \(spoolPath): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
         // Cut back to what the state records: a batch half-written before a crash is sent again.
-        guard ftruncate(fd, off_t(state.bytes)) == 0, lseek(fd, off_t(state.bytes), SEEK_SET) >= 0 else {
-            throw IndexError(.internal, "cannot prepare \(spoolPath): \(String(cString: strerror(errno)))")
-        }
-        try DurableFile.writeAll(fd, bytes, path: spoolPath)
-        guard fdatasync(fd) == 0 else { throw IndexError(.internal, "cannot sync \(spoolPath): \(String(cString: strerror(errno)))") }
+        try DurableFile.append(bytes, to: spoolPath, at: state.bytes)
         var next = state
         next.batches += 1
         next.entries += entries.count
@@ -120,6 +113,9 @@ struct Upload {
         try write(next)
         return next
     }
+
+    /// An upload is in progress (its state file exists).
+    var exists: Bool { FileManager.default.fileExists(atPath: statePath) }
 
     /// Logs a write durably (appended and synced before the write is applied anywhere, so a write
     /// that was acknowledged is in the log).
@@ -135,52 +131,45 @@ struct Upload {
         case .delete(let ids):
             for id in ids {
                 bytes.append(UInt8(ascii: "-"))
-                bytes += Array((try? JSONSerialization.data(withJSONObject: id, options: .fragmentsAllowed)) ?? Data("\"\"".utf8))
+                do {
+                    bytes += Array(try JSONSerialization.data(withJSONObject: id, options: .fragmentsAllowed))
+                } catch {
+                    throw IndexError(.internal, "cannot log the delete of \(id): \(error)")
+                }
                 bytes.append(0x0A)
             }
         }
-        let fd = open(changesPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw IndexError(.internal, "cannot open \(changesPath): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        try DurableFile.writeAll(fd, bytes, path: changesPath)
-        guard fdatasync(fd) == 0 else { throw IndexError(.internal, "cannot sync \(changesPath): \(String(cString: strerror(errno)))") }
+        try DurableFile.append(bytes, to: changesPath)
     }
 
-    /// The logged writes in order, consecutive ones of a kind together. A last line cut short by
-    /// a crash was never acknowledged and is left out; a bad line before it means corruption.
+    /// The logged writes in order, consecutive ones of a kind as one batch. A last line cut short
+    /// by a crash was never acknowledged and is left out; a bad line before it means corruption.
     func changes() throws -> [Change] {
         guard let data = FileManager.default.contents(atPath: changesPath) else { return [] }
         let lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
         var changes: [Change] = []
+        var upserts: [CatalogEntry] = [], deletes: [String] = []
+        func endRun(before upserting: Bool) {
+            // A run of the other kind ends here: keep the order of writes.
+            if upserting, !deletes.isEmpty { changes.append(.delete(deletes)); deletes.removeAll() }
+            if !upserting, !upserts.isEmpty { changes.append(.upsert(upserts)); upserts.removeAll() }
+        }
         for (index, line) in lines.enumerated() where !line.isEmpty {
             let body = line.dropFirst()
-            switch line.first {
-            case UInt8(ascii: "+"):
-                if case .success(let entry) = parseCatalogLine(body, line: index + 1) {
-                    if case .upsert(let batch) = changes.last {
-                        changes[changes.count - 1] = .upsert(batch + [entry])
-                    } else {
-                        changes.append(.upsert([entry]))
-                    }
-                    continue
-                }
-            case UInt8(ascii: "-"):
-                if let id = try? JSONSerialization.jsonObject(with: Data(body), options: .fragmentsAllowed) as? String {
-                    if case .delete(let batch) = changes.last {
-                        changes[changes.count - 1] = .delete(batch + [id])
-                    } else {
-                        changes.append(.delete([id]))
-                    }
-                    continue
-                }
-            default:
-                break
-            }
-            // Unreadable: fine only as the torn tail (the last line, without its newline).
-            guard index == lines.count - 1 else {
+            if line.first == UInt8(ascii: "+"), case .success(let entry) = parseCatalogLine(body, line: index + 1) {
+                endRun(before: true)
+                upserts.append(entry)
+            } else if line.first == UInt8(ascii: "-"),
+                      let id = try? JSONSerialization.jsonObject(with: Data(body), options: .fragmentsAllowed) as? String {
+                endRun(before: false)
+                deletes.append(id)
+            } else if index != lines.count - 1 {
+                // Unreadable: fine only as the torn tail (the last line, without its newline).
                 throw IndexError.corrupt("\(changesPath) line \(index + 1) cannot be read")
             }
         }
+        endRun(before: true)
+        endRun(before: false)
         return changes
     }
 
@@ -224,6 +213,22 @@ enum DurableFile {
             _ = fsync(dirfd)
             close(dirfd)
         }
+    }
+
+    /// Appends `bytes` to the file at `path` (created if missing) and syncs its data. With `offset`,
+    /// the file is first cut back to that length, dropping anything past it (a write torn by a
+    /// crash); without, the bytes go after whatever is there.
+    static func append(_ bytes: [UInt8], to path: String, at offset: Int? = nil) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (offset == nil ? O_APPEND : 0), 0o644)
+        guard fd >= 0 else { throw IndexError(.internal, "cannot open \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        if let offset {
+            guard ftruncate(fd, off_t(offset)) == 0, lseek(fd, off_t(offset), SEEK_SET) >= 0 else {
+                throw IndexError(.internal, "cannot prepare \(path): \(String(cString: strerror(errno)))")
+            }
+        }
+        try writeAll(fd, bytes, path: path)
+        guard fdatasync(fd) == 0 else { throw IndexError(.internal, "cannot sync \(path): \(String(cString: strerror(errno)))") }
     }
 
     /// write(2) until every byte is written (it may write less than asked).

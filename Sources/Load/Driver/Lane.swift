@@ -23,8 +23,8 @@ struct LaneContext: Sendable {
     let client: HTTP2Client
     let host: String
     let port: Int
+    /// Every call's options; `timeout` is the load generator's per-request timeout.
     let options: GRPCClient.Options
-    let timeout: Duration
     let clock: RunClock
     let counters: LiveCounters
     let typing: TypingModel
@@ -84,40 +84,29 @@ final class Lane {
         options.requestID = call.requestID
         let lane = bound
         let state = HTTP2LoopBound(pending, eventLoop: loop)
-        let stream: HTTP2ClientStream
         pending.sending = true
+        // The timeout (`options.timeout`) is GRPCClient's, a timer of this loop.
         switch call.kind {
         case .suggest:
             let request = Typeahead_V1_SuggestRequest(text: call.text, session: call.session, revision: call.revision)
-            stream = GRPCClient.call(Typeahead_V1_TypeaheadService.suggest, request, on: connection, options: options) { result in
+            GRPCClient.call(Typeahead_V1_TypeaheadService.suggest, request, on: connection, options: options) { result in
                 lane.value.finish(state.value, result.map(\.shards))
             }
         case .search:
-            stream = GRPCClient.call(Typeahead_V1_TypeaheadService.search, Typeahead_V1_SearchRequest(text: call.text),
-                                     on: connection, options: options) { result in
+            GRPCClient.call(Typeahead_V1_TypeaheadService.search, Typeahead_V1_SearchRequest(text: call.text),
+                            on: connection, options: options) { result in
                 lane.value.finish(state.value, result.map(\.shards))
             }
         }
         pending.sending = false
-        guard !pending.done else { return }
-        pending.timer = loop.scheduleTimer(after: context.timeout) {
-            state.value.timedOut = true
-            stream.cancel()
-        }
     }
 
     private func finish(_ pending: PendingCall, _ result: Result<Typeahead_V1_ShardStatus?, GRPCStatus>) {
-        pending.done = true
-        if let timer = pending.timer { loop.cancelTimer(timer) }
         let finished = monotonicNanoseconds()
         let outcome: RequestOutcome
         switch result {
-        case .success(let shards):
-            outcome = .answered(shards: shards)
-        case .failure(let status):
-            outcome = pending.timedOut
-                ? .failed(GRPCStatus(.deadlineExceeded, "no answer within \(context.timeout) (the load generator's timeout)"))
-                : RequestOutcome(status)
+        case .success(let shards): outcome = .answered(shards: shards)
+        case .failure(let status): outcome = RequestOutcome(status)
         }
         context.counters.finished(outcome)
         let call = pending.call
@@ -201,9 +190,6 @@ final class PendingCall {
     let call: PlannedCall
     let sentAt: UInt64
     let then: ((RequestOutcome) -> Void)?
-    var timer: HTTP2Timer?
-    var timedOut = false
-    var done = false
     /// True while `GRPCClient.call` runs: a completion then is synchronous.
     var sending = false
 

@@ -105,11 +105,9 @@ public final class LoadGenerator: Sendable {
         clock.withLock { $0 = runClock }
         for _ in 0..<stopsBeforeStart.load(ordering: .relaxed) { runClock.stop() }
         let counters = LiveCounters()
-        var options = GRPCClient.Options(timeout: configuration.requestTimeout, bearerToken: configuration.bearerToken)
-        // The lane times calls out with a loop timer; GRPCClient's own would be a dispatch timer per call.
-        options.enforceTimeoutLocally = false
+        let options = GRPCClient.Options(timeout: configuration.requestTimeout, bearerToken: configuration.bearerToken)
         let context = LaneContext(client: client, host: configuration.host, port: configuration.port, options: options,
-                                  timeout: configuration.requestTimeout, clock: runClock, counters: counters, typing: configuration.typing,
+                                  clock: runClock, counters: counters, typing: configuration.typing,
                                   source: source, seed: configuration.seed, runID: runID)
         var recorders: [Int: HTTP2LoopBound<LoopRecorder>] = [:]
         for connection in connections where recorders[connection.eventLoop.index] == nil {
@@ -192,9 +190,8 @@ public final class LoadGenerator: Sendable {
     /// request are errors; anything else is a warning and the run goes on.
     private func preflight(_ connection: HTTP2ClientConnection, events: @Sendable (Event) -> Void) async throws(LoadError) {
         let target = "\(configuration.host):\(configuration.port)"
-        var options = GRPCClient.Options(timeout: max(configuration.requestTimeout, .seconds(5)), bearerToken: configuration.bearerToken,
+        let options = GRPCClient.Options(timeout: max(configuration.requestTimeout, .seconds(5)), bearerToken: configuration.bearerToken,
                                          requestID: "load-preflight")
-        options.enforceTimeoutLocally = true
         do {
             _ = try await GRPCClient.call(Typeahead_V1_TypeaheadService.suggest, Typeahead_V1_SuggestRequest(), on: connection, options: options)
         } catch {

@@ -42,15 +42,3 @@ enum RequestOutcome: Sendable, Equatable {
         }
     }
 }
-
-extension GRPCStatus.Code {
-    /// The name gRPC's documentation spells (`DEADLINE_EXCEEDED`), for reports.
-    var name: String {
-        var name = ""
-        for character in "\(self)" {
-            if character.isUppercase { name += "_" }
-            name += character.uppercased()
-        }
-        return name
-    }
-}

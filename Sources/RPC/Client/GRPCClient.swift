@@ -1,4 +1,3 @@
-import Dispatch
 import HTTP2
 import Synchronization
 import Wire
@@ -100,20 +99,21 @@ public enum GRPCClient {
     private static func send(path: String, body: [UInt8], on connection: HTTP2ClientConnection, options: Options,
                              completion: @escaping @Sendable (Result<[UInt8], GRPCStatus>) -> Void) -> HTTP2ClientStream {
         let request = HTTP2ClientRequest(method: "POST", path: path, headers: headers(options), body: body)
-        let timedOut = Atomic<Bool>(false)
+        let peer = "\(connection.host):\(connection.port)"
+        guard options.enforceTimeoutLocally, let timeout = options.timeout else {
+            return connection.send(request) { completion(status(of: $0, from: peer)) }
+        }
+        // The local deadline is a timer of the connection's own loop, cancelled when the answer
+        // comes: no thread or dispatch timer per call, and the completion stays on the loop.
+        let loop = connection.eventLoop
+        let deadline = LocalDeadline()
         let stream = connection.send(request) { result in
-            if timedOut.load(ordering: .relaxed) {
-                completion(.failure(GRPCStatus(.deadlineExceeded, "no answer from \(connection.host):\(connection.port) within the deadline")))
-                return
-            }
-            completion(status(of: result, from: "\(connection.host):\(connection.port)"))
+            deadline.finish(on: loop)
+            completion(deadline.expired ? .failure(GRPCStatus(.deadlineExceeded, "no answer from \(peer) within the deadline"))
+                                        : status(of: result, from: peer))
         }
-        if options.enforceTimeoutLocally, let timeout = options.timeout {
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: timeout.nanosecondsClamped))) {
-                timedOut.store(true, ordering: .relaxed)
-                stream.cancel()
-            }
-        }
+        let arm: @Sendable () -> Void = { deadline.arm(on: loop, after: timeout) { stream.cancel() } }
+        if loop.inEventLoop { arm() } else { _ = loop.execute(arm) }
         return stream
     }
 
@@ -230,5 +230,29 @@ private final class StreamBox: Sendable {
             state.cancelled = true
             return state.stream
         }?.cancel()
+    }
+}
+
+/// A call's local deadline. Confined to the connection's event loop: armed there, fired there,
+/// and finished by the completion, which runs there (the one exception, a loop that has shut
+/// down, finishes calls on the caller's thread, when no timer of it can be pending or fire).
+private final class LocalDeadline: @unchecked Sendable {
+    private var timer: HTTP2Timer?
+    private var finished = false
+    private(set) var expired = false
+
+    func arm(on loop: HTTP2EventLoop, after timeout: Duration, expire: @escaping () -> Void) {
+        guard !finished else { return }
+        timer = loop.scheduleTimer(after: timeout) { [self] in
+            timer = nil
+            expired = true
+            expire()
+        }
+    }
+
+    func finish(on loop: HTTP2EventLoop) {
+        finished = true
+        if let timer, loop.inEventLoop { loop.cancelTimer(timer) }
+        timer = nil
     }
 }
