@@ -94,8 +94,8 @@ public struct Benchmark {
 
         let workload = KeystrokeWorkload(entries: entries, sessions: sessions, seed: 7)
         output("  workload   \(workload.queries.count) keystrokes from \(sessions) typed titles (20% with a typo)")
-        var typeaheadOneWordP50: UInt64 = 0
-        var typeaheadAllP50: UInt64 = 0
+        // (one word, all) per typo mode, for the ratios to the peers.
+        var typeahead: [TypoMode: (oneWord: LatencyRecorder, all: LatencyRecorder)] = [:]
         for typos in [TypoMode.auto, .off] {
             // Warm up, then measure.
             for query in workload.queries.prefix(2000) { _ = try shard.suggest(SuggestRequest(text: query.text, typos: typos)) }
@@ -122,38 +122,48 @@ public struct Benchmark {
             output("             " + Self.line("multi-word", &multiWord))
             output("             " + Self.line("typo'd keystrokes", &withTypo))
             output("             " + Self.line("all", &all))
-            if typos == .off {
-                typeaheadOneWordP50 = oneWord.percentile(0.5)
-                typeaheadAllP50 = all.percentile(0.5)
-            }
+            typeahead[typos] = (oneWord, all)
         }
 
         guard compareWithSQLite else { return }
-        let sqliteStart = monotonicNanoseconds()
-        let peer = try SQLitePeer(entries: entries, path: directory + "/fts5.sqlite")
-        output(String(format: "  sqlite     FTS5 build %.2f s", Self.seconds(monotonicNanoseconds() - sqliteStart)))
-        for query in workload.queries.prefix(2000) { _ = peer.suggest(query.text) }
-        var oneWord = LatencyRecorder(), multiWord = LatencyRecorder(), all = LatencyRecorder()
-        for query in workload.queries {
-            let t0 = monotonicNanoseconds()
-            _ = peer.suggest(query.text)
-            let elapsed = monotonicNanoseconds() - t0
-            all.record(elapsed)
-            if query.words <= 1 { oneWord.record(elapsed) } else { multiWord.record(elapsed) }
+        for ordering in [SQLitePeer.Ordering.byWeight, .rankedRowids] {
+            let sqliteStart = monotonicNanoseconds()
+            let file = directory + "/fts5-\(ordering == .byWeight ? "weight" : "ranked").sqlite"
+            let peer = try SQLitePeer(entries: entries, path: file, ordering: ordering)
+            output(String(format: "  sqlite     FTS5, %@: build %.2f s", ordering.rawValue, Self.seconds(monotonicNanoseconds() - sqliteStart)))
+            for query in workload.queries.prefix(2000) { _ = peer.suggest(query.text) }
+            var oneWord = LatencyRecorder(), multiWord = LatencyRecorder(), all = LatencyRecorder()
+            for query in workload.queries {
+                let t0 = monotonicNanoseconds()
+                _ = peer.suggest(query.text)
+                let elapsed = monotonicNanoseconds() - t0
+                all.record(elapsed)
+                if query.words <= 1 { oneWord.record(elapsed) } else { multiWord.record(elapsed) }
+            }
+            output("             " + Self.line("fts5 one word", &oneWord))
+            output("             " + Self.line("fts5 multi-word", &multiWord))
+            output("             " + Self.line("fts5 all", &all))
+            // FTS5 has no typos: typos=off is the same semantics, typos=auto is ours doing more.
+            for typos in [TypoMode.off, .auto] {
+                guard var ours = typeahead[typos] else { continue }
+                output(String(format: "  ratio      FTS5 (%@) / typeahead typos=%@: p50 one word %.1f×, all %.1f×; p99 one word %.1f×, all %.1f×",
+                              ordering.rawValue, typos.rawValue,
+                              Self.ratio(&oneWord, &ours.oneWord, 0.5), Self.ratio(&all, &ours.all, 0.5),
+                              Self.ratio(&oneWord, &ours.oneWord, 0.99), Self.ratio(&all, &ours.all, 0.99)))
+            }
         }
-        output("             " + Self.line("fts5 one word", &oneWord))
-        output("             " + Self.line("fts5 multi-word", &multiWord))
-        output("             " + Self.line("fts5 all", &all))
-        output(String(format: "  ratio      FTS5 p50 / typeahead p50 (typos off, same workload): one word %.1f×, all %.1f×",
-                      Double(oneWord.percentile(0.5)) / Double(max(1, typeaheadOneWordP50)),
-                      Double(all.percentile(0.5)) / Double(max(1, typeaheadAllP50))))
+    }
+
+    /// Peer latency over ours at one percentile: how many times faster we are.
+    private static func ratio(_ peer: inout LatencyRecorder, _ ours: inout LatencyRecorder, _ p: Double) -> Double {
+        Double(peer.percentile(p)) / Double(max(1, ours.percentile(p)))
     }
 
     static func line(_ label: String, _ recorder: inout LatencyRecorder) -> String {
         guard recorder.count > 0 else { return "\(label): no samples" }
-        return String(format: "%@: p50 %@  p99 %@  p99.9 %@  (n=%d)", label.padding(toLength: 18, withPad: " ", startingAt: 0),
+        return String(format: "%@: p50 %@  p99 %@  p99.9 %@  max %@  (n=%d)", label.padding(toLength: 18, withPad: " ", startingAt: 0),
                       micros(recorder.percentile(0.5)), micros(recorder.percentile(0.99)), micros(recorder.percentile(0.999)),
-                      recorder.count)
+                      micros(recorder.percentile(1.0)), recorder.count)
     }
 
     public static func micros(_ nanoseconds: UInt64) -> String { formatLatency(nanoseconds: nanoseconds) }

@@ -96,6 +96,9 @@ struct PostingHeap {
         }
     }
 
+    /// The smallest current document over all lists, without advancing.
+    var smallest: UInt32? { cursors.first?.current }
+
     /// The smallest current document over all lists (repeats possible), advancing its list.
     mutating func popSmallest() throws(IndexError) -> UInt32? {
         guard let smallest = cursors.first?.current else { return nil }

@@ -22,7 +22,7 @@ struct SuggestEngine {
     /// Reading candidates is where time goes, so that is where a stop request is honoured
     /// (every 256 documents: the check is cheap, but not free).
     @inline(__always)
-    private func checkStop(_ counter: inout Int) throws {
+    func checkStop(_ counter: inout Int) throws {
         counter &+= 1
         if counter & 255 == 0, let shouldStop, shouldStop() {
             throw IndexError(.cancelled, "the query was stopped before it finished")
@@ -104,7 +104,17 @@ struct SuggestEngine {
         /// Completions in the best class: nothing seen later in rank order can outrank them.
         var perfectCompletions = 0
 
+        /// When known: every word a completion could be (the partial word's matching name terms) that
+        /// is not yet *final*, with its distance, and how many such words there are per distance. A
+        /// word is final once noted from an entry with the fewest typos possible (`bestTypos`): later
+        /// base documents come in rank order and cannot give it a better entry.
+        var openWords: [[UInt8]: Int]?
+        var openByDistance: [Int] = []
+
         mutating func noteCompletion(_ word: [UInt8], distance: Int, key: CandidateKey, docnum: UInt32) {
+            if openWords != nil, key.typos == bestTypos, let d = openWords!.removeValue(forKey: word) {
+                openByDistance[d] -= 1
+            }
             let existing = completions[word]
             if let existing {
                 if existing.distance < distance || (existing.distance == distance && !(key < existing.key)) { return }
@@ -128,7 +138,38 @@ struct SuggestEngine {
                 guard entries.isFull, let worst = entries.worst, worst.typos == bestTypos,
                       worst.startsWith || !startsWithPossible else { return false }
             }
-            return !wantsCompletions || perfectCompletions >= completionLimit
+            return !wantsCompletions || perfectCompletions >= completionLimit || completionsFinal(limit: completionLimit)
+        }
+
+        /// With the open words known: at least `limit` completions rank before anything an open
+        /// word could still reach, (its distance, `bestTypos`, a later document). Such completions
+        /// are final themselves (a word nearer than every open word is not open), so the top
+        /// `limit` cannot change. O(completions).
+        private func completionsFinal(limit: Int) -> Bool {
+            guard let openWords else { return false }
+            if openWords.isEmpty { return true }
+            guard completions.count >= limit else { return false }
+            let nearestOpen = openByDistance.firstIndex { $0 > 0 } ?? Int.max
+            var safe = 0
+            for value in completions.values
+            where value.distance < nearestOpen || (value.distance == nearestOpen && value.key.typos == bestTypos) {
+                safe += 1
+                if safe >= limit { return true }
+            }
+            return false
+        }
+
+        /// Starts tracking open words (see ``openWords``); `words` are name terms with distances.
+        mutating func trackOpenWords(_ words: [(term: [UInt8], distance: Int)]) {
+            var open: [[UInt8]: Int] = [:]
+            var byDistance: [Int] = []
+            for (term, distance) in words {
+                if open.updateValue(distance, forKey: term) != nil { continue }
+                while byDistance.count <= distance { byDistance.append(0) }
+                byDistance[distance] += 1
+            }
+            openWords = open
+            openByDistance = byDistance
         }
     }
 
@@ -136,7 +177,7 @@ struct SuggestEngine {
     ///
     /// - Parameter filtersHold: the caller knows the tokens and complete words match (the document
     ///   came from their postings), so only typo counts of complete words need computing.
-    private func consider(_ doc: DocumentView, _ query: inout PreparedQuery, _ acc: inout Accumulator,
+    func consider(_ doc: DocumentView, _ query: inout PreparedQuery, _ acc: inout Accumulator,
                           filtersHold: Bool = false) throws {
         if !filtersHold {
             for category in query.tokenCategories {
@@ -354,6 +395,38 @@ struct SuggestEngine {
                 candidates = intersect(rest, try generation.documents(of: terms, includeDescription: false, in: txn))
             }
         }
+        // Likewise a typo'd partial word: its matching words (a term walk, worth it only for a large
+        // `rest`) narrow the candidates when they have few postings ("camakee sholfumastgro" reads
+        // the documents of the rare word, not the 500,000 of the common one).
+        var typoMatches: [(term: [UInt8], distance: Int)]?
+        if let partial = query.partial, partial.budget > 0, rest.count > 2048 {
+            let matches = try generation.terms(matching: partial, in: txn)
+            typoMatches = matches
+            var postings = 0
+            for (term, _) in matches where postings <= rest.count / 2 {
+                postings += try generation.postingCount(of: term, includeDescription: false, in: txn)
+            }
+            if postings <= rest.count / 2 {
+                candidates = intersect(rest, try generation.documents(of: matches.map(\.term), includeDescription: false, in: txn))
+            }
+        }
+        // Completions settle only when enough of them are final. Without typos in the partial word
+        // enough final ones are usually there early; with typos, few words are near the typed one
+        // and some may never co-occur with the complete words, so reading would go on to the end
+        // of `rest`. Knowing every word a completion could be lets the walk stop once none that is
+        // still open could enter (see `Accumulator.trackOpenWords`); bounded by the number of words.
+        if acc.wantsCompletions, let typoMatches, candidates.count > 2048 {
+            var words: [(term: [UInt8], distance: Int)] = []
+            var known = true
+            for (term, distance) in typoMatches {
+                // A word that no candidate has can never be a completion: leave it out, or it would
+                // stay open to the end.
+                guard try occurs(term, in: candidates, txn) else { continue }
+                words.append((term, distance))
+                if words.count > 64 { known = false; break }
+            }
+            if known { acc.trackOpenWords(words) }
+        }
         if query.complete.contains(where: { $0.budget > 0 }) {
             // Typo'd complete words widened `rest`; the documents that contain every complete word
             // exactly rank first (fewer typos), so they are read first — often the answer settles
@@ -371,6 +444,20 @@ struct SuggestEngine {
             try completeWithin(rest, terms: completionTerms, limit: completionLimit, into: &acc, in: txn)
         }
         return acc
+    }
+
+    /// Whether some document of sorted `docs` has `term` as a name word (base or delta).
+    private func occurs(_ term: [UInt8], in docs: [UInt32], _ txn: borrowing ReadTransaction) throws -> Bool {
+        if let value = try txn.get(generation.schema.terms, term) {
+            var cursor = try PostingCursor(value)
+            while let doc = cursor.current {
+                if contains(docs, doc) { return true }
+                try cursor.advance()
+            }
+        }
+        var delta: [UInt32] = []
+        try generation.appendDeltaPostings(of: term, includeDescription: false, to: &delta, in: txn)
+        return delta.contains { contains(docs, $0) }
     }
 
     /// Completions when every match is typo-free: each word's best entry is its first document in
@@ -429,119 +516,6 @@ struct SuggestEngine {
             index += 1
             guard let doc = try generation.document(docnum, in: txn) else { continue }
             try consider(doc, &query, &acc, filtersHold: filtersHold)
-        }
-    }
-
-    /// The partial word is the whole query: every entry containing one of its words matches,
-    /// with the typos of its nearest word. Levels of distance are taken in turn (all typo-free
-    /// documents first); within a level the words' base posting lists are merged lazily in document
-    /// (= rank) order, so only as many postings are decoded as it takes to fill the entries: the
-    /// walk stops when no later document can enter (one with more typos ranks after, and only a
-    /// typo-free one can start with the typed text). Delta documents are always read. Completions
-    /// come from the heads of the words' posting lists.
-    private func evaluatePartialOnly(_ query: inout PreparedQuery, _ acc: inout Accumulator, deleted: DeletedSet?,
-                                     completionLimit: Int, in txn: borrowing ReadTransaction) throws {
-        let matches = try generation.terms(matching: query.partial!, in: txn)
-        let wantsCompletions = acc.wantsCompletions
-        acc.wantsCompletions = false
-        let hasDelta = try txn.count(generation.schema.deltaTerms) > 0
-        var considered = Set<UInt32>()
-        for level in Set(matches.map(\.distance)).sorted() where acc.entries.limit > 0 {
-            if acc.entries.isFull, let worst = acc.entries.worst, worst.typos < level { break }
-            let terms = matches.filter { $0.distance == level }.map(\.term)
-            var heap = PostingHeap()
-            for term in terms {
-                if let value = try txn.get(generation.schema.terms, term) { heap.push(try PostingCursor(value)) }
-            }
-            var previous: UInt32?
-            var read = 0
-            while let docnum = try heap.popSmallest() {
-                try checkStop(&read)
-                if docnum == previous { continue }
-                previous = docnum
-                if considered.contains(docnum) { continue }
-                if let deleted, try deleted.contains(docnum, in: txn) { continue }
-                if acc.entries.isFull, let worst = acc.entries.worst,
-                   worst.typos < level || (worst.typos == level && (worst.startsWith || level > 0)) { break }
-                considered.insert(docnum)
-                guard let doc = try generation.document(docnum, in: txn) else { continue }
-                try consider(doc, &query, &acc)
-            }
-            if hasDelta {
-                var docs: [UInt32] = []
-                for term in terms { try generation.appendDeltaPostings(of: term, includeDescription: false, to: &docs, in: txn) }
-                for docnum in Set(docs) where considered.insert(docnum).inserted {
-                    guard let doc = try generation.document(docnum, in: txn) else { continue }
-                    try consider(doc, &query, &acc)
-                }
-            }
-        }
-        if wantsCompletions {
-            acc.wantsCompletions = true
-            try completeFromPostings(matches, limit: completionLimit, deleted: deleted, hasDelta: hasDelta, into: &acc, in: txn)
-        }
-    }
-
-    /// Completions of a partial word that is the whole query. An entry's typos are the smallest
-    /// distance of its words (its *level*), so a word's best entry is its posting with the smallest
-    /// (level, document number) — base numbers being static rank order. Distances are taken in
-    /// turn and stop once `limit` words are known (a farther word cannot rank before them). At
-    /// distance 0 the best is simply the first live posting; farther words scan their postings
-    /// until an entry of level 0 turns up, testing levels against the (lazily built) sorted
-    /// documents of nearer words. Only the first `limit` best entries are read.
-    private func completeFromPostings(_ terms: [(term: [UInt8], distance: Int)], limit: Int, deleted: DeletedSet?, hasDelta: Bool,
-                                      into acc: inout Accumulator, in txn: borrowing ReadTransaction) throws {
-        let levels = Set(terms.map(\.distance)).sorted()
-        var levelDocuments: [Int: [UInt32]] = [:]
-        func level(of doc: UInt32, below distance: Int) throws -> Int {
-            for level in levels where level < distance {
-                if levelDocuments[level] == nil {
-                    levelDocuments[level] = try generation.documents(of: terms.filter { $0.distance == level }.map(\.term),
-                                                                     includeDescription: false, in: txn)
-                }
-                if contains(levelDocuments[level]!, doc) { return level }
-            }
-            return distance
-        }
-        var known = 0
-        for distance in levels where known < limit {
-            let levelTerms = terms.filter { $0.distance == distance }
-            var bests: [(typos: Int, doc: UInt32, term: [UInt8])] = []
-            for (term, _) in levelTerms {
-                guard let value = try txn.get(generation.schema.terms, term) else { continue }
-                var cursor = try PostingCursor(value)
-                var best: (typos: Int, doc: UInt32)?
-                while let doc = cursor.current {
-                    if !(try deleted?.contains(doc, in: txn) ?? false) {
-                        let typos = distance == 0 ? 0 : try level(of: doc, below: distance)
-                        if best == nil || typos < best!.typos { best = (typos, doc) }
-                        if typos == 0 { break }
-                    }
-                    try cursor.advance()
-                }
-                if let best { bests.append((best.typos, best.doc, term)) }
-            }
-            bests.sort { a, b in
-                if a.typos != b.typos { return a.typos < b.typos }
-                if a.doc != b.doc { return a.doc < b.doc }
-                return a.term.lexicographicallyPrecedes(b.term)
-            }
-            for item in bests.prefix(limit) {
-                guard let doc = try generation.document(item.doc, in: txn) else { continue }
-                acc.noteCompletion(item.term, distance: distance, key: Self.completionKey(doc, typos: item.typos), docnum: item.doc)
-            }
-            if hasDelta {
-                for (term, _) in levelTerms {
-                    var docs: [UInt32] = []
-                    try generation.appendDeltaPostings(of: term, includeDescription: false, to: &docs, in: txn)
-                    for docnum in docs {
-                        guard let doc = try generation.document(docnum, in: txn) else { continue }
-                        let typos = distance == 0 ? 0 : try level(of: docnum, below: distance)
-                        acc.noteCompletion(term, distance: distance, key: Self.completionKey(doc, typos: typos), docnum: docnum)
-                    }
-                }
-            }
-            known = acc.completions.count
         }
     }
 

@@ -78,7 +78,31 @@ extension Generation {
             }
         }
         guard try txn.count(schema.deltaTerms) > 0 else { return base }
-        let delta = try deltaTerms(matching: word, in: txn)
+        return Self.merged(base, try deltaTerms(matching: word, in: txn))
+    }
+
+    /// What a partial word matches among the base segment's name words, as regions of the term
+    /// trie (see ``PackedTrie/regions(_:automaton:)``): without typos, the one subtree of its bytes.
+    /// With non-nil `terms`, the same walk lists the base terms too (as ``terms(matching:in:)`` does).
+    func nameRegions(matching word: QueryWord, terms: inout [(term: [UInt8], distance: Int)]?,
+                     in txn: borrowing ReadTransaction) throws -> [TermRegion] {
+        precondition(word.isPartial, "regions are for the word being typed")
+        if word.budget == 0 {
+            if terms != nil {
+                terms = try txn.withCursor(schema.terms) { cursor in
+                    try TermWalk.keys(&cursor, withPrefix: word.bytes).map { ($0, 0) }
+                }
+            }
+            return [TermRegion(prefix: word.bytes, distance: 0, isSubtree: true)]
+        }
+        guard let trie = try txn.get(schema.termTrie, PackedTrie.key) else { return [] }
+        var automaton = word.termAutomaton
+        return try PackedTrie.regions(trie, automaton: &automaton, terms: &terms)
+    }
+
+    /// Merges delta terms into base terms (both in byte order), keeping each term's smallest distance.
+    static func merged(_ base: [(term: [UInt8], distance: Int)], _ delta: [(term: [UInt8], distance: Int)])
+        -> [(term: [UInt8], distance: Int)] {
         guard !delta.isEmpty else { return base }
         var found: [[UInt8]: Int] = [:]
         for (term, distance) in base + delta { found[term] = min(found[term] ?? distance, distance) }

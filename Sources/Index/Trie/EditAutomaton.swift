@@ -1,84 +1,168 @@
 /// Bounded edit distance (optimal string alignment) of one query word against many words, row by
 /// row, so that a walk over sorted terms can share rows between terms with a common prefix.
 ///
-/// Row `j` holds, for every prefix of the query, the distance to the first `j` scalars of the
-/// word. The minimum of a row never decreases with `j` (a transposition step is bounded by the
-/// substitution step of the row before), so once it exceeds the budget no extension of the word can
-/// match: that is what lets the term walk skip whole subtrees.
+/// Row `j` holds, for every prefix `q[0..<i]` of the query, the distance to the first `j` scalars
+/// of the word. The minimum of a row never decreases with `j` (a transposition step is bounded by
+/// the substitution step of the row before), so once it exceeds the budget no extension of the
+/// word can match: that is what lets a term walk skip whole subtrees.
+///
+/// **Band.** A cell with `|i - j| > budget` is at least `|i - j| > budget` (each edit changes the
+/// length difference by at most one), so only the `2·budget + 1` cells of the diagonal band are
+/// computed, and every value is saturated at `budget + 1` ("too far"). One sentinel cell on each
+/// side of a row's band holds `budget + 1`, so the next row reads its neighbours without bounds
+/// tests. A push costs O(budget), whatever the query length.
+///
+/// **Final rows (prefix mode).** A word's prefix distance is the minimum of the last column over
+/// all its prefixes. Once that minimum `d` is within budget and the row's minimum is at least `d`,
+/// no extension can lower it (rows never decrease), so *every* word with the current prefix has
+/// prefix distance exactly `d`. ``isFinal`` reports it: a walk then takes the whole subtree at `d`
+/// without pushing another scalar, and a single word's distance is known without reading the rest.
+///
+/// **Memory.** All state lives in one buffer allocated up front for ``capacity`` scalars of word
+/// (analysed words are at most 32 scalars) and grown only past it; a push allocates nothing and
+/// checks the buffer's uniqueness once.
 struct EditAutomaton {
     let query: [UInt32]
     let budget: Int
     /// Distance is to the nearest prefix of the word (the word being typed).
     let prefixMode: Bool
-    private var rows: [Int32]
-    private var words: [UInt32]
-    /// best[j]: minimum of row[i][m] for i ≤ j (prefix mode).
-    private var best: [Int32]
+    /// All state in one buffer, so that a push checks uniqueness once:
+    /// `levels` rows of `width` cells (row `j` at `j * width`: the query prefixes against `j`
+    /// scalars of the word, plus one sentinel); then `best[j]`, the minimum of the last column over
+    /// rows 0...j (prefix mode: the prefix distance); then `rowMinimum[j]`; then the word's
+    /// scalars (`j`-th at `j - 1`) as bit patterns; last the query's scalars, likewise.
+    private var state: [Int32]
+    private var levels: Int
     private(set) var depth = 0
+    private let width: Int
+    private let far: Int32
+
+    /// Scalars of word the buffer holds before it grows (analysed words have at most 32).
+    static let capacity = 40
 
     init(query: [UInt32], budget: Int, prefixMode: Bool) {
         self.query = query
         self.budget = budget
         self.prefixMode = prefixMode
-        let width = query.count + 1
-        rows = Array(repeating: 0, count: width * 8)
-        for i in 0..<width { rows[i] = Int32(i) }
-        words = []
-        best = [Int32(query.count)]
+        width = query.count + 2
+        far = Int32(budget + 1)
+        levels = Self.capacity + 1
+        state = []
+        state = Self.freshState(query: query, width: width, levels: levels, far: far)
     }
 
-    private var width: Int { query.count + 1 }
+    private static func freshState(query: [UInt32], width: Int, levels: Int, far: Int32) -> [Int32] {
+        let m = query.count
+        var state = Array(repeating: far, count: (width + 3) * levels + m)
+        for i in 0..<m { state[(width + 3) * levels + i] = Int32(bitPattern: query[i]) }
+        for i in 0...m { state[i] = min(Int32(i), far) }
+        state[width * levels] = min(Int32(m), far)  // best[0]
+        state[width * levels + levels] = 0  // rowMinimum[0]
+        return state
+    }
+
+    @inline(__always) private var bestOffset: Int { width * levels }
+    @inline(__always) private var minimumOffset: Int { width * levels + levels }
+    @inline(__always) private var scalarOffset: Int { width * levels + 2 * levels }
+    @inline(__always) private var queryOffset: Int { width * levels + 3 * levels }
 
     /// Drops back to `depth` scalars of the word.
+    @inline(__always)
     mutating func truncate(to depth: Int) {
         self.depth = depth
-        if words.count > depth { words.removeLast(words.count - depth) }
-        if best.count > depth + 1 { best.removeLast(best.count - depth - 1) }
     }
 
     /// Appends one scalar of the word. Returns false if no extension of the word can match
     /// (the caller may skip every word with this prefix).
+    @inline(__always)
     mutating func push(_ scalar: UInt32) -> Bool {
-        let w = width
         let j = depth + 1
-        if rows.count < (j + 1) * w { rows.append(contentsOf: repeatElement(0, count: rows.count)) }
-        words.append(scalar)
-        let cur = j * w, prev = (j - 1) * w, prev2 = (j - 2) * w
-        let before = j > 1 ? words[j - 2] : UInt32.max
-        var rowMin: Int32 = Int32(j)
-        query.withUnsafeBufferPointer { q in
-            rows.withUnsafeMutableBufferPointer { r in
-                r[cur] = Int32(j)
-                for i in 1..<w {
-                    let cost: Int32 = q[i - 1] == scalar ? 0 : 1
+        if j >= levels { grow() }
+        let m = query.count
+        let k = budget
+        let w = width
+        let far = self.far
+        let lo = max(1, j - k), hi = min(m, j + k)
+        let bestAt = bestOffset, minimumAt = minimumOffset, scalarAt = scalarOffset
+        depth = j
+        let queryAt = queryOffset
+        return state.withUnsafeMutableBufferPointer { r in
+            let before = j > 1 ? UInt32(bitPattern: r[scalarAt + j - 2]) : UInt32.max
+            r[scalarAt + j - 1] = Int32(bitPattern: scalar)
+            let cur = j * w, prev = cur - w, prev2 = prev - w
+            // Column 0: the empty query prefix against j scalars; and the left sentinel.
+            let first = min(Int32(j), far)
+            r[cur] = first
+            var rowMin = first
+            if lo > 1 { r[cur + lo - 1] = far }
+            if lo <= hi {
+                for i in lo...hi {
+                    let qi = UInt32(bitPattern: r[queryAt + i - 1])
+                    let cost: Int32 = qi == scalar ? 0 : 1
                     var v = min(r[prev + i] + 1, r[cur + i - 1] + 1, r[prev + i - 1] + cost)
-                    if i > 1, j > 1, q[i - 1] == before, q[i - 2] == scalar {
+                    if i > 1, j > 1, qi == before, UInt32(bitPattern: r[queryAt + i - 2]) == scalar {
                         v = min(v, r[prev2 + i - 2] + 1)
                     }
+                    if v > far { v = far }
                     r[cur + i] = v
                     if v < rowMin { rowMin = v }
                 }
             }
+            // Right sentinel: the next row reads one cell past this row's band.
+            if hi + 1 <= m { r[cur + hi + 1] = far }
+            let last: Int32 = (m >= j - k && m <= j + k) ? r[cur + m] : far
+            let best = min(r[bestAt + j - 1], last)
+            r[bestAt + j] = best
+            r[minimumAt + j] = rowMin
+            if prefixMode, best <= k { return true }
+            return rowMin <= k
         }
-        depth = j
-        best.append(min(best[j - 1], rows[cur + w - 1]))
-        if prefixMode, best[j] <= budget { return true }
-        return rowMin <= budget
+    }
+
+    private mutating func grow() {
+        let old = state, oldLevels = levels
+        let oldBest = bestOffset, oldMinimum = minimumOffset, oldScalars = scalarOffset
+        levels *= 2
+        state = Self.freshState(query: query, width: width, levels: levels, far: far)
+        for i in 0..<(width * oldLevels) { state[i] = old[i] }
+        for j in 0..<oldLevels {
+            state[bestOffset + j] = old[oldBest + j]
+            state[minimumOffset + j] = old[oldMinimum + j]
+            state[scalarOffset + j] = old[oldScalars + j]
+        }
     }
 
     /// The distance of the query to the current word (to its nearest prefix in prefix mode), or nil
     /// if it exceeds the budget.
     var distance: Int? {
-        let d = prefixMode ? best[depth] : rows[depth * width + width - 1]
+        let m = query.count
+        let d: Int32
+        if prefixMode {
+            d = state[bestOffset + depth]
+        } else {
+            d = (m >= depth - budget && m <= depth + budget) ? state[depth * width + m] : far
+        }
         return d <= budget ? Int(d) : nil
+    }
+
+    /// Prefix mode: every word that starts with the current one has prefix distance ``distance``
+    /// (see the type's notes), so a walk may take the whole subtree without reading it.
+    var isFinal: Bool {
+        guard prefixMode else { return false }
+        let best = state[bestOffset + depth]
+        return best <= budget && state[minimumOffset + depth] >= best
     }
 
     /// The distance to a whole word given as UTF-8 bytes, or nil past the budget.
     mutating func distance<C: Collection>(to word: C) -> Int? where C.Element == UInt8 {
         truncate(to: 0)
         var alive = true
+        var settled = false
         UTF8Scalars.forEach(word) { scalar in
-            if alive { alive = push(scalar) }
+            if alive && !settled {
+                alive = push(scalar)
+                settled = alive && isFinal
+            }
         }
         return alive ? distance : nil
     }

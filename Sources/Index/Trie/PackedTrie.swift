@@ -70,26 +70,51 @@ enum PackedTrie {
         return offset
     }
 
-    /// Every term the automaton accepts, with its distance.
+    /// Every term the automaton accepts, with its distance, in byte order. Where the automaton's
+    /// row is final (``EditAutomaton/isFinal``) the subtree is listed without further automaton
+    /// steps: the walk costs the trie nodes within the budget's reach plus the terms it returns.
     static func matches(_ trie: Bytes, automaton: inout EditAutomaton) throws -> [(term: [UInt8], distance: Int)] {
-        guard trie.count >= 4 else { throw IndexError.corrupt("term trie is truncated") }
-        let root = Int(trie.loadBigEndian(UInt32.self, at: trie.count - 4))
-        var found: [(term: [UInt8], distance: Int)] = []
-        var path: [UInt8] = []
-        automaton.truncate(to: 0)
-        try trie.withUnsafeBytes { raw in
-            try walk(raw, root, &automaton, &path, &found)
-        }
-        return found
+        var found: [(term: [UInt8], distance: Int)]? = []
+        var regions: [TermRegion]? = nil
+        try walk(trie, &automaton, &found, &regions)
+        return found!
     }
 
+    /// The automaton's matches as regions: a whole subtree where the row is final (every term with
+    /// that prefix has the region's distance), single terms elsewhere. In byte order of prefixes.
+    /// Cost: the trie nodes within the budget's reach, whatever the size of the subtrees taken.
+    /// With non-nil `terms`, the same walk also lists every matching term (as ``matches(_:automaton:)``).
+    static func regions(_ trie: Bytes, automaton: inout EditAutomaton,
+                        terms: inout [(term: [UInt8], distance: Int)]?) throws -> [TermRegion] {
+        var regions: [TermRegion]? = []
+        try walk(trie, &automaton, &terms, &regions)
+        return regions!
+    }
+
+    private static func walk(_ trie: Bytes, _ automaton: inout EditAutomaton, _ found: inout [(term: [UInt8], distance: Int)]?,
+                             _ regions: inout [TermRegion]?) throws {
+        guard trie.count >= 4 else { throw IndexError.corrupt("term trie is truncated") }
+        let root = Int(trie.loadBigEndian(UInt32.self, at: trie.count - 4))
+        var path = PathBuffer()
+        defer { path.deallocate() }
+        automaton.truncate(to: 0)
+        try trie.withUnsafeBytes { raw in
+            try walk(raw, root, &automaton, &path, &found, &regions)
+        }
+    }
+
+    /// Matching terms go to `found` and final subtrees and single terms to `regions`, each if non-nil.
     private static func walk(_ raw: UnsafeRawBufferPointer, _ offset: Int, _ automaton: inout EditAutomaton,
-                             _ path: inout [UInt8], _ found: inout [(term: [UInt8], distance: Int)]) throws {
+                             _ path: inout PathBuffer, _ found: inout [(term: [UInt8], distance: Int)]?,
+                             _ regions: inout [TermRegion]?) throws {
         var cursor = offset
         guard cursor < raw.count - 4 else { throw IndexError.corrupt("term trie offset out of range") }
         let flags = raw[cursor]
         cursor += 1
-        if flags & 1 != 0, let distance = automaton.distance { found.append((path, distance)) }
+        if flags & 1 != 0, let distance = automaton.distance {
+            regions?.append(TermRegion(prefix: path.bytes, distance: distance, isSubtree: false))
+            found?.append((path.bytes, distance))
+        }
         let children = try readVarint(raw, &cursor)
         for _ in 0..<children {
             let labelLength = try readVarint(raw, &cursor)
@@ -97,7 +122,10 @@ enum PackedTrie {
             let labelStart = cursor
             cursor += labelLength
             let child = try readVarint(raw, &cursor)
-            // Feed the label's scalars; stop at the first that proves the subtree dead.
+            // Children precede their parent, so a walk always terminates, even over corrupt bytes.
+            guard child < offset else { throw IndexError.corrupt("term trie child offset does not precede its parent") }
+            // Feed the label's scalars; stop at the first that proves the subtree dead, or at the
+            // first that makes the row final (the rest of the label then changes nothing).
             let depth = automaton.depth
             let pathCount = path.count
             var alive = true
@@ -105,13 +133,47 @@ enum PackedTrie {
             while position < labelStart + labelLength {
                 let length = min(UTF8Scalars.sequenceLength(raw[position]), labelStart + labelLength - position)
                 let scalar = UTF8Scalars.scalar(in: raw, at: position, length: length)
-                for k in 0..<length { path.append(raw[position + k]) }
                 position += length
                 if !automaton.push(scalar) { alive = false; break }
+                if automaton.isFinal { break }
             }
-            if alive { try walk(raw, child, &automaton, &path, &found) }
+            try path.append(raw, labelStart..<position)
+            if alive {
+                if automaton.isFinal, let distance = automaton.distance {
+                    // Every term below has this distance: take the subtree without the automaton.
+                    regions?.append(TermRegion(prefix: path.bytes, distance: distance, isSubtree: true))
+                    if found != nil {
+                        try path.append(raw, position..<(labelStart + labelLength))
+                        try collect(raw, child, distance, &path, &found!)
+                    }
+                } else {
+                    try walk(raw, child, &automaton, &path, &found, &regions)
+                }
+            }
             automaton.truncate(to: depth)
-            path.removeLast(path.count - pathCount)
+            path.count = pathCount
+        }
+    }
+
+    /// Appends every term of the subtree at `offset` (whose path is `path`) with `distance`.
+    private static func collect(_ raw: UnsafeRawBufferPointer, _ offset: Int, _ distance: Int,
+                                _ path: inout PathBuffer, _ found: inout [(term: [UInt8], distance: Int)]) throws {
+        var cursor = offset
+        guard cursor < raw.count - 4 else { throw IndexError.corrupt("term trie offset out of range") }
+        if raw[cursor] & 1 != 0 { found.append((path.bytes, distance)) }
+        cursor += 1
+        let children = try readVarint(raw, &cursor)
+        for _ in 0..<children {
+            let labelLength = try readVarint(raw, &cursor)
+            guard labelLength > 0, cursor + labelLength <= raw.count else { throw IndexError.corrupt("term trie label out of range") }
+            let pathCount = path.count
+            try path.append(raw, cursor..<(cursor + labelLength))
+            cursor += labelLength
+            let child = try readVarint(raw, &cursor)
+            // Children precede their parent, so a walk always terminates, even over corrupt bytes.
+            guard child < offset else { throw IndexError.corrupt("term trie child offset does not precede its parent") }
+            try collect(raw, child, distance, &path, &found)
+            path.count = pathCount
         }
     }
 
@@ -127,4 +189,32 @@ enum PackedTrie {
             shift += 7
         }
     }
+}
+
+/// Part of what a typo-tolerant walk of the term trie matched: every term that starts with
+/// `prefix` (a subtree), or the term `prefix` alone, all at prefix distance `distance`.
+struct TermRegion {
+    var prefix: [UInt8]
+    var distance: Int
+    var isSubtree: Bool
+}
+
+/// The bytes of the trie path being walked, in one buffer allocated per walk (terms are at most
+/// 32 scalars, so `capacity` bytes hold any valid path; a longer one means corrupt labels).
+struct PathBuffer {
+    static let capacity = 512
+    private let start = UnsafeMutablePointer<UInt8>.allocate(capacity: PathBuffer.capacity)
+    var count = 0
+
+    mutating func append(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>) throws {
+        guard count + range.count <= Self.capacity else { throw IndexError.corrupt("term trie path is too long") }
+        for offset in range {
+            start[count] = raw[offset]
+            count += 1
+        }
+    }
+
+    var bytes: [UInt8] { Array(UnsafeBufferPointer(start: start, count: count)) }
+
+    func deallocate() { start.deallocate() }
 }

@@ -6,8 +6,9 @@ import Storage
 /// the trie), rows of the automaton are shared along common prefixes, and when a row shows that no
 /// extension can match, the cursor jumps past the whole subtree by seeking to `prefix + 0xFF` (UTF-8
 /// never contains 0xFF, so every key with that prefix sorts before it) or stepping over it when it
-/// is small. Cost: proportional to the trie
-/// nodes within the budget's reach, not to the dictionary size.
+/// is small. Where the automaton's row is final (prefix mode, ``EditAutomaton/isFinal``), the keys
+/// below the prefix are taken as a run without automaton steps. Cost: proportional to the trie
+/// nodes within the budget's reach plus the keys returned, not to the dictionary size.
 enum TermWalk {
     /// Keys below this byte are reserved for pseudo-terms (filters) and are never words.
     static let firstWordByte: UInt8 = 0x02
@@ -30,13 +31,26 @@ enum TermWalk {
 
             var position = boundaries[depth]
             var alive = true
-            while position < key.count {
+            var final = automaton.isFinal
+            while !final, position < key.count {
                 let length = min(UTF8Scalars.sequenceLength(key[position]), key.count - position)
                 let scalar = UTF8Scalars.scalar(in: key, at: position, length: length)
                 for offset in 0..<length { path.append(key[position + offset]) }
                 position += length
                 boundaries.append(position)
                 if !automaton.push(scalar) { alive = false; break }
+                final = automaton.isFinal
+            }
+            if alive, final, let distance = automaton.distance {
+                // Every key below the current prefix has this distance: take the run of them
+                // without further automaton steps.
+                found.append((Array(key), distance))
+                entry = try cursor.nextKey()
+                while let next = entry?.key, next.hasPrefix(path) {
+                    found.append((Array(next), distance))
+                    entry = try cursor.nextKey()
+                }
+                continue
             }
             if !alive {
                 // Skip the dead subtree. Most are a key or two deep in the trie, where stepping

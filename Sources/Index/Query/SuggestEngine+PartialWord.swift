@@ -1,0 +1,136 @@
+import Storage
+
+/// The plan for a query that is one partial word and nothing else, the commonest keystroke there
+/// is ("pyth", "limb", "aurangab"), with or without typos.
+///
+/// An entry's typos are the smallest prefix distance of its name words: its *level*. Levels are
+/// taken in turn, and within a level the matching base documents are merged in document (= rank)
+/// order until nothing later can enter the entries (a document of a higher level ranks after, and
+/// only a typo-free one can start with the typed text).
+///
+/// **Regions, not terms.** The term trie is walked with the word's edit automaton only until its
+/// row is final (``EditAutomaton/isFinal``): from there every term below has the same distance, so
+/// the walk returns the subtree as one ``TermRegion`` instead of listing its terms. A region's
+/// documents come from its heavy trie node's `all` list (its best documents, best first), a light
+/// region's from its few terms' postings, a single term's from its posting list. "limb" with one
+/// typo matches every word under "lib" (20,000 Debian package words): that is one heavy node here,
+/// not 20,000 posting lists.
+///
+/// **Exact despite truncated lists.** A heavy list that was cut at `listSize` documents proves
+/// nothing past its last document. The merge stops there; if the entries still want more, the
+/// region is expanded into its terms' posting lists from that document on, and the merge
+/// continues. No cap ever changes an answer.
+extension SuggestEngine {
+    func evaluatePartialOnly(_ query: inout PreparedQuery, _ acc: inout Accumulator, deleted: DeletedSet?,
+                             completionLimit: Int, in txn: borrowing ReadTransaction) throws {
+        let partial = query.partial!
+        let wantsCompletions = acc.wantsCompletions
+        // Completions need the terms themselves: the same walk lists them.
+        var baseTerms: [(term: [UInt8], distance: Int)]? = wantsCompletions ? [] : nil
+        let regions = try generation.nameRegions(matching: partial, terms: &baseTerms, in: txn)
+        let hasDelta = try txn.count(generation.schema.deltaTerms) > 0
+        let deltaMatches = hasDelta ? try generation.deltaTerms(matching: partial, in: txn) : []
+        acc.wantsCompletions = false
+        var considered = Set<UInt32>()
+        let levels = Set(regions.map(\.distance) + deltaMatches.map(\.distance)).sorted()
+        for level in levels where acc.entries.limit > 0 {
+            if acc.entries.isFull, let worst = acc.entries.worst, worst.typos < level { break }
+            var merge = try RegionMerge(regions.filter { $0.distance == level }, generation: generation, in: txn)
+            var previous: UInt32?
+            var read = 0
+            while true {
+                // Checked before reading on: the merge may have to expand a truncated region.
+                if acc.entries.isFull, let worst = acc.entries.worst,
+                   worst.typos < level || (worst.typos == level && (worst.startsWith || level > 0)) { break }
+                guard let docnum = try merge.peek(in: txn) else { break }
+                try checkStop(&read)
+                try merge.advance()
+                if docnum == previous { continue }
+                previous = docnum
+                if considered.contains(docnum) { continue }
+                if let deleted, try deleted.contains(docnum, in: txn) { continue }
+                considered.insert(docnum)
+                guard let doc = try generation.document(docnum, in: txn) else { continue }
+                try consider(doc, &query, &acc)
+            }
+            if hasDelta {
+                var docs: [UInt32] = []
+                for (term, distance) in deltaMatches where distance == level {
+                    try generation.appendDeltaPostings(of: term, includeDescription: false, to: &docs, in: txn)
+                }
+                for docnum in Set(docs) where considered.insert(docnum).inserted {
+                    guard let doc = try generation.document(docnum, in: txn) else { continue }
+                    try consider(doc, &query, &acc)
+                }
+            }
+        }
+        if wantsCompletions {
+            acc.wantsCompletions = true
+            let matches = Generation.merged(baseTerms ?? [], deltaMatches)
+            try completeFromPostings(matches, limit: completionLimit, deleted: deleted, hasDelta: hasDelta, into: &acc, in: txn)
+        }
+    }
+
+    /// Completions of a partial word that is the whole query. An entry's typos are the smallest
+    /// distance of its words (its *level*), so a word's best entry is its posting with the smallest
+    /// (level, document number) — base numbers being static rank order. Distances are taken in
+    /// turn and stop once `limit` words are known (a farther word cannot rank before them). At
+    /// distance 0 the best is simply the first live posting; farther words scan their postings
+    /// until an entry of level 0 turns up, testing levels against the (lazily built) sorted
+    /// documents of nearer words. Only the first `limit` best entries are read.
+    private func completeFromPostings(_ terms: [(term: [UInt8], distance: Int)], limit: Int, deleted: DeletedSet?, hasDelta: Bool,
+                                      into acc: inout Accumulator, in txn: borrowing ReadTransaction) throws {
+        let levels = Set(terms.map(\.distance)).sorted()
+        var levelDocuments: [Int: [UInt32]] = [:]
+        func level(of doc: UInt32, below distance: Int) throws -> Int {
+            for level in levels where level < distance {
+                if levelDocuments[level] == nil {
+                    levelDocuments[level] = try generation.documents(of: terms.filter { $0.distance == level }.map(\.term),
+                                                                     includeDescription: false, in: txn)
+                }
+                if contains(levelDocuments[level]!, doc) { return level }
+            }
+            return distance
+        }
+        var known = 0
+        for distance in levels where known < limit {
+            let levelTerms = terms.filter { $0.distance == distance }
+            var bests: [(typos: Int, doc: UInt32, term: [UInt8])] = []
+            for (term, _) in levelTerms {
+                guard let value = try txn.get(generation.schema.terms, term) else { continue }
+                var cursor = try PostingCursor(value)
+                var best: (typos: Int, doc: UInt32)?
+                while let doc = cursor.current {
+                    if !(try deleted?.contains(doc, in: txn) ?? false) {
+                        let typos = distance == 0 ? 0 : try level(of: doc, below: distance)
+                        if best == nil || typos < best!.typos { best = (typos, doc) }
+                        if typos == 0 { break }
+                    }
+                    try cursor.advance()
+                }
+                if let best { bests.append((best.typos, best.doc, term)) }
+            }
+            bests.sort { a, b in
+                if a.typos != b.typos { return a.typos < b.typos }
+                if a.doc != b.doc { return a.doc < b.doc }
+                return a.term.lexicographicallyPrecedes(b.term)
+            }
+            for item in bests.prefix(limit) {
+                guard let doc = try generation.document(item.doc, in: txn) else { continue }
+                acc.noteCompletion(item.term, distance: distance, key: Self.completionKey(doc, typos: item.typos), docnum: item.doc)
+            }
+            if hasDelta {
+                for (term, _) in levelTerms {
+                    var docs: [UInt32] = []
+                    try generation.appendDeltaPostings(of: term, includeDescription: false, to: &docs, in: txn)
+                    for docnum in docs {
+                        guard let doc = try generation.document(docnum, in: txn) else { continue }
+                        let typos = distance == 0 ? 0 : try level(of: docnum, below: distance)
+                        acc.noteCompletion(term, distance: distance, key: Self.completionKey(doc, typos: typos), docnum: docnum)
+                    }
+                }
+            }
+            known = acc.completions.count
+        }
+    }
+}
