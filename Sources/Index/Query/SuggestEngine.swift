@@ -110,6 +110,7 @@ struct SuggestEngine {
         /// base documents come in rank order and cannot give it a better entry.
         var openWords: [[UInt8]: Int]?
         var openByDistance: [Int] = []
+        var finalChecks = 0
 
         mutating func noteCompletion(_ word: [UInt8], distance: Int, key: CandidateKey, docnum: UInt32) {
             if openWords != nil, key.typos == bestTypos, let d = openWords!.removeValue(forKey: word) {
@@ -133,10 +134,12 @@ struct SuggestEngine {
         /// True when no base document later in rank order can change entries or completions:
         /// the entries are full of matches in the best class there is, and as many completions
         /// in the best class as wanted are known.
-        func isSettled(completionLimit: Int) -> Bool {
+        mutating func isSettled(completionLimit: Int) -> Bool {
             if entries.limit > 0 {
-                guard entries.isFull, let worst = entries.worst, worst.typos == bestTypos,
-                      worst.startsWith || !startsWithPossible else { return false }
+                // `bestTypos` is a lower bound of every unread candidate's typos.
+                guard entries.isFull, let worst = entries.worst,
+                      worst.typos < bestTypos || (worst.typos == bestTypos && (worst.startsWith || !startsWithPossible))
+                else { return false }
             }
             return !wantsCompletions || perfectCompletions >= completionLimit || completionsFinal(limit: completionLimit)
         }
@@ -145,14 +148,17 @@ struct SuggestEngine {
         /// word could still reach, (its distance, `bestTypos`, a later document). Such completions
         /// are final themselves (a word nearer than every open word is not open), so the top
         /// `limit` cannot change. O(completions).
-        private func completionsFinal(limit: Int) -> Bool {
+        private mutating func completionsFinal(limit: Int) -> Bool {
             guard let openWords else { return false }
             if openWords.isEmpty { return true }
             guard completions.count >= limit else { return false }
+            // Counting costs O(completions): do it for one document in 32.
+            finalChecks &+= 1
+            guard finalChecks & 31 == 0 else { return false }
             let nearestOpen = openByDistance.firstIndex { $0 > 0 } ?? Int.max
             var safe = 0
             for value in completions.values
-            where value.distance < nearestOpen || (value.distance == nearestOpen && value.key.typos == bestTypos) {
+            where value.distance < nearestOpen || (value.distance == nearestOpen && value.key.typos <= bestTypos) {
                 safe += 1
                 if safe >= limit { return true }
             }
@@ -177,8 +183,10 @@ struct SuggestEngine {
     ///
     /// - Parameter filtersHold: the caller knows the tokens and complete words match (the document
     ///   came from their postings), so only typo counts of complete words need computing.
+    /// - Parameter entryKnown: its entry was recorded already (read early as a possible
+    ///   startsWith match): only its completions are noted now.
     func consider(_ doc: DocumentView, _ query: inout PreparedQuery, _ acc: inout Accumulator,
-                          filtersHold: Bool = false) throws {
+                  filtersHold: Bool = false, entryKnown: Bool = false) throws {
         if !filtersHold {
             for category in query.tokenCategories {
                 guard try doc.hasCategory(category) else { return }
@@ -193,9 +201,11 @@ struct SuggestEngine {
             guard let d = bestNameDistance(&query.partial!, doc) else { return }
             typos += d
         }
-        let key = CandidateKey(typos: typos, field: 0, startsWith: query.startsWith(doc.sortTitle),
-                               weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
-        acc.entries.insert(key, docnum: doc.docnum, title: doc.title)
+        if !entryKnown {
+            let key = CandidateKey(typos: typos, field: 0, startsWith: query.startsWith(doc.sortTitle),
+                                   weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
+            acc.entries.insert(key, docnum: doc.docnum, title: doc.title)
+        }
         if acc.wantsCompletions, query.partial != nil {
             let completionKey = Self.completionKey(doc, typos: typos)
             for list in [doc.sortTitle, doc.aliasWords] {
@@ -388,10 +398,10 @@ struct SuggestEngine {
         var candidates = rest
         if let terms = partialTerms {
             var postings = 0
-            for term in terms where postings <= rest.count / 2 {
+            for term in terms where postings <= Self.narrowingFactor * rest.count {
                 postings += try generation.postingCount(of: term, includeDescription: false, in: txn)
             }
-            if postings <= rest.count / 2 {
+            if postings <= Self.narrowingFactor * rest.count {
                 candidates = intersect(rest, try generation.documents(of: terms, includeDescription: false, in: txn))
             }
         }
@@ -403,10 +413,10 @@ struct SuggestEngine {
             let matches = try generation.terms(matching: partial, in: txn)
             typoMatches = matches
             var postings = 0
-            for (term, _) in matches where postings <= rest.count / 2 {
+            for (term, _) in matches where postings <= Self.narrowingFactor * rest.count {
                 postings += try generation.postingCount(of: term, includeDescription: false, in: txn)
             }
-            if postings <= rest.count / 2 {
+            if postings <= Self.narrowingFactor * rest.count {
                 candidates = intersect(rest, try generation.documents(of: matches.map(\.term), includeDescription: false, in: txn))
             }
         }
@@ -417,27 +427,63 @@ struct SuggestEngine {
         // still open could enter (see `Accumulator.trackOpenWords`); bounded by the number of words.
         if acc.wantsCompletions, let typoMatches, candidates.count > 2048 {
             var words: [(term: [UInt8], distance: Int)] = []
-            var known = true
-            for (term, distance) in typoMatches {
+            var known = typoMatches.count <= 4096
+            var scanned = 0  // postings read by `occurs`, bounded: past the bound tracking gives up
+            for (term, distance) in typoMatches where known {
                 // A word that no candidate has can never be a completion: leave it out, or it would
                 // stay open to the end.
-                guard try occurs(term, in: candidates, txn) else { continue }
+                guard try occurs(term, in: candidates, scanned: &scanned, txn) else { continue }
                 words.append((term, distance))
-                if words.count > 64 { known = false; break }
+                if words.count > 1024 || scanned > 1 << 18 { known = false }
             }
             if known { acc.trackOpenWords(words) }
         }
+        // Entries settle early only once they are full of startsWith matches, or once no unread
+        // document can start with the typed text. Titles that do are rare ("camakee caka…"), so
+        // without help the walk would read all of `rest`. A title starts with the text only if its
+        // first word starts with the first typed word, and the trie lists the documents whose first
+        // word does, when they are few: read those first, record the ones that start with the text,
+        // and from then on no unread document can.
+        var entered: Set<UInt32> = []
+        if acc.startsWithPossible, acc.entries.limit > 0, let possible = try startsWithCandidates(query, in: txn) {
+            let wanted = acc.wantsCompletions
+            acc.wantsCompletions = false  // completions are noted in document order, below
+            for docnum in intersect(candidates, possible) {
+                guard let doc = try generation.document(docnum, in: txn), query.startsWith(doc.sortTitle) else { continue }
+                try consider(doc, &query, &acc, filtersHold: true)
+                entered.insert(docnum)
+            }
+            acc.wantsCompletions = wanted
+            acc.startsWithPossible = false
+        }
+        // Candidates are read in passes by a lower bound of their typos, each pass in document
+        // (= rank) order, so that a pass's matches come best-first and the walk can settle inside
+        // it: a candidate without every complete word spelled exactly has at least one typo, and
+        // one without a word starting with the typed partial word exactly has at least one more.
+        // Often the answer settles in the first pass and the rest is never read.
+        var exactComplete: [UInt32]?
         if query.complete.contains(where: { $0.budget > 0 }) {
-            // Typo'd complete words widened `rest`; the documents that contain every complete word
-            // exactly rank first (fewer typos), so they are read first — often the answer settles
-            // there and the typo-only documents are never read.
-            let exact = try generation.filteredDocuments(words: query.complete.map { $0.withoutTypos() }, tokens: query.tokens,
-                                                         includeDescription: false, deleted: deleted, in: txn).docs ?? []
-            let first = intersect(candidates, exact)
-            try rank(first, &query, &acc, filtersHold: true, completionLimit: completionLimit, in: txn)
-            try rank(subtract(candidates, first), &query, &acc, filtersHold: true, completionLimit: completionLimit, in: txn)
-        } else {
-            try rank(candidates, &query, &acc, filtersHold: true, completionLimit: completionLimit, in: txn)
+            exactComplete = try generation.filteredDocuments(words: query.complete.map { $0.withoutTypos() }, tokens: query.tokens,
+                                                             includeDescription: false, deleted: deleted, in: txn).docs ?? []
+        }
+        var exactPartial: [UInt32]?
+        if let partial = query.partial, partial.budget > 0, acc.bestPartialDistance == 0,
+           let terms = try generation.prefixTerms(partial.bytes, atMost: 256, in: txn) {
+            var postings = 0
+            for term in terms where postings <= Self.narrowingFactor * candidates.count {
+                postings += try generation.postingCount(of: term, includeDescription: false, in: txn)
+            }
+            if postings <= Self.narrowingFactor * candidates.count {
+                exactPartial = try generation.documents(of: terms, includeDescription: false, in: txn)
+            }
+        }
+        let passes = Self.passes(candidates, exactComplete: exactComplete, exactPartial: exactPartial)
+        let bestTypos = acc.bestTypos
+        for (typos, docs) in passes.enumerated() where !docs.isEmpty {
+            acc.bestTypos = max(bestTypos, typos)
+            // A title that starts with the typed text has every typed word exactly.
+            if typos > 0 { acc.startsWithPossible = false }
+            try rank(docs, &query, &acc, filtersHold: true, entered: entered, completionLimit: completionLimit, in: txn)
         }
         if let completionTerms {
             acc.wantsCompletions = true
@@ -446,11 +492,38 @@ struct SuggestEngine {
         return acc
     }
 
+    /// `candidates` split by the least typos each can have: 0, 1 or 2 (missing from
+    /// `exactComplete` and from `exactPartial` each cost one; a nil list costs nothing).
+    static func passes(_ candidates: [UInt32], exactComplete: [UInt32]?, exactPartial: [UInt32]?) -> [[UInt32]] {
+        guard exactComplete != nil || exactPartial != nil else { return [candidates] }
+        var passes: [[UInt32]] = [[], [], []]
+        var i = 0, j = 0
+        for doc in candidates {
+            var typos = 0
+            if let list = exactComplete {
+                while i < list.count, list[i] < doc { i += 1 }
+                if i == list.count || list[i] != doc { typos += 1 }
+            }
+            if let list = exactPartial {
+                while j < list.count, list[j] < doc { j += 1 }
+                if j == list.count || list[j] != doc { typos += 1 }
+            }
+            passes[typos].append(doc)
+        }
+        return passes
+    }
+
+    /// A partial word's postings narrow the candidates when they number at most this many times the
+    /// candidates: decoding and intersecting a posting costs a few nanoseconds, verifying a
+    /// candidate document about a microsecond.
+    static let narrowingFactor = 4
+
     /// Whether some document of sorted `docs` has `term` as a name word (base or delta).
-    private func occurs(_ term: [UInt8], in docs: [UInt32], _ txn: borrowing ReadTransaction) throws -> Bool {
+    private func occurs(_ term: [UInt8], in docs: [UInt32], scanned: inout Int, _ txn: borrowing ReadTransaction) throws -> Bool {
         if let value = try txn.get(generation.schema.terms, term) {
             var cursor = try PostingCursor(value)
             while let doc = cursor.current {
+                scanned += 1
                 if contains(docs, doc) { return true }
                 try cursor.advance()
             }
@@ -494,8 +567,9 @@ struct SuggestEngine {
 
     /// Reads, verifies and ranks `candidates` (sorted) in document order, skipping the rest of the
     /// base segment once nothing later can change the answer.
+    /// `entered` documents have their entries recorded already.
     private func rank(_ candidates: [UInt32], _ query: inout PreparedQuery, _ acc: inout Accumulator, filtersHold: Bool,
-                      completionLimit: Int, until settled: ((Accumulator) -> Bool)? = nil,
+                      entered: Set<UInt32> = [], completionLimit: Int,
                       in txn: borrowing ReadTransaction) throws {
         let base = generation.baseCount
         var index = 0
@@ -503,7 +577,7 @@ struct SuggestEngine {
         while index < candidates.count {
             try checkStop(&read)
             let docnum = candidates[index]
-            if docnum < base, settled?(acc) ?? acc.isSettled(completionLimit: completionLimit) {
+            if docnum < base, acc.isSettled(completionLimit: completionLimit) {
                 // Skip to the delta documents.
                 var low = index, high = candidates.count
                 while low < high {
@@ -515,8 +589,33 @@ struct SuggestEngine {
             }
             index += 1
             guard let doc = try generation.document(docnum, in: txn) else { continue }
-            try consider(doc, &query, &acc, filtersHold: filtersHold)
+            try consider(doc, &query, &acc, filtersHold: filtersHold, entryKnown: !entered.isEmpty && entered.contains(docnum))
         }
+    }
+
+    /// The base documents whose first title word starts with the first typed word (a superset of
+    /// those whose title starts with the typed text), sorted; nil when they are too many to list.
+    /// From the heavy trie node's startsWith list when it is complete, else, for a light prefix,
+    /// from its few postings.
+    private func startsWithCandidates(_ query: PreparedQuery, in txn: borrowing ReadTransaction) throws -> [UInt32]? {
+        guard let first = query.complete.first?.bytes ?? query.partial?.bytes else { return nil }
+        if let node = try generation.heavyNode(first, in: txn) {
+            return node.startsWithTruncated ? nil : node.startsWith
+        }
+        var docs: [UInt32] = []
+        try txn.withCursor(generation.schema.terms) { cursor in
+            var entry = try cursor.seek(atLeast: first)
+            while let (key, value) = entry, key.hasPrefix(first) {
+                var postings = try PostingCursor(value)
+                while let doc = postings.current {
+                    docs.append(doc)
+                    try postings.advance()
+                }
+                entry = try cursor.nextKey()
+            }
+        }
+        sortUnique(&docs)
+        return docs
     }
 
     /// No words and no tokens: every entry matches with the same typos and startsWith, so base
