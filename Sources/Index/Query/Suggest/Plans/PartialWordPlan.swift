@@ -20,9 +20,18 @@ import Storage
 /// nothing past its last document. The merge stops there; if the entries still want more, the
 /// region is expanded into its terms' posting lists from that document on, and the merge
 /// continues. No cap ever changes an answer.
-extension SuggestEngine {
-    func evaluatePartialOnly(_ query: inout PreparedQuery, _ acc: inout Accumulator, deleted: DeletedSet?,
-                             completionLimit: Int, in txn: borrowing ReadTransaction) throws {
+enum PartialWordPlan: SuggestPlan {
+    static func evaluate(_ context: inout SuggestContext, in txn: borrowing ReadTransaction) throws -> PlanOutcome {
+        guard context.query.complete.isEmpty, context.query.tokens.isEmpty, context.query.partial != nil else { return .unproven }
+        var acc = context.newAccumulator(countCategories: false)
+        try context.evaluatePartialOnly(&acc, in: txn)
+        return .exact(acc)
+    }
+}
+
+extension SuggestContext {
+    fileprivate mutating func evaluatePartialOnly(_ acc: inout SuggestAccumulator, in txn: borrowing ReadTransaction) throws {
+        let completionLimit = request.limits.completions
         let partial = query.partial!
         let wantsCompletions = acc.wantsCompletions
         // Completions need the terms themselves: the same walk lists them.
@@ -51,7 +60,7 @@ extension SuggestEngine {
                 if let deleted, try deleted.contains(docnum, in: txn) { continue }
                 considered.insert(docnum)
                 guard let doc = try generation.document(docnum, in: txn) else { continue }
-                try consider(doc, &query, &acc)
+                try consider(doc, &acc)
             }
             if hasDelta {
                 var docs: [UInt32] = []
@@ -60,14 +69,14 @@ extension SuggestEngine {
                 }
                 for docnum in Set(docs) where considered.insert(docnum).inserted {
                     guard let doc = try generation.document(docnum, in: txn) else { continue }
-                    try consider(doc, &query, &acc)
+                    try consider(doc, &acc)
                 }
             }
         }
         if wantsCompletions {
             acc.wantsCompletions = true
             let matches = Generation.merged(baseTerms ?? [], deltaMatches)
-            try completeFromPostings(matches, limit: completionLimit, deleted: deleted, hasDelta: hasDelta, into: &acc, in: txn)
+            try completeFromPostings(matches, limit: completionLimit, hasDelta: hasDelta, into: &acc, in: txn)
         }
     }
 
@@ -78,8 +87,8 @@ extension SuggestEngine {
     /// distance 0 the best is simply the first live posting; farther words scan their postings
     /// until an entry of level 0 turns up, testing levels against the (lazily built) sorted
     /// documents of nearer words. Only the first `limit` best entries are read.
-    private func completeFromPostings(_ terms: [(term: [UInt8], distance: Int)], limit: Int, deleted: DeletedSet?, hasDelta: Bool,
-                                      into acc: inout Accumulator, in txn: borrowing ReadTransaction) throws {
+    private func completeFromPostings(_ terms: [(term: [UInt8], distance: Int)], limit: Int, hasDelta: Bool,
+                                      into acc: inout SuggestAccumulator, in txn: borrowing ReadTransaction) throws {
         let levels = Set(terms.map(\.distance)).sorted()
         var levelDocuments: [Int: [UInt32]] = [:]
         func level(of doc: UInt32, below distance: Int) throws -> Int {

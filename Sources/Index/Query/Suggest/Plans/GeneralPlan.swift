@@ -1,0 +1,287 @@
+import Storage
+
+/// Complete words or tokens (with or without a partial word): "red sh", "kitchen tow",
+/// `category:Garden` + "ho". Candidates come from postings alone: the complete words' and tokens'
+/// posting lists are intersected (cheapest first), so a document that fails a filter is never
+/// read. Category counts are intersections of that set with each category's postings. Only then
+/// are documents read, in document-number order — which for the base segment is rank order —
+/// to verify the partial word and rank; once the answer is settled the rest of the base is
+/// skipped (delta documents, not in rank order, are always read). Always exact.
+enum GeneralPlan: SuggestPlan {
+    static func evaluate(_ context: inout SuggestContext, in txn: borrowing ReadTransaction) throws -> PlanOutcome {
+        guard !context.query.complete.isEmpty || !context.query.tokens.isEmpty else { return .unproven }
+        return .exact(try context.evaluateGenerally(in: txn))
+    }
+}
+
+extension SuggestContext {
+    fileprivate mutating func evaluateGenerally(in txn: borrowing ReadTransaction) throws -> SuggestAccumulator {
+        var acc = newAccumulator(countCategories: !matchingCategories.isEmpty)
+
+        // 1. The rest of the query (complete words and tokens) as a sorted list of documents.
+        let (filtered, nearest) = try generation.filteredDocuments(words: query.complete, tokens: query.tokens,
+                                                                   includeDescription: false, deleted: deleted, in: txn)
+        guard let rest = filtered else {
+            throw IndexError(.internal, "the general suggest plan was given a query without complete words or tokens")
+        }
+        for distance in nearest {
+            acc.bestTypos += distance
+            if distance > 0 { acc.startsWithPossible = false }
+        }
+        if let partial = query.partial, partial.budget > 0, try !generation.hasNameTerm(withPrefix: partial.bytes, in: txn) {
+            acc.bestTypos += 1
+            acc.bestPartialDistance = 1
+            acc.startsWithPossible = false
+        }
+
+        // 2. Category counts: |rest ∩ category|.
+        if acc.categoryCounts != nil {
+            var counts: [[UInt8]: Int] = [:]
+            for name in matchingCategories.keys {
+                let term = Schema.tokenTerm(.category(String(decoding: name, as: UTF8.self)))
+                counts[name] = intersectionCount(rest, try generation.documents(of: [term], includeDescription: false, in: txn))
+            }
+            acc.categoryCounts = counts
+        }
+
+        // 3. Candidates for the whole query, verified and ranked in document order.
+        let completionLimit = request.limits.completions
+        // Completions can keep the walk from settling (a word's best entry could be anywhere in
+        // `rest`). When every match is typo-free — exact complete words, an exact partial word —
+        // each word's best entry is simply its first posting inside `rest`, found by intersecting
+        // the word's postings with `rest`; do that instead when the partial word has few words.
+        // The exact partial word's words, if there are few (listing many costs more than it saves).
+        var partialTerms: [[UInt8]]?
+        if let partial = query.partial, partial.budget == 0 {
+            partialTerms = try generation.prefixTerms(partial.bytes, atMost: min(256, max(16, rest.count / 8)), in: txn)
+        }
+        var completionTerms: [[UInt8]]?
+        if acc.wantsCompletions, let partialTerms, query.complete.allSatisfy({ $0.budget == 0 }) {
+            completionTerms = partialTerms
+            acc.wantsCompletions = false
+        }
+        // An exact partial word with few postings narrows the candidates by intersection, so a
+        // common complete word ("new …") does not mean reading every document that has it.
+        var candidates = rest
+        if let terms = partialTerms {
+            var postings = 0
+            for term in terms where postings <= Self.narrowingFactor * rest.count {
+                postings += try generation.postingCount(of: term, includeDescription: false, in: txn)
+            }
+            if postings <= Self.narrowingFactor * rest.count {
+                candidates = intersect(rest, try generation.documents(of: terms, includeDescription: false, in: txn))
+            }
+        }
+        // Likewise a typo'd partial word: its matching words (a term walk, worth it only for a large
+        // `rest`) narrow the candidates when they have few postings ("camakee sholfumastgro" reads
+        // the documents of the rare word, not the 500,000 of the common one).
+        var typoMatches: [(term: [UInt8], distance: Int)]?
+        if let partial = query.partial, partial.budget > 0, rest.count > 2048 {
+            let matches = try generation.terms(matching: partial, in: txn)
+            typoMatches = matches
+            var postings = 0
+            for (term, _) in matches where postings <= Self.narrowingFactor * rest.count {
+                postings += try generation.postingCount(of: term, includeDescription: false, in: txn)
+            }
+            if postings <= Self.narrowingFactor * rest.count {
+                candidates = intersect(rest, try generation.documents(of: matches.map(\.term), includeDescription: false, in: txn))
+            }
+        }
+        // Completions settle only when enough of them are final. Without typos in the partial word
+        // enough final ones are usually there early; with typos, few words are near the typed one
+        // and some may never co-occur with the complete words, so reading would go on to the end
+        // of `rest`. Knowing every word a completion could be lets the walk stop once none that is
+        // still open could enter (see `SuggestAccumulator.trackOpenWords`); bounded by the number of words.
+        if acc.wantsCompletions, let typoMatches, candidates.count > 2048 {
+            var words: [(term: [UInt8], distance: Int)] = []
+            var known = typoMatches.count <= 4096
+            var scanned = 0  // postings read by `occurs`, bounded: past the bound tracking gives up
+            for (term, distance) in typoMatches where known {
+                // A word that no candidate has can never be a completion: leave it out, or it would
+                // stay open to the end.
+                guard try occurs(term, in: candidates, scanned: &scanned, txn) else { continue }
+                words.append((term, distance))
+                if words.count > 1024 || scanned > 1 << 18 { known = false }
+            }
+            if known { acc.trackOpenWords(words) }
+        }
+        // Entries settle early only once they are full of startsWith matches, or once no unread
+        // document can start with the typed text. Titles that do are rare ("camakee caka…"), so
+        // without help the walk would read all of `rest`. A title starts with the text only if its
+        // first word starts with the first typed word, and the trie lists the documents whose first
+        // word does, when they are few: read those first, record the ones that start with the text,
+        // and from then on no unread document can.
+        var entered: Set<UInt32> = []
+        if acc.startsWithPossible, acc.entries.limit > 0, let possible = try startsWithCandidates(in: txn) {
+            let wanted = acc.wantsCompletions
+            acc.wantsCompletions = false  // completions are noted in document order, below
+            for docnum in intersect(candidates, possible) {
+                guard let doc = try generation.document(docnum, in: txn), query.startsWith(doc.sortTitle) else { continue }
+                try consider(doc, &acc, filtersHold: true)
+                entered.insert(docnum)
+            }
+            acc.wantsCompletions = wanted
+            acc.startsWithPossible = false
+        }
+        // Candidates are read in passes by a lower bound of their typos, each pass in document
+        // (= rank) order, so that a pass's matches come best-first and the walk can settle inside
+        // it: a candidate without every complete word spelled exactly has at least one typo, and
+        // one without a word starting with the typed partial word exactly has at least one more.
+        // Often the answer settles in the first pass and the rest is never read.
+        var exactComplete: [UInt32]?
+        if query.complete.contains(where: { $0.budget > 0 }) {
+            exactComplete = try generation.filteredDocuments(words: query.complete.map { $0.withoutTypos() }, tokens: query.tokens,
+                                                             includeDescription: false, deleted: deleted, in: txn).docs ?? []
+        }
+        var exactPartial: [UInt32]?
+        if let partial = query.partial, partial.budget > 0, acc.bestPartialDistance == 0,
+           let terms = try generation.prefixTerms(partial.bytes, atMost: 256, in: txn) {
+            var postings = 0
+            for term in terms where postings <= Self.narrowingFactor * candidates.count {
+                postings += try generation.postingCount(of: term, includeDescription: false, in: txn)
+            }
+            if postings <= Self.narrowingFactor * candidates.count {
+                exactPartial = try generation.documents(of: terms, includeDescription: false, in: txn)
+            }
+        }
+        let passes = Self.passes(candidates, exactComplete: exactComplete, exactPartial: exactPartial)
+        let bestTypos = acc.bestTypos
+        for (typos, docs) in passes.enumerated() where !docs.isEmpty {
+            acc.bestTypos = max(bestTypos, typos)
+            // A title that starts with the typed text has every typed word exactly.
+            if typos > 0 { acc.startsWithPossible = false }
+            try rank(docs, &acc, filtersHold: true, entered: entered, completionLimit: completionLimit, in: txn)
+        }
+        if let completionTerms {
+            acc.wantsCompletions = true
+            try completeWithin(rest, terms: completionTerms, limit: completionLimit, into: &acc, in: txn)
+        }
+        return acc
+    }
+
+    /// `candidates` split by the least typos each can have: 0, 1 or 2 (missing from
+    /// `exactComplete` and from `exactPartial` each cost one; a nil list costs nothing).
+    static func passes(_ candidates: [UInt32], exactComplete: [UInt32]?, exactPartial: [UInt32]?) -> [[UInt32]] {
+        guard exactComplete != nil || exactPartial != nil else { return [candidates] }
+        var passes: [[UInt32]] = [[], [], []]
+        var i = 0, j = 0
+        for doc in candidates {
+            var typos = 0
+            if let list = exactComplete {
+                while i < list.count, list[i] < doc { i += 1 }
+                if i == list.count || list[i] != doc { typos += 1 }
+            }
+            if let list = exactPartial {
+                while j < list.count, list[j] < doc { j += 1 }
+                if j == list.count || list[j] != doc { typos += 1 }
+            }
+            passes[typos].append(doc)
+        }
+        return passes
+    }
+
+    /// A partial word's postings narrow the candidates when they number at most this many times the
+    /// candidates: decoding and intersecting a posting costs a few nanoseconds, verifying a
+    /// candidate document about a microsecond.
+    static let narrowingFactor = 4
+
+    /// Whether some document of sorted `docs` has `term` as a name word (base or delta).
+    private func occurs(_ term: [UInt8], in docs: [UInt32], scanned: inout Int, _ txn: borrowing ReadTransaction) throws -> Bool {
+        if let value = try txn.get(generation.schema.terms, term) {
+            var cursor = try PostingCursor(value)
+            while let doc = cursor.current {
+                scanned += 1
+                if contains(docs, doc) { return true }
+                try cursor.advance()
+            }
+        }
+        var delta: [UInt32] = []
+        try generation.appendDeltaPostings(of: term, includeDescription: false, to: &delta, in: txn)
+        return delta.contains { contains(docs, $0) }
+    }
+
+    /// Completions when every match is typo-free: each word's best entry is its first document in
+    /// `rest` (base numbers are rank order; delta documents are compared by key).
+    private func completeWithin(_ rest: [UInt32], terms: [[UInt8]], limit: Int, into acc: inout SuggestAccumulator,
+                                in txn: borrowing ReadTransaction) throws {
+        var bests: [(doc: UInt32, term: [UInt8])] = []
+        var deltaBests: [(doc: UInt32, term: [UInt8])] = []
+        let hasDelta = try txn.count(generation.schema.deltaTerms) > 0
+        for term in terms {
+            // Base: decode the word's postings lazily, probing `rest` by binary search, and stop at
+            // the first hit (the best base one). Delta: every hit is kept and compared by key.
+            var firstBase: UInt32?
+            if let value = try txn.get(generation.schema.terms, term) {
+                var cursor = try PostingCursor(value)
+                while let doc = cursor.current {
+                    if contains(rest, doc) { firstBase = doc; break }
+                    try cursor.advance()
+                }
+            }
+            if hasDelta {
+                var delta: [UInt32] = []
+                try generation.appendDeltaPostings(of: term, includeDescription: false, to: &delta, in: txn)
+                for doc in delta where contains(rest, doc) { deltaBests.append((doc, term)) }
+            }
+            if let firstBase { bests.append((firstBase, term)) }
+        }
+        bests.sort { $0.doc != $1.doc ? $0.doc < $1.doc : $0.term.lexicographicallyPrecedes($1.term) }
+        for item in bests.prefix(limit) + deltaBests {
+            guard let doc = try generation.document(item.doc, in: txn) else { continue }
+            acc.noteCompletion(item.term, distance: 0, key: Self.completionKey(doc, typos: 0), docnum: item.doc)
+        }
+    }
+
+    /// Reads, verifies and ranks `candidates` (sorted) in document order, skipping the rest of the
+    /// base segment once nothing later can change the answer.
+    /// `entered` documents have their entries recorded already.
+    private mutating func rank(_ candidates: [UInt32], _ acc: inout SuggestAccumulator, filtersHold: Bool,
+                               entered: Set<UInt32> = [], completionLimit: Int,
+                      in txn: borrowing ReadTransaction) throws {
+        let base = generation.baseCount
+        var index = 0
+        var read = 0
+        while index < candidates.count {
+            try checkStop(&read)
+            let docnum = candidates[index]
+            if docnum < base, acc.isSettled(completionLimit: completionLimit) {
+                // Skip to the delta documents.
+                var low = index, high = candidates.count
+                while low < high {
+                    let mid = (low + high) / 2
+                    if candidates[mid] < base { low = mid + 1 } else { high = mid }
+                }
+                index = low
+                continue
+            }
+            index += 1
+            guard let doc = try generation.document(docnum, in: txn) else { continue }
+            try consider(doc, &acc, filtersHold: filtersHold, entryKnown: !entered.isEmpty && entered.contains(docnum))
+        }
+    }
+
+    /// The base documents whose first title word starts with the first typed word (a superset of
+    /// those whose title starts with the typed text), sorted; nil when they are too many to list.
+    /// From the heavy trie node's startsWith list when it is complete, else, for a light prefix,
+    /// from its few postings.
+    private func startsWithCandidates(in txn: borrowing ReadTransaction) throws -> [UInt32]? {
+        guard let first = query.complete.first?.bytes ?? query.partial?.bytes else { return nil }
+        if let node = try generation.heavyNode(first, in: txn) {
+            return node.startsWithTruncated ? nil : node.startsWith
+        }
+        var docs: [UInt32] = []
+        try txn.withCursor(generation.schema.terms) { cursor in
+            var entry = try cursor.seek(atLeast: first)
+            while let (key, value) = entry, key.hasPrefix(first) {
+                var postings = try PostingCursor(value)
+                while let doc = postings.current {
+                    docs.append(doc)
+                    try postings.advance()
+                }
+                entry = try cursor.nextKey()
+            }
+        }
+        sortUnique(&docs)
+        return docs
+    }
+}

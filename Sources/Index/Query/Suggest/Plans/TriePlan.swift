@@ -1,0 +1,102 @@
+import Storage
+
+/// One partial word, no tokens, no complete words, and a heavy trie node for it: the node lists
+/// the best base documents below the prefix, so a one-letter prefix over a million entries reads
+/// two short lists instead of its subtree. Delta documents are evaluated directly. The plan proves
+/// its answer exact (every listed result ranks before anything the lists leave out) or gives up.
+enum TriePlan: SuggestPlan {
+    static func evaluate(_ context: inout SuggestContext, in txn: borrowing ReadTransaction) throws -> PlanOutcome {
+        PlanOutcome(try context.evaluateViaTrie(in: txn))
+    }
+}
+
+extension SuggestContext {
+    mutating func evaluateViaTrie(in txn: borrowing ReadTransaction) throws -> SuggestAccumulator? {
+        guard query.complete.isEmpty, query.tokens.isEmpty, let partial = query.partial,
+              let node = try generation.heavyNode(partial.bytes, in: txn) else { return nil }
+        var acc = newAccumulator(countCategories: false)
+        let typosPossible = partial.budget > 0
+
+        // Delta documents: every one that matches, verified like any candidate.
+        var deltaDocs: [UInt32] = []
+        for (term, _) in try generation.deltaTerms(matching: partial, in: txn) {
+            try generation.appendDeltaPostings(of: term, includeDescription: false, to: &deltaDocs, in: txn)
+        }
+        sortUnique(&deltaDocs)
+        for docnum in deltaDocs {
+            guard let doc = try generation.document(docnum, in: txn) else { continue }
+            try consider(doc, &acc)
+        }
+
+        // Base entries, in rank order: the startsWith list, then (only if that list is complete,
+        // since otherwise unlisted startsWith documents outrank every other one) the rest of `all`.
+        // Listed documents contain a word starting with the partial word: no typos, no verification.
+        func baseKey(_ doc: DocumentView, startsWith: Bool) -> CandidateKey {
+            CandidateKey(typos: 0, field: 0, startsWith: startsWith, weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
+        }
+        for docnum in node.startsWith where acc.entries.limit > 0 {
+            if let deleted, try deleted.contains(docnum, in: txn) { continue }
+            guard let doc = try generation.document(docnum, in: txn) else { continue }
+            let key = baseKey(doc, startsWith: true)
+            if acc.entries.isFull, let worst = acc.entries.worst, !(key < worst) { break }
+            acc.entries.insert(key, docnum: docnum, title: doc.title)
+        }
+        if !node.startsWithTruncated && acc.entries.limit > 0 {
+            // Both lists hold at most `listSize` documents: a linear look-up beats hashing them.
+            for docnum in node.all where !node.startsWith.contains(docnum) {
+                if let deleted, try deleted.contains(docnum, in: txn) { continue }
+                guard let doc = try generation.document(docnum, in: txn) else { continue }
+                let key = baseKey(doc, startsWith: false)
+                if acc.entries.isFull, let worst = acc.entries.worst, !(key < worst) { break }
+                acc.entries.insert(key, docnum: docnum, title: doc.title)
+            }
+        }
+
+        // Everything the lists leave out ranks after a bound: unlisted startsWith documents after the
+        // last listed one, other unlisted documents after the last of `all`, and base documents that
+        // match only with typos after every typo-free match. The answer is exact when every entry
+        // returned ranks within the bounds and, if anything is left out, the entries are full.
+        var bound: CandidateKey?
+        if node.startsWithTruncated, let last = node.startsWith.last, let doc = try generation.document(last, in: txn) {
+            bound = baseKey(doc, startsWith: true)
+        } else if node.allTruncated, let last = node.all.last, let doc = try generation.document(last, in: txn) {
+            bound = baseKey(doc, startsWith: false)
+        }
+        func isSafe(_ key: CandidateKey, bound: CandidateKey?) -> Bool {
+            if typosPossible && key.typos > 0 { return false }
+            if let bound, bound < key { return false }
+            return true
+        }
+        let entriesHidden = node.startsWithTruncated || node.allTruncated || typosPossible
+        if entriesHidden {
+            guard acc.entries.items.allSatisfy({ isSafe($0.key, bound: bound) }) else { return nil }
+            guard acc.entries.isFull || acc.entries.limit == 0 else { return nil }
+        }
+
+        // Completions: the node lists the best terms below the prefix by their most popular
+        // document. The first `limit` of them, merged with the delta's, decide the answer.
+        guard acc.wantsCompletions else { return acc }
+        let wanted = request.limits.completions
+        var completionBound: CandidateKey?
+        for (index, listed) in node.completions.prefix(wanted).enumerated() {
+            if let deleted, try deleted.contains(listed.best, in: txn) { return nil }
+            guard let doc = try generation.document(listed.best, in: txn) else { return nil }
+            let key = Self.completionKey(doc, typos: 0)
+            acc.noteCompletion(listed.term, distance: 0, key: key, docnum: listed.best)
+            if index == min(wanted, node.completions.count) - 1 { completionBound = key }
+        }
+        let completionsHidden = node.completionsTruncated || typosPossible
+        if completionsHidden {
+            let ranked = acc.completions.values.sorted { (a, b) -> Bool in
+                if a.distance != b.distance { return a.distance < b.distance }
+                return a.key < b.key
+            }
+            guard ranked.count >= wanted else { return nil }
+            for item in ranked.prefix(wanted) {
+                guard item.distance == 0 else { return nil }
+                if node.completionsTruncated, let completionBound, completionBound < item.key { return nil }
+            }
+        }
+        return acc
+    }
+}

@@ -1,0 +1,26 @@
+import Storage
+
+/// Every match that needs a typo ranks after every match that needs none, in entries and in
+/// completions alike. So when the typo-free matches already fill every section, typos cannot
+/// change the answer and the expensive expansion of query words into similar terms is skipped.
+/// Category counts are the exception: they count typo matches of complete words too, so the
+/// shortcut holds for them only when no complete word may have typos.
+enum TypoFreePlan: SuggestPlan {
+    static func evaluate(_ context: inout SuggestContext, in txn: borrowing ReadTransaction) throws -> PlanOutcome {
+        let query = context.query
+        let words = query.complete + (query.partial.map { [$0] } ?? [])
+        guard words.contains(where: { $0.budget > 0 }) else { return .unproven }
+        // Counted categories include typo matches of complete words: then this shortcut can never
+        // be taken, so do not pay for trying.
+        let countsCategories = !context.matchingCategories.isEmpty && !(query.complete.isEmpty && query.tokens.isEmpty)
+        if countsCategories && query.complete.contains(where: { $0.budget > 0 }) { return .unproven }
+        var exact = context
+        exact.query.complete = query.complete.map { $0.withoutTypos() }
+        exact.query.partial = query.partial?.withoutTypos()
+        guard let acc = try SuggestEngine.evaluateExactly(&exact, in: txn) else { return .unproven }
+        guard acc.entries.isFull || acc.entries.limit == 0 else { return .unproven }
+        guard !acc.wantsCompletions || acc.completions.count >= context.request.limits.completions else { return .unproven }
+        guard acc.categoryCounts == nil || query.complete.allSatisfy({ $0.budget == 0 }) else { return .unproven }
+        return .exact(acc)
+    }
+}

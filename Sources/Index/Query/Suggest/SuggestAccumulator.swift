@@ -1,0 +1,98 @@
+import Storage
+
+/// What a suggest plan gathers: the best entries, the best entry of every completion word, and
+/// per-category counts of the rest of the query; and what the plan knows of everything it has not
+/// read yet (the best class left, open completion words), which decides when it may stop.
+struct SuggestAccumulator {
+    var entries: TopCandidates
+    var completions: [[UInt8]: (distance: Int, key: CandidateKey, docnum: UInt32)] = [:]
+    var wantsCompletions: Bool
+    /// Non-nil when counting categories of entries matching the complete words and tokens.
+    var categoryCounts: [[UInt8]: Int]?
+
+    mutating func noteCompletion(_ term: Bytes, distance: Int, key: CandidateKey, docnum: UInt32) {
+        noteCompletion(Array(term), distance: distance, key: key, docnum: docnum)
+    }
+
+    /// The best class any match can have: the fewest typos the query words allow, whether a
+    /// title can start with the typed text, and the partial word's smallest distance.
+    var bestTypos = 0
+    var startsWithPossible = true
+    var bestPartialDistance = 0
+    /// Completions in the best class: nothing seen later in rank order can outrank them.
+    var perfectCompletions = 0
+
+    /// When known: every word a completion could be (the partial word's matching name terms) that
+    /// is not yet *final*, with its distance, and how many such words there are per distance. A
+    /// word is final once noted from an entry with the fewest typos possible (`bestTypos`): later
+    /// base documents come in rank order and cannot give it a better entry.
+    var openWords: [[UInt8]: Int]?
+    var openByDistance: [Int] = []
+    var finalChecks = 0
+
+    mutating func noteCompletion(_ word: [UInt8], distance: Int, key: CandidateKey, docnum: UInt32) {
+        if openWords != nil, key.typos == bestTypos, let d = openWords!.removeValue(forKey: word) {
+            openByDistance[d] -= 1
+        }
+        let existing = completions[word]
+        if let existing {
+            if existing.distance < distance || (existing.distance == distance && !(key < existing.key)) { return }
+        }
+        let wasPerfect = existing.map { isPerfect($0.distance, $0.key) } ?? false
+        if !wasPerfect && isPerfect(distance, key) { perfectCompletions += 1 }
+        completions[word] = (distance, key, docnum)
+    }
+
+    /// A word at the smallest distance whose entry has the fewest typos possible is final as
+    /// soon as it is seen: later entries in static order can only be less popular.
+    private func isPerfect(_ distance: Int, _ key: CandidateKey) -> Bool {
+        distance == bestPartialDistance && key.typos == bestTypos
+    }
+
+    /// True when no base document later in rank order can change entries or completions:
+    /// the entries are full of matches in the best class there is, and as many completions
+    /// in the best class as wanted are known.
+    mutating func isSettled(completionLimit: Int) -> Bool {
+        if entries.limit > 0 {
+            // `bestTypos` is a lower bound of every unread candidate's typos.
+            guard entries.isFull, let worst = entries.worst,
+                  worst.typos < bestTypos || (worst.typos == bestTypos && (worst.startsWith || !startsWithPossible))
+            else { return false }
+        }
+        return !wantsCompletions || perfectCompletions >= completionLimit || completionsFinal(limit: completionLimit)
+    }
+
+    /// With the open words known: at least `limit` completions rank before anything an open
+    /// word could still reach, (its distance, `bestTypos`, a later document). Such completions
+    /// are final themselves (a word nearer than every open word is not open), so the top
+    /// `limit` cannot change. O(completions).
+    private mutating func completionsFinal(limit: Int) -> Bool {
+        guard let openWords else { return false }
+        if openWords.isEmpty { return true }
+        guard completions.count >= limit else { return false }
+        // Counting costs O(completions): do it for one document in 32.
+        finalChecks &+= 1
+        guard finalChecks & 31 == 0 else { return false }
+        let nearestOpen = openByDistance.firstIndex { $0 > 0 } ?? Int.max
+        var safe = 0
+        for value in completions.values
+        where value.distance < nearestOpen || (value.distance == nearestOpen && value.key.typos <= bestTypos) {
+            safe += 1
+            if safe >= limit { return true }
+        }
+        return false
+    }
+
+    /// Starts tracking open words (see ``openWords``); `words` are name terms with distances.
+    mutating func trackOpenWords(_ words: [(term: [UInt8], distance: Int)]) {
+        var open: [[UInt8]: Int] = [:]
+        var byDistance: [Int] = []
+        for (term, distance) in words {
+            if open.updateValue(distance, forKey: term) != nil { continue }
+            while byDistance.count <= distance { byDistance.append(0) }
+            byDistance[distance] += 1
+        }
+        openWords = open
+        openByDistance = byDistance
+    }
+}

@@ -1,0 +1,94 @@
+import Analysis
+import Storage
+
+/// Everything one suggest query's plans share: the generation and read-only facts about the
+/// request, the prepared query (its words carry edit automata, so verifying mutates it), and
+/// the verification of one candidate document against the whole query.
+struct SuggestContext {
+    let generation: Generation
+    let analyzer: Analyzer
+    let request: SuggestRequest
+    var query: PreparedQuery
+    /// Deleted base documents, or nil when there are none.
+    let deleted: DeletedSet?
+    /// Categories with a name word the partial word matches, with the smallest distance (empty
+    /// when no category suggestions are wanted).
+    let matchingCategories: [[UInt8]: Int]
+    /// Polled between candidates; true stops the query with `IndexError.Code.cancelled`.
+    let shouldStop: (@Sendable () -> Bool)?
+    /// A client's presented answer, or one shard's part of a merged answer.
+    let form: ResponseForm
+
+    /// Reading candidates is where time goes, so that is where a stop request is honoured
+    /// (every 256 documents: the check is cheap, but not free).
+    @inline(__always)
+    func checkStop(_ counter: inout Int) throws {
+        counter &+= 1
+        if counter & 255 == 0, let shouldStop, shouldStop() {
+            throw IndexError(.cancelled, "the query was stopped before it finished")
+        }
+    }
+
+
+    /// Verifies one document against the whole query and records it.
+    ///
+    /// - Parameter filtersHold: the caller knows the tokens and complete words match (the document
+    ///   came from their postings), so only typo counts of complete words need computing.
+    /// - Parameter entryKnown: its entry was recorded already (read early as a possible
+    ///   startsWith match): only its completions are noted now.
+    mutating func consider(_ doc: DocumentView, _ acc: inout SuggestAccumulator,
+                           filtersHold: Bool = false, entryKnown: Bool = false) throws {
+        if !filtersHold {
+            for category in query.tokenCategories {
+                guard try doc.hasCategory(category) else { return }
+            }
+        }
+        var typos = 0
+        for i in query.complete.indices where !filtersHold || query.complete[i].budget > 0 {
+            guard let d = Self.bestNameDistance(&query.complete[i], doc) else { return }
+            typos += d
+        }
+        if query.partial != nil {
+            guard let d = Self.bestNameDistance(&query.partial!, doc) else { return }
+            typos += d
+        }
+        if !entryKnown {
+            let key = CandidateKey(typos: typos, field: 0, startsWith: query.startsWith(doc.sortTitle),
+                                   weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
+            acc.entries.insert(key, docnum: doc.docnum, title: doc.title)
+        }
+        if acc.wantsCompletions, query.partial != nil {
+            let completionKey = Self.completionKey(doc, typos: typos)
+            for list in [doc.sortTitle, doc.aliasWords] {
+                for word in WordList(bytes: list) {
+                    if let d = query.partial!.distance(to: word) {
+                        acc.noteCompletion(word, distance: d, key: completionKey, docnum: doc.docnum)
+                    }
+                }
+            }
+        }
+    }
+
+    /// A completion's best entry is its best match by rank key without startsWith (Semantics.md).
+    static func completionKey(_ doc: DocumentView, typos: Int) -> CandidateKey {
+        CandidateKey(typos: typos, field: 0, startsWith: true, weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
+    }
+
+    private static func bestNameDistance(_ word: inout QueryWord, _ doc: DocumentView) -> Int? {
+        let inTitle = word.bestDistance(in: doc.sortTitle)
+        if inTitle == 0 { return 0 }
+        let inAliases = word.bestDistance(in: doc.aliasWords)
+        switch (inTitle, inAliases) {
+        case let (a?, b?): return min(a, b)
+        case let (a?, nil): return a
+        case let (nil, b?): return b
+        default: return nil
+        }
+    }
+
+    func newAccumulator(countCategories: Bool) -> SuggestAccumulator {
+        SuggestAccumulator(entries: TopCandidates(limit: request.limits.entries, dedupe: request.dedupe),
+                           wantsCompletions: query.partial != nil && request.limits.completions > 0,
+                           categoryCounts: countCategories ? [:] : nil)
+    }
+}
