@@ -28,6 +28,12 @@ public struct Benchmark {
     /// Print this many of the slowest keystrokes per typo mode (diagnostics).
     public var slowest = 0
     public var workDirectory: String
+    /// Where to write each dataset's keystroke workload (`NAME.keystrokes`, one field text a line),
+    /// so that other tools (h2load, `typeahead load --queries`) replay exactly what was measured.
+    public var keystrokesDirectory: String?
+    /// False: build each index and write its workload, but measure nothing (for scripts that serve
+    /// the built shard from `workDirectory/NAME/shard`).
+    public var measure = true
     /// Where report lines go; by default straight to standard output, unbuffered, so a long run
     /// shows progress even when piped to a file.
     public var output: (String) -> Void = { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) }
@@ -93,12 +99,24 @@ public struct Benchmark {
         output(String(format: "  open       %.2f ms to open the shard and answer the first query", Self.seconds(monotonicNanoseconds() - openStart) * 1000))
 
         let workload = KeystrokeWorkload(entries: entries, sessions: sessions, seed: 7)
+        // Warm-up keystrokes of other sessions: the index's caches hold nothing of the measured
+        // ones beforehand (within the measured workload they fill as they would in production).
+        let warmup = KeystrokeWorkload(entries: entries, sessions: max(1, min(sessions, 200)), seed: 8)
         output("  workload   \(workload.queries.count) keystrokes from \(sessions) typed titles (20% with a typo)")
+        if let keystrokesDirectory {
+            let path = keystrokesDirectory + "/" + dataset.name + ".keystrokes"
+            let lines = workload.queries.map(\.text).filter { !$0.contains("\n") && !$0.contains("\r") }
+            guard FileManager.default.createFile(atPath: path, contents: Data((lines.joined(separator: "\n") + "\n").utf8)) else {
+                throw PeerError("cannot write \(path)")
+            }
+            output("             written to \(path)")
+        }
+        guard measure else { return }
         // (one word, all) per typo mode, for the ratios to the peers.
         var typeahead: [TypoMode: (oneWord: LatencyRecorder, all: LatencyRecorder)] = [:]
         for typos in [TypoMode.auto, .off] {
             // Warm up, then measure.
-            for query in workload.queries.prefix(2000) { _ = try shard.suggest(SuggestRequest(text: query.text, typos: typos)) }
+            for query in warmup.queries { _ = try shard.suggest(SuggestRequest(text: query.text, typos: typos)) }
             var oneWord = LatencyRecorder(), multiWord = LatencyRecorder(), withTypo = LatencyRecorder(), all = LatencyRecorder()
             var slow: [(UInt64, String)] = []
             for query in workload.queries {
@@ -131,7 +149,7 @@ public struct Benchmark {
             let file = directory + "/fts5-\(ordering == .byWeight ? "weight" : "ranked").sqlite"
             let peer = try SQLitePeer(entries: entries, path: file, ordering: ordering)
             output(String(format: "  sqlite     FTS5, %@: build %.2f s", ordering.rawValue, Self.seconds(monotonicNanoseconds() - sqliteStart)))
-            for query in workload.queries.prefix(2000) { _ = peer.suggest(query.text) }
+            for query in warmup.queries { _ = peer.suggest(query.text) }
             var oneWord = LatencyRecorder(), multiWord = LatencyRecorder(), all = LatencyRecorder()
             for query in workload.queries {
                 let t0 = monotonicNanoseconds()
@@ -161,9 +179,11 @@ public struct Benchmark {
 
     static func line(_ label: String, _ recorder: inout LatencyRecorder) -> String {
         guard recorder.count > 0 else { return "\(label): no samples" }
-        return String(format: "%@: p50 %@  p99 %@  p99.9 %@  max %@  (n=%d)", label.padding(toLength: 18, withPad: " ", startingAt: 0),
+        // The mean is what bounds a server's throughput: one core answers 1 s / mean per second.
+        let mean = recorder.samples.reduce(0, +) / UInt64(recorder.count)
+        return String(format: "%@: p50 %@  p99 %@  p99.9 %@  max %@  mean %@  (n=%d)", label.padding(toLength: 18, withPad: " ", startingAt: 0),
                       micros(recorder.percentile(0.5)), micros(recorder.percentile(0.99)), micros(recorder.percentile(0.999)),
-                      micros(recorder.percentile(1.0)), recorder.count)
+                      micros(recorder.percentile(1.0)), micros(mean), recorder.count)
     }
 
     public static func micros(_ nanoseconds: UInt64) -> String { formatLatency(nanoseconds: nanoseconds) }

@@ -4,6 +4,7 @@ import Foundation
 enum BenchCommand {
     static let help = """
     usage: typeahead bench [--catalog NAME=FILE]... [--synthetic N] [--sessions N] [--no-sqlite] [--work-dir DIR]
+                           [--slowest N] [--keystrokes-out DIR] [--build-only]
 
     Builds an index per catalog and replays a keystroke workload (every prefix of titles sampled by
     popularity, 20% with a typo), printing build rate, index size, open time and suggest latency
@@ -16,11 +17,14 @@ enum BenchCommand {
       --no-sqlite           skip the SQLite FTS5 peer
       --work-dir DIR        where indexes are built (default: a temporary directory)
       --slowest N           also list the N slowest keystrokes of each typo mode
+      --keystrokes-out DIR  write each workload to DIR/NAME.keystrokes (one field text a line)
+      --build-only          build the indexes (into --work-dir DIR/NAME/shard) and write the
+                            workloads, measure nothing: for scripts that serve the shard
     """
 
     static func run(_ argv: [String]) throws -> Int32 {
-        let args = try Arguments(argv, command: "bench", flags: ["--no-sqlite"],
-                                 options: ["--catalog", "--synthetic", "--sessions", "--work-dir", "--slowest"])
+        let args = try Arguments(argv, command: "bench", flags: ["--no-sqlite", "--build-only"],
+                                 options: ["--catalog", "--synthetic", "--sessions", "--work-dir", "--slowest", "--keystrokes-out"])
         if args.wantsHelp { print(help); return 0 }
         var datasets: [Benchmark.Dataset] = try args.all("--catalog").map { spec in
             let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
@@ -39,6 +43,11 @@ enum BenchCommand {
         benchmark.sessions = try args.integer("--sessions", default: 2000, range: 1...10_000_000)
         benchmark.compareWithSQLite = !args.flag("--no-sqlite")
         benchmark.slowest = try args.integer("--slowest", default: 0, range: 0...1000)
+        benchmark.keystrokesDirectory = args.value("--keystrokes-out")
+        benchmark.measure = !args.flag("--build-only")
+        if !benchmark.measure && args.value("--work-dir") == nil {
+            throw UsageError(description: "typeahead bench: --build-only needs --work-dir DIR (where the shards stay)")
+        }
         try benchmark.run()
         if args.value("--work-dir") == nil { try? FileManager.default.removeItem(atPath: work) }
         return 0

@@ -68,9 +68,11 @@ extension Generation {
         if word.budget == 0 && !word.isPartial { return [(word.bytes, 0)] }
         var base: [(term: [UInt8], distance: Int)] = []
         if word.budget > 0 {
-            if let trie = try txn.get(schema.termTrie, PackedTrie.key) {
+            let key = TermMatchCache<[(term: [UInt8], distance: Int)]>.Key(word: word.scalars, budget: word.budget, prefixMode: word.isPartial)
+            base = try termMatches.value(key) {
+                guard let trie = try txn.get(schema.termTrie, PackedTrie.key) else { return [] }
                 var automaton = word.termAutomaton
-                base = try PackedTrie.matches(trie, automaton: &automaton)
+                return try PackedTrie.matches(trie, automaton: &automaton)
             }
         } else {
             base = try txn.withCursor(schema.terms) { cursor in
@@ -95,9 +97,25 @@ extension Generation {
             }
             return [TermRegion(prefix: word.bytes, distance: 0, isSubtree: true)]
         }
-        guard let trie = try txn.get(schema.termTrie, PackedTrie.key) else { return [] }
-        var automaton = word.termAutomaton
-        return try PackedTrie.regions(trie, automaton: &automaton, terms: &terms)
+        let key = TermMatchCache<[TermRegion]>.Key(word: word.scalars, budget: word.budget, prefixMode: true)
+        func walk(_ listed: inout [(term: [UInt8], distance: Int)]?) throws -> [TermRegion] {
+            guard let trie = try txn.get(schema.termTrie, PackedTrie.key) else { return [] }
+            var automaton = word.termAutomaton
+            return try PackedTrie.regions(trie, automaton: &automaton, terms: &listed)
+        }
+        guard terms != nil else {
+            return try termRegions.value(key) {
+                var none: [(term: [UInt8], distance: Int)]? = nil
+                return try walk(&none)
+            }
+        }
+        let (regions, listed) = try termRegionsWithTerms.value(.init(word: key.word, budget: key.budget, prefixMode: true)) {
+            var listed: [(term: [UInt8], distance: Int)]? = []
+            let regions = try walk(&listed)
+            return (regions, listed ?? [])
+        }
+        terms = listed
+        return regions
     }
 
     /// Merges delta terms into base terms (both in byte order), keeping each term's smallest distance.

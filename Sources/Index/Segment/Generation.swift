@@ -15,6 +15,11 @@ final class Generation: Sendable {
     /// Documents 0..<baseCount are the base segment, in static rank order.
     let baseCount: UInt32
     let parameters: TrieParameters
+    /// Typo-tolerant walks of the base term trie, remembered (see ``TermMatchCache``): the terms
+    /// a word matches, and a partial word's regions (with their terms, when asked for).
+    let termMatches = TermMatchCache<[(term: [UInt8], distance: Int)]>(size: { $0.count })
+    let termRegions = TermMatchCache<[TermRegion]>(size: { $0.count })
+    let termRegionsWithTerms = TermMatchCache<([TermRegion], [(term: [UInt8], distance: Int)])>(size: { $0.0.count + $0.1.count })
 
     init(number: Int, path: String, readOnly: Bool) throws {
         self.number = number
