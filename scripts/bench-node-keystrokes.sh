@@ -32,20 +32,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-for tool in h2load nghttpd taskset python3 curl; do
-  command -v "$tool" >/dev/null || { echo "bench-node-keystrokes: $tool not found (scripts/setup.sh installs it)" >&2; exit 1; }
-done
-[ "$(nproc)" -ge 2 ] || { echo "bench-node-keystrokes: needs 2 cores (node on 0, h2load on 1)" >&2; exit 1; }
-
-swift build -c release --product typeahead >/dev/null
-binary=.build/release/typeahead
-work="$(mktemp -d)"
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
+. scripts/bench/lib.sh
+bench_setup bench-node-keystrokes h2load nghttpd taskset python3 curl
 
 if [ -n "$catalog" ]; then
   name=catalog
@@ -59,8 +47,6 @@ fi
 shard="$work/bench/$name/shard"
 keystrokes="$work/$name.keystrokes"
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 ticks_per_second="$(getconf CLK_TCK)"
 
 node_port="$(free_port)"

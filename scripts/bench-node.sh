@@ -16,20 +16,8 @@ per_query="${1:-20000}"
 clients="${2:-10}"
 streams="${3:-100}"
 
-for tool in h2load nghttpd taskset python3; do
-  command -v "$tool" >/dev/null || { echo "bench-node: $tool not found (apt-get install nghttp2-client nghttp2-server util-linux)" >&2; exit 1; }
-done
-[ "$(nproc)" -ge 2 ] || { echo "bench-node: needs 2 cores (server on 0, h2load on 1)" >&2; exit 1; }
-
-swift build -c release --product typeahead >/dev/null
-binary=.build/release/typeahead
-work="$(mktemp -d)"
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
+. scripts/bench/lib.sh
+bench_setup bench-node h2load nghttpd taskset python3 curl
 
 if [ -r ../shared/data/debian.jsonl.gz ]; then
   zcat ../shared/data/debian.jsonl.gz > "$work/catalog.jsonl"
@@ -42,7 +30,6 @@ else
 fi
 "$binary" index --catalog "$work/catalog.jsonl" --dir "$work/shard" >/dev/null
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 wait_ready() {  # $1 URL
   for _ in $(seq 200); do
     [ "$(curl -s -o /dev/null -w '%{http_code}' --http2-prior-knowledge "$1" 2>/dev/null)" = 200 ] && return 0
@@ -50,7 +37,6 @@ wait_ready() {  # $1 URL
   done
   echo "bench-node: $1 never answered 200" >&2; exit 1
 }
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 ticks_per_second="$(getconf CLK_TCK)"
 
 node_port="$(free_port)"

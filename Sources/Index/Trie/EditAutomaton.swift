@@ -145,6 +145,26 @@ struct EditAutomaton {
         return d <= budget ? Int(d) : nil
     }
 
+    /// True when only a scalar of the query can keep the next row within budget: every cell of
+    /// the current row is at the budget or beyond and nothing was accepted yet, so a scalar that
+    /// matches no query scalar near the diagonal (no substitution for free, no transposition)
+    /// pushes every cell past the budget. A walk then tests ``canSurvive(_:)`` before pushing a
+    /// child, which spares most pushes below the first levels of a big trie.
+    var needsMatch: Bool {
+        state[minimumOffset + depth] >= Int32(budget) && (!prefixMode || state[bestOffset + depth] > Int32(budget))
+    }
+
+    /// With ``needsMatch``: whether `scalar` is a query scalar the next row could match (the
+    /// substitutions and transpositions of its band). Otherwise the push would fail.
+    func canSurvive(_ scalar: UInt32) -> Bool {
+        let j = depth + 1
+        let m = query.count
+        let low = max(1, j - budget - 1), high = min(m, j + budget)
+        if low > high { return false }
+        for i in low...high where query[i - 1] == scalar { return true }
+        return false
+    }
+
     /// Prefix mode: every word that starts with the current one has prefix distance ``distance``
     /// (see the type's notes), so a walk may take the whole subtree without reading it.
     var isFinal: Bool {

@@ -116,6 +116,7 @@ enum PackedTrie {
             found?.append((path.bytes, distance))
         }
         let children = try readVarint(raw, &cursor)
+        let needsMatch = automaton.needsMatch
         for _ in 0..<children {
             let labelLength = try readVarint(raw, &cursor)
             guard labelLength > 0, cursor + labelLength <= raw.count else { throw IndexError.corrupt("term trie label out of range") }
@@ -124,6 +125,10 @@ enum PackedTrie {
             let child = try readVarint(raw, &cursor)
             // Children precede their parent, so a walk always terminates, even over corrupt bytes.
             guard child < offset else { throw IndexError.corrupt("term trie child offset does not precede its parent") }
+            if needsMatch {
+                let length = min(UTF8Scalars.sequenceLength(raw[labelStart]), labelLength)
+                if !automaton.canSurvive(UTF8Scalars.scalar(in: raw, at: labelStart, length: length)) { continue }
+            }
             // Feed the label's scalars; stop at the first that proves the subtree dead, or at the
             // first that makes the row final (the rest of the label then changes nothing).
             let depth = automaton.depth

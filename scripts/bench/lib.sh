@@ -1,0 +1,26 @@
+# Shared by the benchmark scripts that pin a server to core 0 and h2load to core 1:
+#   . scripts/bench/lib.sh; bench_setup NAME TOOL...
+# checks the tools and cores, builds the release binary ($binary), makes $work (removed on exit,
+# with every pid in $pids killed first), and defines free_port and cpu_ticks.
+
+bench_setup() {  # $1 script name, then the tools it needs
+  local name="$1" tool; shift
+  for tool in "$@"; do
+    command -v "$tool" >/dev/null || { echo "$name: $tool not found (scripts/setup.sh installs it)" >&2; exit 1; }
+  done
+  [ "$(nproc)" -ge 2 ] || { echo "$name: needs 2 cores (server on 0, h2load on 1)" >&2; exit 1; }
+  swift build -c release --product typeahead >/dev/null
+  binary=.build/release/typeahead
+  work="$(mktemp -d)"
+  pids=()
+  trap bench_cleanup EXIT
+}
+
+bench_cleanup() {
+  local pid
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
