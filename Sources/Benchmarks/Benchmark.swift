@@ -34,6 +34,8 @@ public struct Benchmark {
     /// False: build each index and write its workload, but measure nothing (for scripts that serve
     /// the built shard from `workDirectory/NAME/shard`).
     public var measure = true
+    /// Measure ranking quality (``QualityBenchmark``, `sessions` typed titles) instead of latency.
+    public var quality = false
     /// Where report lines go; by default straight to standard output, unbuffered, so a long run
     /// shows progress even when piped to a file.
     public var output: (String) -> Void = { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) }
@@ -98,6 +100,18 @@ public struct Benchmark {
         _ = try shard.suggest(SuggestRequest(text: "a"))
         output(String(format: "  open       %.2f ms to open the shard and answer the first query", Self.seconds(monotonicNanoseconds() - openStart) * 1000))
 
+        if quality && measure {
+            let result = try QualityBenchmark(sessions: sessions).run(entries: entries, shard: shard)
+            output(String(format: "  quality    %d sessions typed: intended entry in the top 10 at the last keystroke: clean %.3f (%d/%d), one typo %.3f (%d/%d)",
+                          result.sessions, result.cleanRate, result.cleanFound, result.cleanSessions,
+                          result.typoRate, result.typoFound, result.typoSessions))
+            output(String(format: "             mean keystrokes until it is in the top 5: %.2f (%d sessions never)",
+                          result.meanKeystrokesToTop5, result.neverInTop5))
+            for miss in result.misses {
+                output("             missed: \"\(miss.typed)\" meant \(miss.intended.title) [\(miss.intended.categories.joined(separator: ", "))] weight \(miss.intended.weight)")
+            }
+            return
+        }
         let workload = KeystrokeWorkload(entries: entries, sessions: sessions, seed: 7)
         // Warm-up keystrokes of other sessions: the index's caches hold nothing of the measured
         // ones beforehand (within the measured workload they fill as they would in production).

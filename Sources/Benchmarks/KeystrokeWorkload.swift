@@ -53,7 +53,7 @@ public struct KeystrokeWorkload: Sendable {
     }
 
     /// A position inside a word of at least four letters, at least two letters into it.
-    private static func typoPosition(in characters: [Character], random: inout SplitMix64) -> Int? {
+    static func typoPosition(in characters: [Character], random: inout SplitMix64) -> Int? {
         var candidates: [Int] = []
         var runStart = 0
         for i in 0...characters.count {

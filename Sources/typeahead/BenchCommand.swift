@@ -4,7 +4,7 @@ import Foundation
 enum BenchCommand {
     static let help = """
     usage: typeahead bench [--catalog NAME=FILE]... [--synthetic N] [--sessions N] [--no-sqlite] [--work-dir DIR]
-                           [--slowest N] [--keystrokes-out DIR] [--build-only]
+                           [--slowest N] [--keystrokes-out DIR] [--build-only] [--quality]
 
     Builds an index per catalog and replays a keystroke workload (every prefix of titles sampled by
     popularity, 20% with a typo), printing build rate, index size, open time and suggest latency
@@ -20,10 +20,13 @@ enum BenchCommand {
       --keystrokes-out DIR  write each workload to DIR/NAME.keystrokes (one field text a line)
       --build-only          build the indexes (into --work-dir DIR/NAME/shard) and write the
                             workloads, measure nothing: for scripts that serve the shard
+      --quality             measure ranking quality instead of latency: --sessions simulated
+                            people type an entry (one in ten with a typo); how often it is in the
+                            top 10 at the end, and how many keystrokes until it is in the top 5
     """
 
     static func run(_ argv: [String]) throws -> Int32 {
-        let args = try Arguments(argv, command: "bench", flags: ["--no-sqlite", "--build-only"],
+        let args = try Arguments(argv, command: "bench", flags: ["--no-sqlite", "--build-only", "--quality"],
                                  options: ["--catalog", "--synthetic", "--sessions", "--work-dir", "--slowest", "--keystrokes-out"])
         if args.wantsHelp { print(help); return 0 }
         var datasets: [Benchmark.Dataset] = try args.all("--catalog").map { spec in
@@ -45,6 +48,7 @@ enum BenchCommand {
         benchmark.slowest = try args.integer("--slowest", default: 0, range: 0...1000)
         benchmark.keystrokesDirectory = args.value("--keystrokes-out")
         benchmark.measure = !args.flag("--build-only")
+        benchmark.quality = args.flag("--quality")
         if !benchmark.measure && args.value("--work-dir") == nil {
             throw UsageError(description: "typeahead bench: --build-only needs --work-dir DIR (where the shards stay)")
         }

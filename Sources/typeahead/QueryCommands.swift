@@ -38,7 +38,7 @@ enum SuggestCommand {
       --limit N               entries to return, 0–100 (default 10)
       --categories N          category suggestions, 0–100 (default 3)
       --completions N         query completions, 0–100 (default 5)
-      --no-dedupe             keep entries whose titles are identical
+      --no-dedupe             keep entries displayed identically (same title and categories)
       --interactive           read one field text per line from standard input
       --repeat N              answer N times and print latency percentiles to standard error
     """

@@ -138,6 +138,7 @@ struct WireHit: MergeableHit {
     let rank: RankKey
     let hit: Typeahead_V1_EntryHit
     var title: String { hit.title }
+    var categories: [String] { hit.categories }
 
     static func hits(_ ranked: [Typeahead_V1_RankedEntry], field: String) throws(IndexError) -> [WireHit] {
         var hits: [WireHit] = []

@@ -75,13 +75,21 @@ public struct SuggestMerge<Hit: MergeableHit> {
         categoriesTruncated = categoriesTruncated || truncated
     }
 
+    /// What the person sees of a hit, as one string that two hits share exactly when their title and
+    /// categories are byte-identical (each part length-prefixed, so no separator can be forged).
+    static func display(_ hit: Hit) -> String {
+        var key = "\(hit.title.utf8.count):\(hit.title)"
+        for category in hit.categories { key += "\(category.utf8.count):\(category)" }
+        return key
+    }
+
     /// The merged facts, cut to the request's limits.
     public func merged() -> Result {
         var result = Result(entries: [], completions: [], categories: [], categoriesTruncated: categoriesTruncated)
         let limits = request.limits
-        var seenTitles = Set<UTF8Key>()
+        var seenDisplays = Set<UTF8Key>()
         for hit in entries.sorted(by: { $0.rank < $1.rank }) where result.entries.count < limits.entries {
-            if request.dedupe, !seenTitles.insert(UTF8Key(hit.title)).inserted { continue }
+            if request.dedupe, !seenDisplays.insert(UTF8Key(Self.display(hit))).inserted { continue }
             result.entries.append(hit)
         }
         result.completions = Array(completions.values.sorted(by: ranksBefore).prefix(limits.completions))
@@ -121,6 +129,7 @@ func ranksBefore(_ a: QueryCompletion, _ b: QueryCompletion) -> Bool {
 public protocol MergeableHit {
     var rank: RankKey { get }
     var title: String { get }
+    var categories: [String] { get }
 }
 
 extension EntryHit: MergeableHit {}

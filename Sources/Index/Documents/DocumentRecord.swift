@@ -120,6 +120,17 @@ struct DocumentView {
         }
     }
 
+    /// The encoded category list (count, then each name length-prefixed), for comparing two
+    /// documents' categories as bytes without decoding them.
+    var categoryList: Bytes {
+        get throws {
+            var reader = ByteReader(record, offset: categoriesOffset)
+            let count = try reader.int()
+            for _ in 0..<count { _ = try reader.slice() }
+            return record[range: categoriesOffset..<reader.offset]
+        }
+    }
+
     func hasCategory(_ name: [UInt8]) throws -> Bool {
         var found = false
         try forEachCategory { category in

@@ -62,7 +62,7 @@ struct SearchEngine {
                 : CandidateKey(typos: 0, field: 0, startsWith: true, weight: key.weight, sortTitle: nil, id: key.id)
             if let after, !ranked.isAfter(after) { continue }
             remaining += 1
-            page.insert(ranked, docnum: docnum, title: doc.title)
+            try page.insert(ranked, docnum: docnum, title: doc.title, categories: doc.categoryList)
         }
 
         var response = SearchResponse(totalHits: total)

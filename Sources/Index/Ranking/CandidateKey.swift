@@ -43,16 +43,19 @@ struct CandidateKey {
     }
 }
 
-/// The best `limit` candidates by key, optionally keeping only the best of each distinct title.
+/// The best `limit` candidates by key, optionally keeping only the best of the entries displayed
+/// identically (same title, same categories: the person could not tell them apart).
 ///
 /// A sorted array: inserting is O(limit) but a candidate worse than the current last is rejected
 /// after one comparison, which is the common case. Dedupe is exact: a title displaced off the end
-/// had `limit` better distinct titles ahead of it, so it could never return.
+/// had `limit` better distinct displays ahead of it, so it could never return.
 struct TopCandidates {
     struct Item {
         var key: CandidateKey
         var docnum: UInt32
         var title: Bytes
+        /// ``DocumentView/categoryList``: with the title, what the person sees.
+        var categories: Bytes
     }
     let limit: Int
     let dedupe: Bool
@@ -67,10 +70,12 @@ struct TopCandidates {
     var isFull: Bool { items.count >= limit }
     var worst: CandidateKey? { items.last?.key }
 
-    mutating func insert(_ key: CandidateKey, docnum: UInt32, title: Bytes) {
+    /// `categories` is read only for a candidate that enters (most are rejected by one comparison).
+    mutating func insert(_ key: CandidateKey, docnum: UInt32, title: Bytes, categories: @autoclosure () throws -> Bytes) rethrows {
         guard limit > 0 else { return }
         if items.count >= limit, let last = items.last, !(key < last.key) { return }
-        if dedupe, let existing = items.firstIndex(where: { $0.title.compare(title) == 0 }) {
+        let categories = try categories()
+        if dedupe, let existing = items.firstIndex(where: { $0.title.compare(title) == 0 && $0.categories.compare(categories) == 0 }) {
             if !(key < items[existing].key) { return }
             items.remove(at: existing)
         }
@@ -79,7 +84,7 @@ struct TopCandidates {
             let mid = (low + high) / 2
             if items[mid].key < key { low = mid + 1 } else { high = mid }
         }
-        items.insert(Item(key: key, docnum: docnum, title: title), at: low)
+        items.insert(Item(key: key, docnum: docnum, title: title, categories: categories), at: low)
         if items.count > limit { items.removeLast() }
     }
 }

@@ -101,7 +101,7 @@ public struct TypingModel: Sendable, Equatable {
     }
 
     /// A neighbouring key on a QWERTY keyboard, keeping case; a random letter for anything else.
-    static func wrongKey(for character: Character, random: inout SplitMix64) -> Character {
+    public static func wrongKey(for character: Character, random: inout SplitMix64) -> Character {
         let lower = Character(character.lowercased())
         if let neighbours = neighbours[lower] {
             let pick = neighbours[random.below(neighbours.count)]

@@ -186,8 +186,9 @@ public struct Typeahead_V1_SuggestRequest: ProtoMessage {
     ///
     /// `Typos typos = 4`
     public var typos: Typeahead_V1_Typos = .unspecified
-    /// Whether entries whose completion text (title) is byte-identical to a better-ranked entry's are
-    /// dropped. Absent: true (deduplicate). `optional` because the API default is on.
+    /// Whether entries displayed identically to a better-ranked entry (title, the completion text, and
+    /// categories byte-identical) are dropped. Absent: true (deduplicate). `optional` because the API
+    /// default is on.
     ///
     /// `optional bool dedupe = 5`
     public var dedupe: Bool? = nil

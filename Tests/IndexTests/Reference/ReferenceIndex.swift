@@ -207,12 +207,15 @@ struct ReferenceIndex {
 
         // Entries.
         var entries: [EntryHit] = []
-        var keptTitles: [String] = []
+        // Dedupe: what the person sees, the title and the (distinct) categories, byte for byte.
+        var kept: [(title: String, categories: [String])] = []
         for match in matches {
             if entries.count >= request.limits.entries { break }
             if request.dedupe {
-                if keptTitles.contains(where: { bytesEqual($0, match.doc.entry.title) }) { continue }
-                keptTitles.append(match.doc.entry.title)
+                let title = match.doc.entry.title, categories = match.doc.categories
+                if kept.contains(where: { bytesEqual($0.title, title) && $0.categories.count == categories.count
+                                          && zip($0.categories, categories).allSatisfy { bytesEqual($0, $1) } }) { continue }
+                kept.append((title, categories))
             }
             entries.append(hit(match.doc, words: words, rank: match.key))
         }
