@@ -181,6 +181,13 @@ final class RPCServerClientTests: XCTestCase {
                       String(decoding: unknown.body, as: UTF8.self))
         let badLimit = try await connection.send(HTTP2ClientRequest(path: "/v1/suggest?q=gar&limit=-1"))
         XCTAssertEqual(badLimit.status, 400)
+        // Form encoding: "+" is a space; a value that is not UTF-8 is refused by name.
+        let plus = try await connection.send(HTTP2ClientRequest(path: "/v1/suggest?q=red+sh"))
+        XCTAssertEqual(plus.status, 200)
+        XCTAssertTrue(String(decoding: plus.body, as: UTF8.self).contains(#""text":"red sh""#), String(decoding: plus.body, as: UTF8.self))
+        let notUTF8 = try await connection.send(HTTP2ClientRequest(path: "/v1/suggest?q=knife%FF"))
+        XCTAssertEqual(notUTF8.status, 400)
+        XCTAssertTrue(String(decoding: notUTF8.body, as: UTF8.self).contains(#"query parameter \"q\""#), String(decoding: notUTF8.body, as: UTF8.self))
         let search = try await connection.send(HTTP2ClientRequest(path: "/v1/search?q=gar"))
         XCTAssertEqual(search.status, 501, "a server without Search answers UNIMPLEMENTED")
     }

@@ -55,6 +55,37 @@ struct PostingListView {
     }
 }
 
+extension PostingListView {
+    /// Appends the name list (ascending) to `docs`: one tight pass over the bytes, for the big
+    /// lists of common words (a closure call and a bounds-checked reader per posting cost more
+    /// than the decoding itself).
+    func appendNameDocuments(to docs: inout [UInt32]) throws(IndexError) {
+        guard nameCount > 0 else { return }
+        docs.reserveCapacity(docs.count + nameCount)
+        let count = nameCount
+        let ok: Bool = bytes.withUnsafeBytes { raw in
+            var offset = start
+            var doc: UInt32 = 0
+            for i in 0..<count {
+                var value: UInt32 = 0
+                var shift: UInt32 = 0
+                while true {
+                    guard offset < raw.count, shift < 35 else { return false }
+                    let byte = raw[offset]
+                    offset += 1
+                    value |= UInt32(truncatingIfNeeded: byte & 0x7F) << shift
+                    if byte < 0x80 { break }
+                    shift += 7
+                }
+                doc = i == 0 ? value : doc &+ value
+                docs.append(doc)
+            }
+            return true
+        }
+        guard ok else { throw .corrupt("bad varint in a posting list") }
+    }
+}
+
 /// Walks the name postings of one base term lazily, without decoding the rest of the list.
 /// Valid inside the read transaction its bytes came from.
 struct PostingCursor {

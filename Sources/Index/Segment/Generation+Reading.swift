@@ -222,12 +222,45 @@ extension Generation {
 
 extension Generation {
     /// The sorted, distinct documents of a set of terms (base and delta).
+    ///
+    /// Name postings only: each term's list is already sorted (base numbers ascending, then delta
+    /// numbers, which are all larger), so the lists are merged, O(n log k), instead of sorted.
     func documents(of terms: [[UInt8]], includeDescription: Bool, in txn: borrowing ReadTransaction) throws -> [UInt32] {
-        var docs: [UInt32] = []
-        for term in terms { try appendPostings(of: term, includeDescription: includeDescription, to: &docs, in: txn) }
-        sortUnique(&docs)
-        return docs
+        guard !includeDescription else {
+            var docs: [UInt32] = []
+            for term in terms { try appendPostings(of: term, includeDescription: true, to: &docs, in: txn) }
+            sortUnique(&docs)
+            return docs
+        }
+        var lists: [[UInt32]] = []
+        lists.reserveCapacity(terms.count)
+        for term in terms {
+            var docs: [UInt32] = []
+            if let value = try txn.get(schema.terms, term) { try PostingListView(value).appendNameDocuments(to: &docs) }
+            try appendDeltaPostings(of: term, includeDescription: false, to: &docs, in: txn)
+            if !docs.isEmpty { lists.append(docs) }
+        }
+        // Pairwise merges, smallest lists first, keep every list sorted and distinct.
+        while lists.count > 1 {
+            lists.sort { $0.count > $1.count }
+            let a = lists.removeLast(), b = lists.removeLast()
+            lists.append(union(a, b))
+        }
+        return lists.first ?? []
     }
+}
+
+/// The sorted, distinct elements of sorted `a` and `b`.
+func union(_ a: [UInt32], _ b: [UInt32]) -> [UInt32] {
+    var result: [UInt32] = []
+    result.reserveCapacity(a.count + b.count)
+    var i = 0, j = 0
+    while i < a.count && j < b.count {
+        if a[i] < b[j] { result.append(a[i]); i += 1 } else if b[j] < a[i] { result.append(b[j]); j += 1 } else { result.append(a[i]); i += 1; j += 1 }
+    }
+    if i < a.count { result.append(contentsOf: a[i...]) }
+    if j < b.count { result.append(contentsOf: b[j...]) }
+    return result
 }
 
 /// The deleted base documents, for removing them from candidate lists without one lookup each

@@ -302,8 +302,7 @@ public final class RPCServer: Sendable {
         }
         let message: [UInt8]
         do {
-            let items = URLComponents(string: "http://server" + request.path)?.queryItems ?? []
-            message = try form.request(items)
+            message = try form.request(try FormQuery.items(in: request.path))
         } catch {
             finish(GRPCStatus(describing: error), nil)
             return
