@@ -157,8 +157,21 @@ public final class Shard: Sendable {
     ///     answer (see ``ResponseForm``).
     ///   - shouldStop: polled while candidates are read; returning true abandons the query with
     ///     ``IndexError/Code/cancelled`` (a passed deadline, a client that went away).
+    /// Generation numbers run from 1 to this (a billion reindexes; directories `gen-000001` …).
+    /// A caller's number outside the range is refused, never clamped into it: a number at the top
+    /// would leave no next one, and `highest + 1` must not overflow.
+    public static let maximumGenerationNumber = 999_999_999
+
+    /// Refuses a generation number outside 1...``maximumGenerationNumber`` (INVALID_ARGUMENT).
+    public static func checkGenerationNumber(_ number: Int) throws(IndexError) {
+        guard (1...maximumGenerationNumber).contains(number) else {
+            throw .invalidArgument("generation must be between 1 and \(maximumGenerationNumber), got \(number)")
+        }
+    }
+
     public func suggest(_ request: SuggestRequest, form: ResponseForm = .presented, generation number: Int? = nil,
                         shouldStop: (@Sendable () -> Bool)? = nil) throws -> SuggestResponse {
+        if let number { try Self.checkGenerationNumber(number) }
         let generation = try generation(number)
         return try generation.environment.read { txn in
             try SuggestEngine(generation: generation, analyzer: analyzer, shouldStop: shouldStop, form: form).suggest(request, in: txn)
@@ -168,6 +181,7 @@ public final class Shard: Sendable {
     /// One page of search results, from the current generation or the one named.
     public func search(_ request: SearchRequest, form: ResponseForm = .presented, generation number: Int? = nil,
                        shouldStop: (@Sendable () -> Bool)? = nil) throws -> SearchResponse {
+        if let number { try Self.checkGenerationNumber(number) }
         let generation = try generation(number)
         return try generation.environment.read { txn in
             try SearchEngine(generation: generation, analyzer: analyzer, shouldStop: shouldStop, form: form).search(request, in: txn)
@@ -266,6 +280,7 @@ public final class Shard: Sendable {
     public func buildGeneration(from entries: [CatalogEntry], parameters: IndexParameters = .init(),
                                 number requested: Int? = nil, label: String? = nil) throws -> GenerationInfo {
         try writable()
+        if let requested { try Self.checkGenerationNumber(requested) }
         guard parameters.listSize >= 1, parameters.listSize <= 1024, parameters.heavyThreshold >= 1 else {
             throw IndexError.invalidArgument("index parameters out of range: \(parameters)")
         }
@@ -278,6 +293,10 @@ public final class Shard: Sendable {
             if let requested, requested <= highest {
                 throw IndexError(.failedPrecondition, "shard \(directory) already has generation \(highest); "
                                  + "generation \(requested) cannot be built (numbers only grow)")
+            }
+            guard highest < Self.maximumGenerationNumber else {
+                throw IndexError(.failedPrecondition, "shard \(directory) has generation \(highest), the highest number there "
+                                 + "can be; remove it (or the shard) to build again")
             }
             let number = requested ?? highest + 1
             do {
@@ -310,6 +329,7 @@ public final class Shard: Sendable {
     /// and the generation before that is removed.
     public func activate(generation number: Int) throws {
         try writable()
+        try Self.checkGenerationNumber(number)
         try layout.withLock {
             var manifest = try layout.readManifest()
             guard manifest.current != number else { return }
@@ -345,6 +365,7 @@ public final class Shard: Sendable {
     /// Removes a generation that is not current.
     public func dropGeneration(_ number: Int) throws {
         try writable()
+        try Self.checkGenerationNumber(number)
         try layout.withLock {
             var manifest = try layout.readManifest()
             guard manifest.current != number else {
@@ -393,6 +414,7 @@ public final class Shard: Sendable {
     ///   parameters.
     public func beginUpload(generation number: Int, label: String, parameters: IndexParameters = .init()) throws -> UploadStart {
         try writable()
+        try Self.checkGenerationNumber(number)
         guard !label.isEmpty, label.utf8.count <= 256 else { throw IndexError.invalidArgument("label must be 1 to 256 bytes") }
         guard parameters.listSize >= 1, parameters.listSize <= 1024, parameters.heavyThreshold >= 1 else {
             throw IndexError.invalidArgument("index parameters out of range: \(parameters)")
@@ -425,6 +447,7 @@ public final class Shard: Sendable {
     ///   past the next one; INVALID_ARGUMENT for an invalid entry (the batch is not appended).
     public func appendUpload(generation number: Int, batch: Int, entries: [CatalogEntry]) throws -> UploadInfo {
         try writable()
+        try Self.checkGenerationNumber(number)
         try EntryValidation.check(entries)
         return try layout.withLock {
             let upload = Upload(shardDirectory: directory)
@@ -446,6 +469,7 @@ public final class Shard: Sendable {
     ///   INVALID_ARGUMENT for duplicate ids across batches (the upload is kept; a new begin replaces it).
     public func finishUpload(generation number: Int, batches: Int, entries: Int) throws -> GenerationInfo {
         try writable()
+        try Self.checkGenerationNumber(number)
         let upload = Upload(shardDirectory: directory)
         guard let state = try upload.read(), state.generation == number else {
             if layout.isComplete(number), let info = try generations().first(where: { $0.number == number }) { return info }
@@ -484,6 +508,7 @@ public final class Shard: Sendable {
     /// call it where writes are serialised (a node's writer queue), so none falls between.
     public func compact(into number: Int) throws -> GenerationInfo {
         try writable()
+        try Self.checkGenerationNumber(number)
         let source = try current()
         return try layout.withLock {
             let highest = try highestGeneration()

@@ -147,6 +147,34 @@ final class GenerationTests: XCTestCase {
         XCTAssertNil(code { _ = try shard.search(SearchRequest(text: "apple", pageSize: 2, pageToken: token)) })
     }
 
+    /// Generation numbers outside 1...maximum are refused at every entry point, never clamped into
+    /// a number that bricks the shard (a generation at Int.max left no next one: the next build
+    /// trapped on `highest + 1`).
+    func testAbsurdGenerationNumbersAreRefusedAndTheShardKeepsWorking() throws {
+        let dir = TemporaryDirectory()
+        let shard = try Shard(directory: dir.path)
+        try shard.build(from: entries(["apple pie"]))
+        func code(_ body: () throws -> Void) -> IndexError.Code? {
+            do { try body(); return nil } catch { return (error as? IndexError)?.code }
+        }
+        for number in [0, -1, Shard.maximumGenerationNumber + 1, Int.max, Int.min] {
+            XCTAssertEqual(code { _ = try shard.compact(into: number) }, .invalidArgument, "compact \(number)")
+            XCTAssertEqual(code { try shard.activate(generation: number) }, .invalidArgument, "activate \(number)")
+            XCTAssertEqual(code { try shard.dropGeneration(number) }, .invalidArgument, "drop \(number)")
+            XCTAssertEqual(code { _ = try shard.beginUpload(generation: number, label: "x") }, .invalidArgument, "begin \(number)")
+            XCTAssertEqual(code { _ = try shard.appendUpload(generation: number, batch: 0, entries: []) }, .invalidArgument, "append \(number)")
+            XCTAssertEqual(code { _ = try shard.finishUpload(generation: number, batches: 0, entries: 0) }, .invalidArgument, "finish \(number)")
+            XCTAssertEqual(code { _ = try shard.buildGeneration(from: entries(["x"]), number: number) }, .invalidArgument, "build \(number)")
+            XCTAssertEqual(code { _ = try shard.suggest(SuggestRequest(text: "a"), generation: number) }, .invalidArgument, "suggest \(number)")
+        }
+        // The highest valid number is usable, and afterwards a build says why it cannot number one.
+        _ = try shard.compact(into: Shard.maximumGenerationNumber)
+        try shard.activate(generation: Shard.maximumGenerationNumber)
+        XCTAssertEqual(shard.currentGeneration, Shard.maximumGenerationNumber)
+        XCTAssertEqual(code { _ = try shard.buildGeneration(from: entries(["apple tart"])) }, .failedPrecondition)
+        XCTAssertEqual(try shard.suggest(SuggestRequest(text: "app")).entries.map(\.title), ["apple pie"])
+    }
+
     func testQueryingAnEmptyShardSaysWhatToDo() throws {
         let dir = TemporaryDirectory()
         let shard = try Shard(directory: dir.path)
