@@ -143,20 +143,14 @@ public final class Shard: Sendable {
         let current = try current()
         guard let number, number != current.number else { return current }
         guard layout.isComplete(number) else {
-            throw IndexError(.notFound, "shard \(directory) has no complete generation \(number) (current is \(current.number))")
+            // Reads may be unauthenticated: the message names no path of this machine.
+            throw IndexError(.notFound, "this shard has no complete generation \(number) (current is \(current.number))")
         }
         return try open(number)
     }
 
     // MARK: Queries
 
-    /// Suggestions for a keystroke, from the current generation or the one named.
-    ///
-    /// - Parameters:
-    ///   - form: a client's presented answer (the default), or this shard's part of a cluster's
-    ///     answer (see ``ResponseForm``).
-    ///   - shouldStop: polled while candidates are read; returning true abandons the query with
-    ///     ``IndexError/Code/cancelled`` (a passed deadline, a client that went away).
     /// Generation numbers run from 1 to this (a billion reindexes; directories `gen-000001` …).
     /// A caller's number outside the range is refused, never clamped into it: a number at the top
     /// would leave no next one, and `highest + 1` must not overflow.
@@ -169,6 +163,13 @@ public final class Shard: Sendable {
         }
     }
 
+    /// Suggestions for a keystroke, from the current generation or the one named.
+    ///
+    /// - Parameters:
+    ///   - form: a client's presented answer (the default), or this shard's part of a cluster's
+    ///     answer (see ``ResponseForm``).
+    ///   - shouldStop: polled while candidates are read; returning true abandons the query with
+    ///     ``IndexError/Code/cancelled`` (a passed deadline, a client that went away).
     public func suggest(_ request: SuggestRequest, form: ResponseForm = .presented, generation number: Int? = nil,
                         shouldStop: (@Sendable () -> Bool)? = nil) throws -> SuggestResponse {
         if let number { try Self.checkGenerationNumber(number) }

@@ -95,20 +95,31 @@ enum PortFile {
 }
 
 enum Tokens {
-    /// A token from a file (trailing newline trimmed) or the environment; nil if neither is given.
+    /// A bearer token shorter than this is refused wherever it comes from: one that guessing or a
+    /// timing probe could find is no protection for the write API.
+    static let minimumLength = 16
+
+    /// A token from a file (surrounding white space trimmed) or the environment (likewise); nil if
+    /// neither is given. Both sources obey the same rule: at least ``minimumLength`` characters.
     static func read(file: String?, environment: String?, command: String) throws -> String? {
         if let file {
             guard let data = FileManager.default.contents(atPath: file) else {
                 throw UsageError(description: "typeahead \(command): cannot read token file \(file)", status: 1)
             }
-            let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            guard token.count >= 16 else {
-                throw UsageError(description: "typeahead \(command): the token in \(file) is shorter than 16 characters", status: 1)
-            }
-            return token
+            return try checked(String(decoding: data, as: UTF8.self), source: "the token in \(file)", command: command)
         }
-        if let environment, let token = ProcessInfo.processInfo.environment[environment], !token.isEmpty { return token }
+        if let environment, let value = ProcessInfo.processInfo.environment[environment], !value.isEmpty {
+            return try checked(value, source: "the token in \(environment)", command: command)
+        }
         return nil
+    }
+
+    private static func checked(_ raw: String, source: String, command: String) throws -> String {
+        let token = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard token.count >= minimumLength else {
+            throw UsageError(description: "typeahead \(command): \(source) is shorter than \(minimumLength) characters", status: 1)
+        }
+        return token
     }
 }
 

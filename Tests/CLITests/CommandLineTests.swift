@@ -127,6 +127,24 @@ final class CommandLineTests: XCTestCase {
         XCTAssertFalse(try run(["suggest", "--dir", shard, "--json", "gard"]).stdout.contains("Garden Bench"))
     }
 
+    /// One rule for every source of an admin token: a short one in the environment is refused as a
+    /// short token file is, before the node serves anything.
+    func testShortAdminTokensAreRefusedFromFileAndEnvironment() throws {
+        let catalog = try write("good.jsonl", good)
+        let shard = directory + "/shard"
+        XCTAssertEqual(try run(["index", "--catalog", catalog, "--dir", shard]).status, 0)
+        let short = try write("short.token", "abc\n")
+        let fromFile = try run(["node", "--dir", shard, "--listen", "127.0.0.1:0", "--admin-token-file", short])
+        XCTAssertEqual(fromFile.status, 1, fromFile.output)
+        XCTAssertTrue(fromFile.stderr.contains("shorter than 16 characters"), fromFile.stderr)
+        var environment = ProcessInfo.processInfo.environment
+        environment["TYPEAHEAD_ADMIN_TOKEN"] = "x"
+        let fromEnvironment = try ChildRun.run(TypeaheadExecutable.url.path, ["node", "--dir", shard, "--listen", "127.0.0.1:0"],
+                                               environment: environment, timeout: 60)
+        XCTAssertEqual(fromEnvironment.status, 1, fromEnvironment.output)
+        XCTAssertTrue(fromEnvironment.stderr.contains("TYPEAHEAD_ADMIN_TOKEN is shorter than 16 characters"), fromEnvironment.stderr)
+    }
+
     func testUsageErrorsAreOneLineAndNonZero() throws {
         for arguments in [["suggest", "--dir", directory!, "--bogus", "x"], ["suggest", "--dir", directory!, "--limit", "1000", "x"],
                           ["suggest", "--dir", directory!, "--typos", "maybe", "x"], ["search", "--page-size"],

@@ -167,6 +167,14 @@ final class GenerationTests: XCTestCase {
             XCTAssertEqual(code { _ = try shard.buildGeneration(from: entries(["x"]), number: number) }, .invalidArgument, "build \(number)")
             XCTAssertEqual(code { _ = try shard.suggest(SuggestRequest(text: "a"), generation: number) }, .invalidArgument, "suggest \(number)")
         }
+        // A pinned query for a generation the shard lacks is NOT_FOUND, and names no local path.
+        do {
+            _ = try shard.suggest(SuggestRequest(text: "a"), generation: 7)
+            XCTFail("expected NOT_FOUND")
+        } catch let error as IndexError {
+            XCTAssertEqual(error.code, .notFound)
+            XCTAssertFalse("\(error)".contains(dir.path), "\(error)")
+        }
         // The highest valid number is usable, and afterwards a build says why it cannot number one.
         _ = try shard.compact(into: Shard.maximumGenerationNumber)
         try shard.activate(generation: Shard.maximumGenerationNumber)
