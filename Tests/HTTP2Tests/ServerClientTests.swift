@@ -111,7 +111,7 @@ final class ServerClientTests: ResourceCheckingTestCase {
     func testOversizedRequestBodyIsAnsweredByTheRejectionHandler() async throws {
         let server = try TestServer({ configuration in
             configuration.session.maxBodySize = 1_000
-            configuration.rejectionHandler = { _, responder in
+            configuration.rejectionHandler = { _, _, responder in
                 responder.respond(status: 200, headers: [("content-type", "application/grpc")],
                                   trailers: [("grpc-status", "8"), ("grpc-message", "request too large")])
             }

@@ -35,7 +35,7 @@ final class SessionPair {
                 serverEvents.append(event)
                 switch event {
                 case .request(let request): try onRequest(server, request)
-                case .requestRejected(let id, let reason): try onRejected(server, id, reason)
+                case .requestRejected(let id, let reason, _): try onRejected(server, id, reason)
                 default: break
                 }
             }

@@ -71,6 +71,24 @@ final class RPCServerHTTP1Tests: XCTestCase {
         XCTAssertEqual(large, "413")
     }
 
+    /// Over HTTP/2 too, a JSON, GET or health request over a limit gets the HTTP status its client
+    /// reads (413, 431) with a JSON error body; only a gRPC call gets RESOURCE_EXHAUSTED in trailers.
+    func testOverLimitRequestsOverHTTP2AreAnsweredInTheirClientsForm() throws {
+        let post = try curl(["--http2-prior-knowledge", "--write-out", "\n%{response_code}", "-H", "content-type: application/json",
+                             "--data", String(repeating: " ", count: 5_000), "\(base)/typeahead.v1.Typeahead/Suggest"])
+        XCTAssertTrue(post.hasSuffix("\n413"), post)
+        XCTAssertTrue(post.contains(#""code":"resource_exhausted""#), post)
+        let big = String(repeating: "x", count: 20_000)
+        for path in ["/v1/suggest?q=gar", "/healthz"] {
+            let answer = try curl(["--http2-prior-knowledge", "--write-out", "\n%{response_code}", "-H", "x-padding: \(big)", "\(base)\(path)"])
+            XCTAssertTrue(answer.hasSuffix("\n431"), "\(path): \(answer)")
+        }
+        let grpc = try curl(["--http2-prior-knowledge", "--include", "--output", "-", "-H", "content-type: application/grpc", "-H", "te: trailers",
+                             "--data-binary", String(repeating: " ", count: 5_000), "\(base)/typeahead.v1.Typeahead/Suggest"])
+        XCTAssertTrue(grpc.hasPrefix("HTTP/2 200"), grpc)
+        XCTAssertTrue(grpc.contains("grpc-status: 8"), grpc)
+    }
+
     func testGRPCOverHTTP1IsRefused() throws {
         let answer = try curl(["--write-out", "%{response_code}", "--output", "/dev/null", "-H", "content-type: application/grpc",
                                "--data-binary", "@/dev/null", "\(base)/typeahead.v1.Typeahead/Suggest"])

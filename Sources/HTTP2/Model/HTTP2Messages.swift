@@ -63,6 +63,20 @@ public struct HTTP2Response: Sendable {
     public func trailer(_ name: String) -> String? { trailers.first { $0.name == name }?.value }
 }
 
+/// What a server session knew of a request when it refused it: the pseudo-headers and the content
+/// type, when they had arrived (a header block over the limit may be cut before them).
+public struct HTTP2RejectedRequest: Sendable, Equatable {
+    public var method: String
+    public var path: String
+    public var contentType: String?
+
+    public init(method: String, path: String, contentType: String?) {
+        self.method = method
+        self.path = path
+        self.contentType = contentType
+    }
+}
+
 /// Why a session refused to deliver a request (server) or a response (client) on one stream.
 /// The connection stays up; only that stream is affected.
 public enum HTTP2StreamRejection: Sendable, Equatable, CustomStringConvertible {

@@ -25,12 +25,13 @@ extension HTTP2Server {
         public var backlog: Int32 = 511
         /// Where the server's diagnostics go.
         public var logger: HTTP2Logger = .disabled
-        /// Answers an HTTP/2 request the session rejected (too large). The default answers 413
-        /// (body) or 431 (headers) with no body; a gRPC server answers 200 with `grpc-status: 8`
-        /// (RESOURCE_EXHAUSTED) in a trailers-only response instead. Not called for HTTP/1.1
-        /// requests: those get a plain-text 413/431 from the transport, then the connection closes
-        /// (a gRPC-style answer means nothing without HTTP/2 trailers).
-        public var rejectionHandler: @Sendable (HTTP2StreamRejection, HTTP2Responder) -> Void = { rejection, responder in
+        /// Answers an HTTP/2 request the session rejected (too large), given what was known of it
+        /// (its path and content type, so a server can answer each kind of client in its own form).
+        /// The default answers 413 (body) or 431 (headers) with no body; a gRPC server answers 200
+        /// with `grpc-status: 8` (RESOURCE_EXHAUSTED) in a trailers-only response to gRPC calls.
+        /// Not called for HTTP/1.1 requests: those get a plain-text 413/431 from the transport,
+        /// then the connection closes (a gRPC-style answer means nothing without HTTP/2 trailers).
+        public var rejectionHandler: @Sendable (HTTP2StreamRejection, HTTP2RejectedRequest, HTTP2Responder) -> Void = { rejection, _, responder in
             switch rejection {
             case .bodyTooLarge: responder.respond(status: 413)
             case .headerListTooLarge: responder.respond(status: 431)

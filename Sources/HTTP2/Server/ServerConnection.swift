@@ -67,11 +67,11 @@ final class ServerConnection: ChannelHandler, AcceptedConnection, ResponseWriter
                 let responder = HTTP2Responder(streamID: request.streamID, connection: .http2(HTTP2LoopBound(self, eventLoop: loop)))
                 responders[request.streamID] = responder
                 context.handler(request, responder)
-            case .requestRejected(let streamID, let reason):
+            case .requestRejected(let streamID, let reason, let request):
                 context.logger.debug("stream \(streamID) rejected: \(reason)")
                 let responder = HTTP2Responder(streamID: streamID, connection: .http2(HTTP2LoopBound(self, eventLoop: loop)))
                 responders[streamID] = responder
-                context.configuration.rejectionHandler(reason, responder)
+                context.configuration.rejectionHandler(reason, request, responder)
             case .streamClosed(let streamID, let errorCode):
                 if errorCode != .noError { context.logger.trace("stream \(streamID) closed: \(errorCode)") }
                 responders.removeValue(forKey: streamID)?.streamClosed()

@@ -56,7 +56,7 @@ public final class HTTP2ClientSession {
         try core.drainEvents { event in
             switch event {
             case .response(let response): try body(.response(response))
-            case .rejected(let id, let reason): try body(.responseRejected(streamID: id, reason: reason))
+            case .rejected(let id, let reason, _): try body(.responseRejected(streamID: id, reason: reason))
             case .streamClosed(let id, let code): try body(.streamClosed(streamID: id, errorCode: code))
             case .goAway(let last, let code): try body(.goAway(lastStreamID: last, errorCode: code))
             case .request: break  // server role only

@@ -24,7 +24,7 @@ public final class HTTP2ServerSession {
         /// A request broke a limit. The stream is still open: answer it (e.g. 413/431, or gRPC
         /// RESOURCE_EXHAUSTED) or reset it. Once the answer ends, the session resets the stream with
         /// NO_ERROR if the client is still sending.
-        case requestRejected(streamID: Int32, reason: HTTP2StreamRejection)
+        case requestRejected(streamID: Int32, reason: HTTP2StreamRejection, request: HTTP2RejectedRequest)
         /// The stream closed. `errorCode` is `.noError` for a normal end, else the RST_STREAM code
         /// (sent by the peer or by us). After this, writes to the stream fail.
         case streamClosed(streamID: Int32, errorCode: HTTP2ErrorCode)
@@ -56,7 +56,7 @@ public final class HTTP2ServerSession {
         try core.drainEvents { event in
             switch event {
             case .request(let request): try body(.request(request))
-            case .rejected(let id, let reason): try body(.requestRejected(streamID: id, reason: reason))
+            case .rejected(let id, let reason, let request): try body(.requestRejected(streamID: id, reason: reason, request: request))
             case .streamClosed(let id, let code): try body(.streamClosed(streamID: id, errorCode: code))
             case .goAway(let last, let code): try body(.goAway(lastStreamID: last, errorCode: code))
             case .response: break  // client role only

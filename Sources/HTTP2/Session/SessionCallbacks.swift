@@ -221,10 +221,13 @@ extension SessionCore {
     private func reject(_ stream: StreamState, _ reason: HTTP2StreamRejection) {
         guard !stream.rejected, !stream.delivered else { return }
         stream.rejected = true
+        // What is known of the request, so that the answer can take the form its client reads.
+        let request = HTTP2RejectedRequest(method: stream.method, path: stream.path,
+                                           contentType: stream.headers.first { $0.name == "content-type" }?.value)
         stream.headers = []
         stream.trailers = []
         stream.body = []
-        events.append(.rejected(streamID: stream.id, reason: reason))
+        events.append(.rejected(streamID: stream.id, reason: reason, request: request))
         if role == .client {
             // Nobody will answer a response: stop the server sending the rest of it.
             _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.id, HTTP2ErrorCode.cancel.rawValue)

@@ -17,7 +17,7 @@ final class SessionCore {
     enum Event {
         case request(HTTP2Request)
         case response(HTTP2Response)
-        case rejected(streamID: Int32, reason: HTTP2StreamRejection)
+        case rejected(streamID: Int32, reason: HTTP2StreamRejection, request: HTTP2RejectedRequest)
         case streamClosed(streamID: Int32, errorCode: HTTP2ErrorCode)
         case goAway(lastStreamID: Int32, errorCode: HTTP2ErrorCode)
     }

@@ -99,14 +99,27 @@ public final class RPCServer: Sendable {
         // A gRPC body is the message plus its 5-byte prefix.
         http.session.maxBodySize = configuration.maximumMessageBytes + 5
         let telemetry = self.telemetry
-        http.rejectionHandler = { rejection, responder in
+        http.rejectionHandler = { rejection, request, responder in
             let status: GRPCStatus
+            let httpStatus: Int
             switch rejection {
-            case .bodyTooLarge(let limit): status = GRPCStatus(.resourceExhausted, "request body over the limit of \(limit) bytes")
-            case .headerListTooLarge(let limit): status = GRPCStatus(.resourceExhausted, "request headers over the limit of \(limit) bytes")
+            case .bodyTooLarge(let limit):
+                status = GRPCStatus(.resourceExhausted, "request body over the limit of \(limit) bytes")
+                httpStatus = 413
+            case .headerListTooLarge(let limit):
+                status = GRPCStatus(.resourceExhausted, "request headers over the limit of \(limit) bytes")
+                httpStatus = 431
             }
             telemetry.rejected(status)
-            responder.sendHeaders(status: 200, headers: GRPCResponses.trailersOnly(status), endStream: true)
+            // A gRPC client reads trailers; a JSON, GET, health or metrics client reads the HTTP
+            // status, and would take a 200 for success. (A header block cut before its content
+            // type cannot be told apart: it gets the HTTP answer, which gRPC clients also report.)
+            if request.contentType?.hasPrefix("application/grpc") ?? false {
+                responder.sendHeaders(status: 200, headers: GRPCResponses.trailersOnly(status), endStream: true)
+            } else {
+                responder.respond(status: httpStatus, headers: [("content-type", "application/json")],
+                                  body: Self.errorJSON(status))
+            }
         }
         let server = HTTP2Server(configuration: http, eventLoops: configuration.eventLoops) { [self] request, responder in
             self.handle(request, responder)
@@ -327,10 +340,14 @@ public final class RPCServer: Sendable {
         if status.code == .ok, let body {
             responder.respond(status: 200, headers: [("content-type", "application/json")], body: body)
         } else {
-            let error = JSONValue.object([("code", .string(status.connectCode)), ("message", .string(status.message))])
-            responder.respond(status: status.httpStatus, headers: [("content-type", "application/json")],
-                              body: Array((error.serialized() + "\n").utf8))
+            responder.respond(status: status.httpStatus, headers: [("content-type", "application/json")], body: errorJSON(status))
         }
+    }
+
+    /// The Connect error body: `{"code":"invalid_argument","message":"…"}`.
+    static func errorJSON(_ status: GRPCStatus) -> [UInt8] {
+        let error = JSONValue.object([("code", .string(status.connectCode)), ("message", .string(status.message))])
+        return Array((error.serialized() + "\n").utf8)
     }
 
     /// Nil if the call may proceed, otherwise the refusal.
