@@ -90,13 +90,7 @@ cpu_after="$(cpu_ticks "$node_pid")"
 node_cpu="$(awk -v t=$((cpu_after - cpu_before)) -v hz="$ticks_per_second" -v n="$requests" 'BEGIN { printf "%.1f", t / hz / n * 1e6 }')"
 kill "$node_pid"; wait "$node_pid" 2>/dev/null || true
 
-mkdir -p "$work/docroot"
-head -c "$node_bytes" /dev/zero > "$work/docroot/suggest"
-peer_port="$(free_port)"
-taskset -c 0 nghttpd --no-tls -n 1 -d "$work/docroot" "$peer_port" >/dev/null 2>&1 &
-peer_pid=$!
-pids+=("$peer_pid")
-for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$peer_port") 2>/dev/null && break; sleep 0.05; done
+start_nghttpd "$node_bytes"
 read -r peer_rps peer_bytes peer_p50 peer_p99 < <(run_h2load "http://127.0.0.1:$peer_port/suggest")
 
 printf '\n%-26s %12s %10s %10s %14s\n' "server" "requests/s" "p50 ms" "p99 ms" "CPU µs/request"

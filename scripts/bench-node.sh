@@ -102,13 +102,7 @@ read -r rtt_p50 rtt_p99 < <(percentiles "$work/latency-rtt.txt")
 kill "$node_pid"; wait "$node_pid" 2>/dev/null || true
 
 # --- nghttpd: a static file of the mean response size, same settings and pinning
-mkdir -p "$work/docroot"
-head -c "$mean_bytes" /dev/zero > "$work/docroot/suggest"
-peer_port="$(free_port)"
-taskset -c 0 nghttpd --no-tls -n 1 -d "$work/docroot" "$peer_port" >/dev/null 2>&1 &
-peer_pid=$!
-pids+=("$peer_pid")
-for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$peer_port") 2>/dev/null && break; sleep 0.05; done
+start_nghttpd "$mean_bytes"
 peer_requests=0 peer_seconds=0
 cpu_before="$(cpu_ticks "$peer_pid")"
 while read -r file bytes entries; do

@@ -1,7 +1,7 @@
 # Shared by the benchmark scripts that pin a server to core 0 and h2load to core 1:
 #   . scripts/bench/lib.sh; bench_setup NAME TOOL...
 # checks the tools and cores, builds the release binary ($binary), makes $work (removed on exit,
-# with every pid in $pids killed first), and defines free_port and cpu_ticks.
+# with every pid in $pids killed first), and defines free_port, cpu_ticks and start_nghttpd.
 
 bench_setup() {  # $1 script name, then the tools it needs
   local name="$1" tool; shift
@@ -24,3 +24,15 @@ bench_cleanup() {
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+# The peer: nghttpd on core 0 serving $work/docroot/suggest, a file of $1 bytes; sets $peer_port
+# and $peer_pid and returns once it accepts connections.
+start_nghttpd() {  # $1 body bytes
+  mkdir -p "$work/docroot"
+  head -c "$1" /dev/zero > "$work/docroot/suggest"
+  peer_port="$(free_port)"
+  taskset -c 0 nghttpd --no-tls -n 1 -d "$work/docroot" "$peer_port" >/dev/null 2>&1 &
+  peer_pid=$!
+  pids+=("$peer_pid")
+  for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$peer_port") 2>/dev/null && break; sleep 0.05; done
+}
