@@ -63,14 +63,8 @@ extension SuggestContext {
         // An exact partial word with few postings narrows the candidates by intersection, so a
         // common complete word ("new …") does not mean reading every document that has it.
         var candidates = rest
-        if let terms = partialTerms {
-            var postings = 0
-            for term in terms where postings <= Self.narrowingFactor * rest.count {
-                postings += try generation.postingCount(of: term, includeDescription: false, in: txn)
-            }
-            if postings <= Self.narrowingFactor * rest.count {
-                candidates = intersect(rest, try generation.documents(of: terms, includeDescription: false, in: txn))
-            }
+        if let terms = partialTerms, let docs = try fewDocuments(of: terms, comparedWith: rest.count, in: txn) {
+            candidates = intersect(rest, docs)
         }
         // Likewise a typo'd partial word: its matching words (a term walk, worth it only for a large
         // `rest`) narrow the candidates when they have few postings ("camakee sholfumastgro" reads
@@ -79,12 +73,8 @@ extension SuggestContext {
         if let partial = query.partial, partial.budget > 0, rest.count > 2048 {
             let matches = try generation.terms(matching: partial, in: txn)
             typoMatches = matches
-            var postings = 0
-            for (term, _) in matches where postings <= Self.narrowingFactor * rest.count {
-                postings += try generation.postingCount(of: term, includeDescription: false, in: txn)
-            }
-            if postings <= Self.narrowingFactor * rest.count {
-                candidates = intersect(rest, try generation.documents(of: matches.map(\.term), includeDescription: false, in: txn))
+            if let docs = try fewDocuments(of: matches.map(\.term), comparedWith: rest.count, in: txn) {
+                candidates = intersect(rest, docs)
             }
         }
         // Completions settle only when enough of them are final. Without typos in the partial word
@@ -136,13 +126,7 @@ extension SuggestContext {
         var exactPartial: [UInt32]?
         if let partial = query.partial, partial.budget > 0, acc.bestPartialDistance == 0,
            let terms = try generation.prefixTerms(partial.bytes, atMost: 256, in: txn) {
-            var postings = 0
-            for term in terms where postings <= Self.narrowingFactor * candidates.count {
-                postings += try generation.postingCount(of: term, includeDescription: false, in: txn)
-            }
-            if postings <= Self.narrowingFactor * candidates.count {
-                exactPartial = try generation.documents(of: terms, includeDescription: false, in: txn)
-            }
+            exactPartial = try fewDocuments(of: terms, comparedWith: candidates.count, in: txn)
         }
         let passes = Self.passes(candidates, exactComplete: exactComplete, exactPartial: exactPartial)
         let bestTypos = acc.bestTypos
@@ -184,6 +168,18 @@ extension SuggestContext {
     /// candidates: decoding and intersecting a posting costs a few nanoseconds, verifying a
     /// candidate document about a microsecond.
     static let narrowingFactor = 4
+
+    /// The documents with a name word among `terms`, sorted; nil when their postings number more
+    /// than ``narrowingFactor`` times `count` (then listing them costs more than it saves). The
+    /// postings are counted first, so a "no" reads no posting list.
+    private func fewDocuments(of terms: [[UInt8]], comparedWith count: Int, in txn: borrowing ReadTransaction) throws -> [UInt32]? {
+        var postings = 0
+        for term in terms {
+            postings += try generation.postingCount(of: term, includeDescription: false, in: txn)
+            if postings > Self.narrowingFactor * count { return nil }
+        }
+        return try generation.documents(of: terms, includeDescription: false, in: txn)
+    }
 
     /// Whether some document of sorted `docs` has `term` as a name word (base or delta).
     private func occurs(_ term: [UInt8], in docs: [UInt32], scanned: inout Int, _ txn: borrowing ReadTransaction) throws -> Bool {
