@@ -230,6 +230,7 @@ public final class Shard: Sendable {
     /// to a generation on its way like ``upsert(_:)``.
     public func delete(ids: [String]) throws -> UpdateSummary {
         try writable()
+        try EntryValidation.checkIDs(ids)
         let serving = try current()
         try carryForward(.delete(ids), serving: serving.number)
         return try Updater(generation: serving, analyzer: analyzer).delete(ids: ids)

@@ -1,4 +1,5 @@
 import Catalog
+import Foundation
 import Index
 
 enum UpsertCommand {
@@ -16,7 +17,7 @@ enum UpsertCommand {
         guard args.positionals.count == 1 else {
             throw UsageError(description: "typeahead upsert: give exactly one FILE (see typeahead upsert --help)")
         }
-        let shard = try Shard(directory: try args.required("--dir"))
+        let shard = try ExistingShard.open(try args.required("--dir"), command: "upsert")
         let loaded: (entries: [CatalogEntry], errors: [CatalogLineError], summary: CatalogSummary)
         do {
             loaded = try loadCatalog(path: args.positionals[0], policy: .strict)
@@ -44,9 +45,22 @@ enum DeleteCommand {
         guard !args.positionals.isEmpty else {
             throw UsageError(description: "typeahead delete: give at least one ID (see typeahead delete --help)")
         }
-        let shard = try Shard(directory: try args.required("--dir"))
+        let shard = try ExistingShard.open(try args.required("--dir"), command: "delete")
         let summary = try shard.delete(ids: args.positionals)
         print("deleted \(summary.deleted) entries" + (summary.missing > 0 ? "; \(summary.missing) ids did not exist" : ""))
         return 0
+    }
+}
+
+/// Updates change a shard that exists: a mistyped `--dir` must not create an empty directory (and
+/// then fail for want of a generation). `typeahead index` is what creates shards.
+enum ExistingShard {
+    static func open(_ directory: String, command: String) throws -> Shard {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw UsageError(description: "typeahead \(command): no shard at \(directory) (typeahead index --dir \(directory) builds one)",
+                             status: 1)
+        }
+        return try Shard(directory: directory)
     }
 }

@@ -145,6 +145,28 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(fromEnvironment.stderr.contains("TYPEAHEAD_ADMIN_TOKEN is shorter than 16 characters"), fromEnvironment.stderr)
     }
 
+    /// Updates refuse what can name no entry and a shard that is not there, changing nothing.
+    func testUpdatesRefuseImpossibleIdsAndMissingShards() throws {
+        let catalog = try write("good.jsonl", good)
+        let shard = directory + "/shard"
+        XCTAssertEqual(try run(["index", "--catalog", catalog, "--dir", shard]).status, 0)
+        for id in ["", String(repeating: "x", count: 300)] {
+            let deleted = try run(["delete", "--dir", shard, "1", id])
+            XCTAssertEqual(deleted.status, 1, deleted.output)
+            XCTAssertTrue(deleted.stderr.contains("must be 1 to 256 bytes"), deleted.stderr)
+        }
+        let suggested = try run(["suggest", "--dir", shard, "--json", "red sh"])
+        XCTAssertTrue(suggested.stdout.contains(#""id":"1""#), "nothing was deleted: \(suggested.stdout)")
+
+        let missing = directory + "/no-such-shard"
+        let upserted = try run(["upsert", "--dir", missing, catalog])
+        XCTAssertEqual(upserted.status, 1, upserted.output)
+        XCTAssertTrue(upserted.stderr.contains("no shard at \(missing)"), upserted.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: missing))
+        XCTAssertEqual(try run(["delete", "--dir", missing, "1"]).status, 1)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: missing))
+    }
+
     func testUsageErrorsAreOneLineAndNonZero() throws {
         for arguments in [["suggest", "--dir", directory!, "--bogus", "x"], ["suggest", "--dir", directory!, "--limit", "1000", "x"],
                           ["suggest", "--dir", directory!, "--typos", "maybe", "x"], ["search", "--page-size"],

@@ -34,4 +34,12 @@ enum EntryValidation {
             }
         }
     }
+
+    /// Ids given to delete obey the same rule as an entry's id: 1 to `maximumIdBytes` bytes. An
+    /// empty or over-long one can name no entry, so it is a caller's mistake, not a "missing" id.
+    static func checkIDs(_ ids: [String], limits: CatalogLimits = .init()) throws(IndexError) {
+        for (position, id) in ids.enumerated() where id.isEmpty || id.utf8.count > limits.maximumIdBytes {
+            throw .invalidArgument("id \(position + 1) (\"\(id.prefix(64))\") must be 1 to \(limits.maximumIdBytes) bytes, got \(id.utf8.count)")
+        }
+    }
 }
