@@ -67,8 +67,12 @@ extension Generation {
     func terms(matching word: QueryWord, in txn: borrowing ReadTransaction) throws -> [(term: [UInt8], distance: Int)] {
         if word.budget == 0 && !word.isPartial { return [(word.bytes, 0)] }
         var base: [(term: [UInt8], distance: Int)] = []
-        if word.budget > 0 {
-            let key = TermMatchCache<[(term: [UInt8], distance: Int)]>.Key(word: word.scalars, budget: word.budget, prefixMode: word.isPartial)
+        if word.budget > 0 && word.isPartial {
+            var listed: [(term: [UInt8], distance: Int)]? = []
+            _ = try nameRegions(matching: word, terms: &listed, in: txn)
+            base = listed ?? []
+        } else if word.budget > 0 {
+            let key = TermMatchCache<[(term: [UInt8], distance: Int)]>.Key(word: word.scalars, budget: word.budget, prefixMode: false)
             base = try termMatches.value(key) {
                 guard let trie = try txn.get(schema.termTrie, PackedTrie.key) else { return [] }
                 var automaton = word.termAutomaton
@@ -85,7 +89,7 @@ extension Generation {
 
     /// What a partial word matches among the base segment's name words, as regions of the term
     /// trie (see ``PackedTrie/regions(_:automaton:)``): without typos, the one subtree of its bytes.
-    /// With non-nil `terms`, the same walk lists the base terms too (as ``terms(matching:in:)`` does).
+    /// With non-nil `terms`, the base terms it matches too (those of ``terms(matching:in:)``).
     func nameRegions(matching word: QueryWord, terms: inout [(term: [UInt8], distance: Int)]?,
                      in txn: borrowing ReadTransaction) throws -> [TermRegion] {
         precondition(word.isPartial, "regions are for the word being typed")
@@ -97,25 +101,18 @@ extension Generation {
             }
             return [TermRegion(prefix: word.bytes, distance: 0, isSubtree: true)]
         }
-        let key = TermMatchCache<[TermRegion]>.Key(word: word.scalars, budget: word.budget, prefixMode: true)
-        func walk(_ listed: inout [(term: [UInt8], distance: Int)]?) throws -> [TermRegion] {
-            guard let trie = try txn.get(schema.termTrie, PackedTrie.key) else { return [] }
+        // One walk lists both, and the cache keeps both: the plans that need regions and those that
+        // need terms (completions, the general plan's narrowing) then share one walk per keystroke.
+        let key = TermMatchCache<TermRegions>.Key(word: word.scalars, budget: word.budget, prefixMode: true)
+        let found = try termRegions.value(key) {
+            guard let trie = try txn.get(schema.termTrie, PackedTrie.key) else { return TermRegions(regions: [], terms: []) }
             var automaton = word.termAutomaton
-            return try PackedTrie.regions(trie, automaton: &automaton, terms: &listed)
-        }
-        guard terms != nil else {
-            return try termRegions.value(key) {
-                var none: [(term: [UInt8], distance: Int)]? = nil
-                return try walk(&none)
-            }
-        }
-        let (regions, listed) = try termRegionsWithTerms.value(.init(word: key.word, budget: key.budget, prefixMode: true)) {
             var listed: [(term: [UInt8], distance: Int)]? = []
-            let regions = try walk(&listed)
-            return (regions, listed ?? [])
+            let regions = try PackedTrie.regions(trie, automaton: &automaton, terms: &listed)
+            return TermRegions(regions: regions, terms: listed ?? [])
         }
-        terms = listed
-        return regions
+        if terms != nil { terms = found.terms }
+        return found.regions
     }
 
     /// Merges delta terms into base terms (both in byte order), keeping each term's smallest distance.

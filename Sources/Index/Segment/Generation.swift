@@ -16,10 +16,9 @@ final class Generation: Sendable {
     let baseCount: UInt32
     let parameters: TrieParameters
     /// Typo-tolerant walks of the base term trie, remembered (see ``TermMatchCache``): the terms
-    /// a word matches, and a partial word's regions (with their terms, when asked for).
+    /// a complete word matches, and a partial word's regions with their terms.
     let termMatches = TermMatchCache<[(term: [UInt8], distance: Int)]>(size: { $0.count })
-    let termRegions = TermMatchCache<[TermRegion]>(size: { $0.count })
-    let termRegionsWithTerms = TermMatchCache<([TermRegion], [(term: [UInt8], distance: Int)])>(size: { $0.0.count + $0.1.count })
+    let termRegions = TermMatchCache<TermRegions>(size: { $0.regions.count + $0.terms.count })
 
     init(number: Int, path: String, readOnly: Bool) throws {
         self.number = number

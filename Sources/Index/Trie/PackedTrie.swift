@@ -196,6 +196,12 @@ enum PackedTrie {
     }
 }
 
+/// A partial word's walk of the term trie: its regions and, listed, the terms they hold.
+struct TermRegions: Sendable {
+    var regions: [TermRegion]
+    var terms: [(term: [UInt8], distance: Int)]
+}
+
 /// Part of what a typo-tolerant walk of the term trie matched: every term that starts with
 /// `prefix` (a subtree), or the term `prefix` alone, all at prefix distance `distance`.
 struct TermRegion {

@@ -30,6 +30,7 @@ final class TermMatchCache<Value: Sendable>: Sendable {
 
     init(size: @escaping @Sendable (Value) -> Int) {
         self.size = size
+        stripes = (0..<Self.stripes).map { _ in Stripe() }
     }
 
     private final class Stripe: Sendable {
@@ -41,7 +42,7 @@ final class TermMatchCache<Value: Sendable>: Sendable {
         let state = Mutex(State())
     }
 
-    private let stripes: [Stripe] = (0..<16).map { _ in Stripe() }
+    private let stripes: [Stripe]
 
     /// The cached matches of `key`, or `compute()`'s (then kept, if small enough).
     func value(_ key: Key, compute: () throws -> Value) rethrows -> Value {

@@ -39,9 +39,13 @@ struct RegionMerge {
     /// The next document, or nil when every region is exhausted.
     mutating func peek(in txn: borrowing ReadTransaction) throws -> UInt32? {
         while true {
+            // (Plain comparisons: this runs once per document read.)
             let fromLists = next < listed.count ? listed[next] : nil
-            let fromPostings = postings.smallest
-            let smallest = [fromLists, fromPostings].compactMap({ $0 }).min()
+            let smallest: UInt32?
+            switch (fromLists, postings.smallest) {
+            case let (a?, b?): smallest = min(a, b)
+            case let (a, b): smallest = a ?? b
+            }
             guard let limit = bound, smallest.map({ $0 > limit }) ?? true else { return smallest }
             // Past what the truncated lists prove: read those regions' postings from here on.
             for prefix in truncated { try pushPostings(below: prefix, after: limit, in: txn) }
