@@ -484,6 +484,23 @@ final class ExactnessTests: XCTestCase {
     // MARK: - The reference itself
 
     /// A few hand-checked answers, so that the oracle is not only compared with the index.
+    /// Regression: the general plan reads candidates in passes by a lower bound of their typos. An
+    /// entry kept from an earlier pass can have as many typos as the next pass's bound ("apple bxnaq":
+    /// exact complete word, a typo in the partial one), and a later pass can hold a better-ranked
+    /// entry with as many ("appel banana", weight 100). Reading must not stop at the pass boundary.
+    /// (The partial word's exact postings are many, so only the complete words split the passes.)
+    func testAnEntryFromAnEarlierPassDoesNotSettleTheNext() throws {
+        var entries = [
+            CatalogEntry(id: "a", title: "apple bxnaq", weight: 1),
+            CatalogEntry(id: "b", title: "appel banana", weight: 100),
+        ]
+        for n in 0..<30 { entries.append(CatalogEntry(id: "f\(n)", title: "banana split \(n)", weight: 5)) }
+        let fixture = try ShardFixture(entries: entries, parameters: IndexParameters())
+        let request = SuggestRequest(text: "apple bana", limits: .init(entries: 1, categories: 0, completions: 0))
+        XCTAssertEqual(ReferenceIndex(entries: entries).suggest(request).entries.map(\.id), ["b"])
+        XCTAssertEqual(try fixture.shard.suggest(request).entries.map(\.id), ["b"])
+    }
+
     func testReferenceOnHandWrittenCatalog() throws {
         let entries = [
             CatalogEntry(id: "1", title: "Apple Pie", categories: ["Food", "Food"], weight: 5,

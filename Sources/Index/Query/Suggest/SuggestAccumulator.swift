@@ -52,12 +52,22 @@ struct SuggestAccumulator {
     /// True when no base document later in rank order can change entries or completions:
     /// the entries are full of matches in the best class there is, and as many completions
     /// in the best class as wanted are known.
-    mutating func isSettled(completionLimit: Int) -> Bool {
+    ///
+    /// - Parameter last: the last base document read in this pass of document (= rank) order. Every
+    ///   unread one ranks after it, so an entry of the best class left settles the entries only if it
+    ///   does not rank after `last` either: an entry kept from an earlier pass, or from the delta,
+    ///   may (its typos can equal this pass's bound), and then reading goes on.
+    mutating func isSettled(completionLimit: Int, after last: CandidateKey?) -> Bool {
         if entries.limit > 0 {
             // `bestTypos` is a lower bound of every unread candidate's typos.
-            guard entries.isFull, let worst = entries.worst,
-                  worst.typos < bestTypos || (worst.typos == bestTypos && (worst.startsWith || !startsWithPossible))
-            else { return false }
+            guard entries.isFull, let worst = entries.worst else { return false }
+            if worst.typos > bestTypos { return false }
+            if worst.typos == bestTypos && !worst.startsWith {
+                guard !startsWithPossible, let last else { return false }
+                let unread = CandidateKey(typos: worst.typos, field: worst.field, startsWith: false,
+                                          weight: last.weight, sortTitle: last.sortTitle, id: last.id)
+                guard !(unread < worst) else { return false }
+            }
         }
         return !wantsCompletions || perfectCompletions >= completionLimit || completionsFinal(limit: completionLimit)
     }
@@ -75,8 +85,9 @@ struct SuggestAccumulator {
         guard finalChecks & 31 == 0 else { return false }
         let nearestOpen = openByDistance.firstIndex { $0 > 0 } ?? Int.max
         var safe = 0
-        for value in completions.values
-        where value.distance < nearestOpen || (value.distance == nearestOpen && value.key.typos <= bestTypos) {
+        // Only final words count: an open word's entry may still improve.
+        for (word, value) in completions where openWords[word] == nil
+        && (value.distance < nearestOpen || (value.distance == nearestOpen && value.key.typos <= bestTypos)) {
             safe += 1
             if safe >= limit { return true }
         }

@@ -237,10 +237,11 @@ extension SuggestContext {
         let base = generation.baseCount
         var index = 0
         var read = 0
+        var last: CandidateKey?
         while index < candidates.count {
             try checkStop(&read)
             let docnum = candidates[index]
-            if docnum < base, acc.isSettled(completionLimit: completionLimit) {
+            if docnum < base, acc.isSettled(completionLimit: completionLimit, after: last) {
                 // Skip to the delta documents.
                 var low = index, high = candidates.count
                 while low < high {
@@ -252,6 +253,9 @@ extension SuggestContext {
             }
             index += 1
             guard let doc = try generation.document(docnum, in: txn) else { continue }
+            if docnum < base {
+                last = CandidateKey(typos: 0, field: 0, startsWith: false, weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
+            }
             try consider(doc, &acc, filtersHold: filtersHold, entryKnown: !entered.isEmpty && entered.contains(docnum))
         }
     }
