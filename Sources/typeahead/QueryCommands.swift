@@ -83,7 +83,7 @@ enum SuggestCommand {
 
     /// A suggest answer for people (or as JSON): from a local shard or from a cluster.
     static func render(_ response: Typeahead_V1_SuggestResponse, text: String, json: Bool) -> String {
-        if json { return ResponseJSON.suggest(response).serialized() + "\n" }
+        if json { return String(decoding: ResponseJSON.suggest(response), as: UTF8.self) }
         var out = ""
         func print(_ line: String) { out += line + "\n" }
         print("\"\(text)\"")
@@ -161,7 +161,7 @@ enum SearchCommand {
         request.facets = !args.flag("--no-facets")
         let response = try shard.search(request)
         if args.flag("--json") {
-            print(ResponseJSON.search(response).serialized())
+            print(String(decoding: ResponseJSON.search(response), as: UTF8.self), terminator: "")
             return 0
         }
         print("\(response.totalHits) hits for \"\(request.text)\"")

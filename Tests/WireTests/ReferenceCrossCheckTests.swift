@@ -90,8 +90,8 @@ final class ReferenceCrossCheckTests: XCTestCase {
     func testResponseJSONIsTheProtoJSONMapping() throws {
         let work = try workspace()
         var lines = ""
-        func add(_ name: String, _ binary: [UInt8], _ json: JSONValue) {
-            lines += "\(name) \(hexOrDash(binary)) \(hex(Array(json.serialized().utf8)))\n"
+        func add(_ name: String, _ binary: [UInt8], _ json: [UInt8]) {
+            lines += "\(name) \(hexOrDash(binary)) \(hex(json.dropLast()))\n"
         }
         for seed in 0..<80 as Range<UInt64> {
             var random = Randomizer(seed: 5000 + seed)

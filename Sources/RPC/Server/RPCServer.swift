@@ -420,10 +420,8 @@ enum JSONForm {
 
     func responseJSON(_ bytes: [UInt8]) throws(GRPCStatus) -> [UInt8] {
         switch self {
-        case .suggest:
-            Array((ResponseJSON.suggest(try RPCMethod.decode(Typeahead_V1_SuggestResponse.self, bytes[...])).serialized() + "\n").utf8)
-        case .search:
-            Array((ResponseJSON.search(try RPCMethod.decode(Typeahead_V1_SearchResponse.self, bytes[...])).serialized() + "\n").utf8)
+        case .suggest: ResponseJSON.suggest(try RPCMethod.decode(Typeahead_V1_SuggestResponse.self, bytes[...]))
+        case .search: ResponseJSON.search(try RPCMethod.decode(Typeahead_V1_SearchResponse.self, bytes[...]))
         }
     }
 }

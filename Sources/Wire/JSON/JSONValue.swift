@@ -16,58 +16,29 @@ public indirect enum JSONValue: Sendable, Hashable {
 
     /// Compact JSON text.
     public func serialized() -> String {
-        var out = ""
-        write(to: &out)
-        return out
+        var json = JSONWriter()
+        write(to: &json)
+        return String(decoding: json.bytes, as: UTF8.self)
     }
 
-    public func write(to out: inout String) {
+    public func write(to json: inout JSONWriter) {
         switch self {
-        case .null: out += "null"
-        case .bool(let value): out += value ? "true" : "false"
-        case .integer(let value): out += String(value)
-        case .unsigned(let value): out += String(value)
-        case .string(let value): Self.writeString(value, to: &out)
+        case .null: json.null()
+        case .bool(let value): json.bool(value)
+        case .integer(let value): json.integer(value)
+        case .unsigned(let value): json.unsigned(value)
+        case .string(let value): json.string(value)
         case .array(let values):
-            out += "["
-            for (i, value) in values.enumerated() {
-                if i > 0 { out += "," }
-                value.write(to: &out)
-            }
-            out += "]"
+            json.beginArray()
+            for value in values { value.write(to: &json) }
+            json.endArray()
         case .object(let members):
-            out += "{"
-            for (i, (key, value)) in members.enumerated() {
-                if i > 0 { out += "," }
-                Self.writeString(key, to: &out)
-                out += ":"
-                value.write(to: &out)
+            json.beginObject()
+            for (key, value) in members {
+                json.key(key)
+                value.write(to: &json)
             }
-            out += "}"
+            json.endObject()
         }
-    }
-
-    /// Escapes per RFC 8259: quote, backslash and control characters; everything else is UTF-8.
-    static func writeString(_ value: String, to out: inout String) {
-        out += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        out += "\""
     }
 }

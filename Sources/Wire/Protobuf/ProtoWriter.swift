@@ -64,11 +64,11 @@ public struct ProtoWriter: Sendable {
     }
 
     /// Writes a length-delimited field whose content `body` writes, e.g. a map entry.
-    public mutating func writeNested(_ number: Int, _ body: (inout ProtoWriter) -> Void) {
+    public mutating func writeNested(_ number: Int, _ body: (inout ProtoWriter) throws -> Void) rethrows {
         writeKey(number, .lengthDelimited)
         let lengthAt = bytes.count
         bytes.append(0)
-        body(&self)
+        try body(&self)
         let length = bytes.count - lengthAt - 1
         if length < 0x80 {
             bytes[lengthAt] = UInt8(length)

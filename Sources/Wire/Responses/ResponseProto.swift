@@ -1,0 +1,75 @@
+/// The protobuf encoding of the client-facing responses with their hits taken from
+/// ``EntryHitFields``: how a node writes hits it reads from its memory map straight into the
+/// response bytes, with no message values in between.
+///
+/// The bytes equal what the generated `encode(to:)` writes for a message with the same fields (the
+/// WireTests check it for random messages): field order, implicit-presence defaults and the map's
+/// key order are the same. Unknown fields are not carried (a hit read from the index has none).
+public enum ResponseProto {
+    /// The encoded Suggest response: entries from `entries`, every other field from `rest`
+    /// (whose own entries must be empty).
+    public static func suggest<Hits: EntryHitList>(entries: Hits, rest: Typeahead_V1_SuggestResponse) throws(Hits.Hit.Failure) -> [UInt8] {
+        precondition(rest.entries.isEmpty, "the entries come from `entries`")
+        return try encode(entries, then: rest)
+    }
+
+    /// The encoded Search response: hits from `hits`, every other field from `rest`.
+    public static func search<Hits: EntryHitList>(hits: Hits, rest: Typeahead_V1_SearchResponse) throws(Hits.Hit.Failure) -> [UInt8] {
+        precondition(rest.hits.isEmpty, "the hits come from `hits`")
+        return try encode(hits, then: rest)
+    }
+
+    /// Both responses keep their hits in field 1: written first, the rest's encoding follows in
+    /// field order.
+    private static func encode<Hits: EntryHitList>(_ hits: Hits, then rest: some ProtoMessage) throws(Hits.Hit.Failure) -> [UInt8] {
+        var writer = ProtoWriter(reservingCapacity: 128 + 256 * hits.count)
+        for index in 0..<hits.count { try writeEntry(try hits.hit(at: index), field: 1, to: &writer) }
+        rest.encode(to: &writer)
+        return writer.bytes
+    }
+
+    /// One `EntryHit` as message field `field`, in `typeahead.v1.EntryHit`'s field numbers.
+    public static func writeEntry<Hit: EntryHitFields>(_ hit: Hit, field: Int, to writer: inout ProtoWriter) throws(Hit.Failure) {
+        // writeNested's body cannot throw a typed error through `rethrows`; the failure is carried out.
+        var failure: Hit.Failure?
+        writer.writeNested(field) { writer in
+            do throws(Hit.Failure) {
+            try hit.withID { writeString(1, $0, to: &writer) }
+            try hit.withTitle { writeString(2, $0, to: &writer) }
+            try hit.forEachCategory { category in
+                writer.writeKey(3, .lengthDelimited)
+                writer.writeLengthDelimited(category)
+            }
+            if hit.weight != 0 {
+                writer.writeKey(4, .varint)
+                writer.writeVarint(hit.weight)
+            }
+            try hit.forEachAttribute { key, value in
+                writer.writeNested(5) { entry in
+                    entry.writeKey(1, .lengthDelimited)
+                    entry.writeLengthDelimited(key)
+                    entry.writeKey(2, .lengthDelimited)
+                    entry.writeLengthDelimited(value)
+                }
+            }
+            try hit.withCompletion { writeString(6, $0, to: &writer) }
+            try hit.forEachHighlight { start, end in
+                writer.writeNested(7) { highlight in
+                    highlight.write(ProtoUInt32.self, 1, start)
+                    highlight.write(ProtoUInt32.self, 2, end)
+                }
+            }
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// A singular string field, skipped when empty (proto3 implicit presence).
+    private static func writeString(_ number: Int, _ text: UnsafeRawBufferPointer, to writer: inout ProtoWriter) {
+        guard !text.isEmpty else { return }
+        writer.writeKey(number, .lengthDelimited)
+        writer.writeLengthDelimited(text)
+    }
+}

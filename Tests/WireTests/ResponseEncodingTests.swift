@@ -1,0 +1,91 @@
+import Foundation
+import XCTest
+@testable import Wire
+
+/// The response encoders that take hits through `EntryHitFields` (how a node writes hits from its
+/// memory map) write what the generated code writes for the same message, and `JSONWriter` writes
+/// what `JSONValue` specifies.
+final class ResponseEncodingTests: XCTestCase {
+    func testHitsThroughTheFieldsProtocolEncodeAsTheGeneratedCodeDoes() {
+        for seed in 0..<300 as Range<UInt64> {
+            var random = Randomizer(seed: 9000 + seed)
+            let suggest = random.suggestResponse()
+            var rest = suggest
+            rest.entries = []
+            XCTAssertEqual(ResponseProto.suggest(entries: suggest.entries, rest: rest), suggest.serializedBytes(), "seed \(seed)")
+            let search = random.searchResponse()
+            var searchRest = search
+            searchRest.hits = []
+            XCTAssertEqual(ResponseProto.search(hits: search.hits, rest: searchRest), search.serializedBytes(), "seed \(seed)")
+        }
+    }
+
+    func testAnEmptyResponseIsEmptyBytesAndItsJSONHasEveryField() {
+        XCTAssertEqual(ResponseProto.suggest(entries: [Typeahead_V1_EntryHit](), rest: .init()), [])
+        XCTAssertEqual(String(decoding: ResponseJSON.suggest(.init()), as: UTF8.self), #"{"entries":[],"categories":[],"completions":[]}"# + "\n")
+        XCTAssertEqual(String(decoding: ResponseJSON.search(.init()), as: UTF8.self),
+                       #"{"hits":[],"totalHits":0,"facets":[],"nextPageToken":""}"# + "\n")
+    }
+
+    func testAnEntryInJSON() {
+        let hit = Typeahead_V1_EntryHit(id: "sku-1", title: "Red \"Shoes\"", categories: ["Shoes", ""], weight: 9_007_199_254_740_991,
+                                        attributes: ["price": "59.90", "a\u{2028}": "\n"], completion: "Red",
+                                        highlights: [.init(start: 0, end: 3)])
+        XCTAssertEqual(String(decoding: ResponseJSON.suggest(.init(entries: [hit])), as: UTF8.self),
+                       #"{"entries":[{"id":"sku-1","title":"Red \"Shoes\"","categories":["Shoes",""],"weight":9007199254740991,"#
+                       + #""attributes":{"a\u2028":"\n","price":"59.90"},"completion":"Red","highlights":[{"start":0,"end":3}]}],"#
+                       + #""categories":[],"completions":[]}"# + "\n")
+    }
+
+    func testTheWriterPlacesCommasAndEscapesLikeJSONValue() {
+        var random = SeededRandom(seed: 77)
+        for _ in 0..<500 {
+            let value = randomValue(&random, depth: 0)
+            var json = JSONWriter()
+            value.write(to: &json)
+            XCTAssertEqual(String(decoding: json.bytes, as: UTF8.self), value.serialized())
+            // And the text is JSON the platform parser reads back to the same value.
+            let parsed = try? JSONSerialization.jsonObject(with: Data(json.bytes), options: [.fragmentsAllowed])
+            XCTAssertNotNil(parsed, value.serialized())
+        }
+        var json = JSONWriter()
+        json.beginArray()
+        for number in [0, 9, 10, 99, 100, Int64.max, Int64.min, -1] { json.integer(number) }
+        json.unsigned(UInt64.max)
+        json.string(utf8: UnsafeRawBufferPointer(start: nil, count: 0))
+        json.endArray()
+        XCTAssertEqual(String(decoding: json.bytes, as: UTF8.self),
+                       "[0,9,10,99,100,9223372036854775807,-9223372036854775808,-1,18446744073709551615,\"\"]")
+    }
+
+    func testEveryControlCharacterAndBothSeparatorsAreEscaped() {
+        var text = ""
+        for scalar in 0..<0x20 { text.unicodeScalars.append(Unicode.Scalar(UInt8(scalar))) }
+        text += "\"\\\u{2028}\u{2029}\u{2027}é東\u{1F600}"
+        let written = String(decoding: JSONValue.string(text).serialized().utf8, as: UTF8.self)
+        XCTAssertFalse(written.unicodeScalars.contains { $0.value < 0x20 || $0 == "\u{2028}" || $0 == "\u{2029}" })
+        let parsed = try? JSONSerialization.jsonObject(with: Data(written.utf8), options: [.fragmentsAllowed]) as? String
+        XCTAssertEqual(parsed, text)
+        XCTAssertTrue(written.hasSuffix("\\u2028\\u2029\u{2027}é東\u{1F600}\""), written)
+    }
+
+    private func randomValue(_ random: inout SeededRandom, depth: Int) -> JSONValue {
+        switch random.next() % (depth > 3 ? 5 : 7) {
+        case 0: return .null
+        case 1: return .bool(random.next() % 2 == 0)
+        case 2: return .integer(Int64(bitPattern: random.next()) >> (random.next() % 64))
+        case 3: return .unsigned(random.next() >> (random.next() % 64))
+        case 4: return .string(randomString(&random))
+        case 5: return .array((0..<Int(random.next() % 4)).map { _ in randomValue(&random, depth: depth + 1) })
+        default: return .object((0..<Int(random.next() % 4)).map { _ in (randomString(&random), randomValue(&random, depth: depth + 1)) })
+        }
+    }
+
+    private func randomString(_ random: inout SeededRandom) -> String {
+        let alphabet: [Unicode.Scalar] = ["a", "Z", " ", "\"", "\\", "\n", "\u{01}", "\u{1F}", "\u{7F}", "é", "東", "\u{2028}", "\u{2029}", "\u{1F600}"]
+        var text = ""
+        for _ in 0..<(random.next() % 8) { text.unicodeScalars.append(alphabet[Int(random.next() % UInt64(alphabet.count))]) }
+        return text
+    }
+}
+
