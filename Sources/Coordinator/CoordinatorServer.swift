@@ -281,10 +281,10 @@ public final class CoordinatorServer: Sendable {
 
     private func methods(_ router: QueryRouter) -> [RPCMethod] {
         [
-            .unary(Typeahead_V1_TypeaheadService.suggest, access: .read) { message, context, reply in
+            .unary(Typeahead_V1_TypeaheadService.suggest, access: .read, json: .suggest) { message, context, reply in
                 router.suggest(message, context, reply)
             },
-            .unary(Typeahead_V1_TypeaheadService.search, access: .read) { message, context, reply in
+            .unary(Typeahead_V1_TypeaheadService.search, access: .read, json: .search) { message, context, reply in
                 router.search(message, context, reply)
             },
             .unary(Typeahead_V1_ClusterService.status, access: .admin) { [self] message, context, reply in

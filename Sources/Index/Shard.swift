@@ -172,10 +172,22 @@ public final class Shard: Sendable {
     ///     ``IndexError/Code/cancelled`` (a passed deadline, a client that went away).
     public func suggest(_ request: SuggestRequest, form: ResponseForm = .presented, generation number: Int? = nil,
                         shouldStop: (@Sendable () -> Bool)? = nil) throws -> SuggestResponse {
+        try suggest(request, form: form, generation: number, shouldStop: shouldStop) { try $0.materialized() }
+    }
+
+    /// The same answer, handed to `answer` inside the read transaction that found it, with its hits
+    /// viewed in the memory map: how a server encodes a response without materialising it. The
+    /// ``SuggestAnswer`` and its hits are valid only inside `answer`.
+    ///
+    /// ```swift
+    /// let bytes = try shard.suggest(request) { answer in encode(answer) }
+    /// ```
+    public func suggest<R>(_ request: SuggestRequest, form: ResponseForm = .presented, generation number: Int? = nil,
+                           shouldStop: (@Sendable () -> Bool)? = nil, answer: (borrowing SuggestAnswer) throws -> R) throws -> R {
         if let number { try Self.checkGenerationNumber(number) }
         let generation = try generation(number)
         return try generation.environment.read { txn in
-            try SuggestEngine(generation: generation, analyzer: analyzer, shouldStop: shouldStop, form: form).suggest(request, in: txn)
+            try answer(try SuggestEngine(generation: generation, analyzer: analyzer, shouldStop: shouldStop, form: form).suggest(request, in: txn))
         }
     }
 

@@ -9,15 +9,19 @@ enum Services {
     static func methods(node: NodeServer, name: String) -> [RPCMethod] {
         let shard = node.shard
         return [
-            .unary(Typeahead_V1_TypeaheadService.suggest, access: .read) { request, context, reply in
+            // Written from the memory map into the response bytes, in the call's format.
+            .unaryEncoding(Typeahead_V1_TypeaheadService.suggest, access: .read, json: .suggest) { request, context, reply in
                 node.run(.inline, reply) {
                     let suggest = try SuggestRequest(request)
-                    let response = try index(context) { try shard.suggest(suggest, shouldStop: context.shouldStop) }
-                    return Typeahead_V1_SuggestResponse(response, session: request.session, revision: request.revision,
-                                                        shards: .singleNode(generation: shard.currentGeneration))
+                    return try index(context) {
+                        try shard.suggest(suggest, shouldStop: context.shouldStop) { answer in
+                            try SuggestAnswerEncoding.encode(answer, format: context.format, session: request.session, revision: request.revision,
+                                                             shards: .singleNode(generation: shard.currentGeneration))
+                        }
+                    }
                 }
             },
-            .unary(Typeahead_V1_TypeaheadService.search, access: .read) { request, context, reply in
+            .unary(Typeahead_V1_TypeaheadService.search, access: .read, json: .search) { request, context, reply in
                 node.run(.readPool, reply) {
                     let search = try SearchRequest(request)
                     let response = try index(context) { try shard.search(search, shouldStop: context.shouldStop) }

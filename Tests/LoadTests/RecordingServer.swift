@@ -51,12 +51,12 @@ final class RecordingServer: Sendable {
         self.rules = rules
         let box = Box()
         let methods: [RPCMethod] = [
-            .unary(Typeahead_V1_TypeaheadService.suggest, access: .read) { request, context, reply in
+            .unary(Typeahead_V1_TypeaheadService.suggest, access: .read, json: .suggest) { request, context, reply in
                 box.server!.received(Call(kind: "suggest", session: request.session, revision: request.revision, text: request.text,
                                           requestID: context.requestID))
                 box.server!.answer(reply) { server in server.suggest(request) }
             },
-            .unary(Typeahead_V1_TypeaheadService.search, access: .read) { request, context, reply in
+            .unary(Typeahead_V1_TypeaheadService.search, access: .read, json: .search) { request, context, reply in
                 box.server!.received(Call(kind: "search", session: "", revision: 0, text: request.text, requestID: context.requestID))
                 box.server!.answer(reply) { server in
                     server.answers.withLock { $0.ok += 1 }

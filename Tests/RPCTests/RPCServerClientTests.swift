@@ -28,7 +28,7 @@ final class RPCServerClientTests: XCTestCase {
         let methods: [RPCMethod] = [
             // Suggest echoes the text as a completion, fails on "fail", never answers "hang"
             // (until the caller goes away).
-            .unary(Typeahead_V1_TypeaheadService.suggest, access: .read) { request, context, reply in
+            .unary(Typeahead_V1_TypeaheadService.suggest, access: .read, json: .suggest) { request, context, reply in
                 seen.deadlines.withLock { $0.append(context.deadline) }
                 seen.requestIDs.withLock { $0.append(context.requestID) }
                 switch request.text {
@@ -189,7 +189,11 @@ final class RPCServerClientTests: XCTestCase {
         XCTAssertEqual(notUTF8.status, 400)
         XCTAssertTrue(String(decoding: notUTF8.body, as: UTF8.self).contains(#"query parameter \"q\""#), String(decoding: notUTF8.body, as: UTF8.self))
         let search = try await connection.send(HTTP2ClientRequest(path: "/v1/search?q=gar"))
-        XCTAssertEqual(search.status, 501, "a server without Search answers UNIMPLEMENTED")
+        // The RPC layer knows only the GET paths its methods register: this server has no Search.
+        XCTAssertEqual(search.status, 404, "a server without Search has no /v1/search")
+        let searchJSON = try await connection.send(HTTP2ClientRequest(method: "POST", path: Typeahead_V1_TypeaheadService.search.path,
+                                                                      headers: [("content-type", "application/json")], body: Array("{}".utf8)))
+        XCTAssertEqual(searchJSON.status, 501, "a method it does not serve is UNIMPLEMENTED")
     }
 
     func testOperatorEndpoints() async throws {

@@ -14,7 +14,7 @@ final class RPCServerHTTP1Tests: XCTestCase {
     override func setUpWithError() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/curl") else { throw XCTSkip("curl is not installed") }
         let methods: [RPCMethod] = [
-            .unary(Typeahead_V1_TypeaheadService.suggest, access: .read) { request, _, reply in
+            .unary(Typeahead_V1_TypeaheadService.suggest, access: .read, json: .suggest) { request, _, reply in
                 reply(.success(Typeahead_V1_SuggestResponse(completions: [.init(text: request.text)])))
             },
         ]

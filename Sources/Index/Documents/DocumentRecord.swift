@@ -198,18 +198,21 @@ struct DocumentView {
     }
 
     /// Attributes sorted by key (the stored order).
-    func attributes() throws(IndexError) -> [Attribute] {
+    func attributes() throws -> [Attribute] {
+        var result: [Attribute] = []
+        try forEachAttribute { key, value in result.append(Attribute(key: key.string, value: value.string)) }
+        return result
+    }
+
+    /// Calls `body` with each attribute's key and value, sorted by key (the stored order).
+    func forEachAttribute(_ body: (_ key: Bytes, _ value: Bytes) throws -> Void) throws {
         var reader = ByteReader(record, offset: categoriesOffset)
         for _ in 0..<(try reader.int()) { try reader.skipSlice() }
         for _ in 0..<(try reader.int()) { try reader.skipSlice() }
         if try reader.byte() == 1 { try reader.skipSlice() }
-        let count = try reader.int()
-        var result: [Attribute] = []
-        result.reserveCapacity(count)
-        for _ in 0..<count {
-            let key = try reader.string()
-            result.append(Attribute(key: key, value: try reader.string()))
+        for _ in 0..<(try reader.int()) {
+            let key = try reader.slice()
+            try body(key, try reader.slice())
         }
-        return result
     }
 }

@@ -1,16 +1,14 @@
 import Analysis
 
-/// Turns ranked documents into response hits: strings, attributes and highlights.
+/// Turns ranked documents into response hits (views in the map, with their highlights) and
+/// finds how completed words are written.
 enum HitBuilder {
     /// - Parameters:
     ///   - words: the query words; `inout` only because matching reuses their automata.
     ///   - form: a ``ResponseForm/shardPart`` hit carries no `completion` and no `highlights`.
-    static func hit(_ doc: DocumentView, key: CandidateKey, words: inout [QueryWord], form: ResponseForm) throws -> EntryHit {
-        let title = doc.title.string
+    static func hit(_ doc: DocumentView, key: CandidateKey, words: inout [QueryWord], form: ResponseForm) throws -> HitView {
         let presented = form == .presented
-        return EntryHit(id: doc.id.string, title: title, categories: try doc.categories, weight: doc.weight,
-                        attributes: try doc.attributes(), completion: presented ? title : "",
-                        highlights: presented ? try highlights(of: doc, for: &words) : [], rank: key.rankKey())
+        return HitView(doc: doc, key: key, highlights: presented ? try highlights(of: doc, for: &words) : [], completesToTitle: presented)
     }
 
     /// ``Presenter``'s highlights, from the word ranges stored with the document, so the title is

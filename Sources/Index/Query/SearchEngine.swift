@@ -68,7 +68,7 @@ struct SearchEngine {
         var response = SearchResponse(totalHits: total)
         for item in page.items {
             guard let doc = try generation.document(item.docnum, in: txn) else { continue }
-            response.hits.append(try HitBuilder.hit(doc, key: item.key, words: &words, form: form))
+            response.hits.append(try HitBuilder.hit(doc, key: item.key, words: &words, form: form).materialized())
         }
         if remaining > request.pageSize, let last = page.items.last {
             response.nextPageToken = PageToken(sort: request.sort, fingerprint: fingerprint, after: last.key.rankKey()).encoded()

@@ -1,8 +1,15 @@
 import HTTP2
 import Wire
 
-/// What a method handler knows about its call: its id, its deadline, and whether the caller is
-/// still there.
+/// The encoding a call's response is written in: protobuf for gRPC, JSON text for the Connect
+/// JSON and GET forms.
+public enum WireFormat: Sendable, Hashable {
+    case protobuf
+    case json
+}
+
+/// What a method handler knows about its call: its id, its deadline, the format its response is
+/// written in, and whether the caller is still there.
 ///
 /// `Sendable`: a handler may carry it to a worker thread or into a fan-out's completions.
 public struct CallContext: Sendable {
@@ -12,11 +19,14 @@ public struct CallContext: Sendable {
     public let deadline: ContinuousClock.Instant?
     /// The call's stream: cancellation (RST_STREAM, connection loss, shutdown) shows here.
     public let responder: HTTP2Responder
+    /// What the reply's bytes must be (see ``RPCMethod/unaryEncoding(_:access:json:_:)``).
+    public let format: WireFormat
 
-    public init(requestID: String, deadline: ContinuousClock.Instant?, responder: HTTP2Responder) {
+    public init(requestID: String, deadline: ContinuousClock.Instant?, responder: HTTP2Responder, format: WireFormat = .protobuf) {
         self.requestID = requestID
         self.deadline = deadline
         self.responder = responder
+        self.format = format
     }
 
     /// True once the caller reset the stream or went away.

@@ -53,13 +53,15 @@ public final class RPCServer: Sendable {
         public init() {}
     }
 
-    /// A GET route beside the standard ones (`/healthz`, `/readyz`, `/metrics`, `/v1/suggest`,
-    /// `/v1/search`), called on the event loop like a method.
+    /// A GET route beside the standard ones (`/healthz`, `/readyz`, `/metrics`) and the methods'
+    /// GET forms, called on the event loop like a method.
     public typealias Route = @Sendable (HTTP2Request, HTTP2Responder) -> Void
 
     public let configuration: Configuration
     public let telemetry: ServerTelemetry
     private let methods: [String: RPCMethod]
+    /// The methods with a GET form, by their GET path (`/v1/suggest`).
+    private let getMethods: [String: RPCMethod]
     /// Every path's metric series, resolved at start (unknown paths share one "(unknown)" series,
     /// so a client probing random paths cannot grow the metrics without bound).
     private let series: [String: ServerTelemetry.MethodSeries]
@@ -77,8 +79,10 @@ public final class RPCServer: Sendable {
         self.configuration = configuration
         self.telemetry = telemetry
         self.methods = Dictionary(methods.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
-        let labels = methods.map(\.path) + ["GET /v1/suggest", "GET /v1/search", Grpc_Health_V1_HealthService.check.path,
-                                            Grpc_Health_V1_HealthService.watch.path]
+        getMethods = Dictionary(methods.compactMap { method in method.json?.getPath.map { ($0, method) } },
+                                uniquingKeysWith: { first, _ in first })
+        let labels = methods.map(\.path) + getMethods.keys.map { "GET " + $0 }
+            + [Grpc_Health_V1_HealthService.check.path, Grpc_Health_V1_HealthService.watch.path]
         series = Dictionary(labels.map { ($0, telemetry.series(for: $0)) }, uniquingKeysWith: { first, _ in first })
         unknownSeries = telemetry.series(for: "(unknown)")
         self.routes = routes
@@ -225,46 +229,23 @@ public final class RPCServer: Sendable {
 
     /// The Connect protocol's unary JSON: POST the method path with `content-type:
     /// application/json`; the answer is the response message's JSON, or `{"code": "...",
-    /// "message": "..."}` with the HTTP status Connect pairs with the code. Only the client-facing
-    /// methods (``JSONForm``) speak JSON.
+    /// "message": "..."}` with the HTTP status Connect pairs with the code. Only methods registered
+    /// with a ``JSONMapping`` speak JSON.
     private func handleConnectJSON(_ request: HTTP2Request, path: String, _ responder: HTTP2Responder) {
-        let started = ContinuousClock.now
-        let requestID = request.header("x-request-id") ?? RequestID.next().description
-        let metrics = series(path)
-        let finish: @Sendable (GRPCStatus, [UInt8]?) -> Void = { [telemetry] status, body in
-            Self.sendJSON(status, body: body, to: responder)
-            telemetry.finished(metrics, status: status, since: started, requestID: requestID)
-        }
-        telemetry.started(metrics)
-        guard let form = JSONForm.forMethod(path), let method = methods[path] else {
-            finish(GRPCStatus(.unimplemented, "\(path) has no JSON form; use gRPC"), nil)
-            return
-        }
-        if let refusal = authorize(method, request.header("authorization")) {
-            finish(refusal, nil)
-            return
-        }
-        guard request.body.count <= configuration.maximumMessageBytes else {
-            finish(GRPCStatus(.resourceExhausted, "request body over \(configuration.maximumMessageBytes) bytes"), nil)
-            return
-        }
         var deadline: ContinuousClock.Instant?
+        let started = ContinuousClock.now
         if let millis = request.header("connect-timeout-ms").flatMap(Int64.init) { deadline = started.advanced(by: .milliseconds(millis)) }
-        let message: [UInt8]
-        do {
-            message = try form.request(JSONRequests.object(request.body))
-        } catch {
-            finish(GRPCStatus(describing: error), nil)
-            return
+        handleJSON(request, method: methods[path], label: path, started: started, deadline: deadline, responder) { [configuration] () throws(GRPCStatus) -> RPCMethod.JSONInput in
+            guard request.body.count <= configuration.maximumMessageBytes else {
+                throw GRPCStatus(.resourceExhausted, "request body over \(configuration.maximumMessageBytes) bytes")
+            }
+            return .body(try JSONRequests.object(request.body))
         }
-        let context = CallContext(requestID: requestID, deadline: deadline, responder: responder)
-        Self.invoke(method, form: form, message: message, context: context, finish: finish)
     }
 
     /// | path | answer |
     /// |---|---|
-    /// | `/v1/suggest?q=TEXT[&limit=N][&typos=off][&dedupe=false][&token=category:NAME]…` | the Suggest JSON |
-    /// | `/v1/search?q=TEXT[&pageSize=N][&pageToken=T][&sort=weight][&facets=false][&token=…]` | the Search JSON |
+    /// | a method's GET path, e.g. `/v1/suggest?q=TEXT[&limit=N]…` (see `JSONRequests`) | the method's JSON answer |
     /// | `/healthz` | 200 while the process serves |
     /// | `/readyz` | 200 when ready and not shutting down, else 503 |
     /// | `/metrics` | Prometheus text format |
@@ -285,10 +266,12 @@ public final class RPCServer: Sendable {
                 responder.respond(status: 200, headers: [("content-type", "text/plain; version=0.0.4")],
                                   body: Array(telemetry.exposition().utf8))
             }
-        case "/v1/suggest", "/v1/search":
-            handleQueryGET(request, form: path == "/v1/suggest" ? .suggest : .search, label: "GET " + path, responder)
         default:
-            if let route = routes[path] {
+            if let method = getMethods[path] {
+                handleJSON(request, method: method, label: "GET " + path, started: .now, deadline: nil, responder) { () throws(GRPCStatus) -> RPCMethod.JSONInput in
+                    .query(try FormQuery.items(in: request.path))
+                }
+            } else if let route = routes[path] {
                 route(request, responder)
             } else {
                 responder.respond(status: 404, headers: [("content-type", "text/plain")], body: Array("not found: \(path)\n".utf8))
@@ -296,8 +279,11 @@ public final class RPCServer: Sendable {
         }
     }
 
-    private func handleQueryGET(_ request: HTTP2Request, form: JSONForm, label: String, _ responder: HTTP2Responder) {
-        let started = ContinuousClock.now
+    /// The call set-up every JSON form shares: metrics, the method's JSON side, authorization,
+    /// reading the input, running the method, and the Connect answer.
+    private func handleJSON(_ request: HTTP2Request, method: RPCMethod?, label: String, started: ContinuousClock.Instant,
+                            deadline: ContinuousClock.Instant?, _ responder: HTTP2Responder,
+                            input: () throws(GRPCStatus) -> RPCMethod.JSONInput) {
         let requestID = request.header("x-request-id") ?? RequestID.next().description
         let metrics = series(label)
         let finish: @Sendable (GRPCStatus, [UInt8]?) -> Void = { [telemetry] status, body in
@@ -305,32 +291,23 @@ public final class RPCServer: Sendable {
             telemetry.finished(metrics, status: status, since: started, requestID: requestID)
         }
         telemetry.started(metrics)
-        guard let method = methods[form.path] else {
-            finish(GRPCStatus(.unimplemented, "this server does not serve \(form.path)"), nil)
+        guard let method, let endpoint = method.json else {
+            finish(GRPCStatus(.unimplemented, "\(label) has no JSON form; use gRPC"), nil)
             return
         }
         if let refusal = authorize(method, request.header("authorization")) {
             finish(refusal, nil)
             return
         }
-        let message: [UInt8]
-        do {
-            message = try form.request(try FormQuery.items(in: request.path))
-        } catch {
-            finish(GRPCStatus(describing: error), nil)
+        let decoded: RPCMethod.JSONInput
+        do throws(GRPCStatus) { decoded = try input() } catch {
+            finish(error, nil)
             return
         }
-        let context = CallContext(requestID: requestID, deadline: nil, responder: responder)
-        Self.invoke(method, form: form, message: message, context: context, finish: finish)
-    }
-
-    /// Runs a JSON call's method and answers with the response message's JSON.
-    private static func invoke(_ method: RPCMethod, form: JSONForm, message: [UInt8], context: CallContext,
-                               finish: @escaping @Sendable (GRPCStatus, [UInt8]?) -> Void) {
-        method.invoke([message[...]], context) { result in
+        let context = CallContext(requestID: requestID, deadline: deadline, responder: responder, format: .json)
+        endpoint.invoke(decoded, context) { result in
             switch result {
-            case .success(let bytes):
-                do { finish(.ok, try form.responseJSON(bytes)) } catch { finish(GRPCStatus(describing: error), nil) }
+            case .success(let bytes): finish(.ok, bytes)
             case .failure(let status): finish(status, nil)
             }
         }
@@ -380,48 +357,5 @@ enum GRPCResponses {
     /// A response that is only HEADERS (with END_STREAM): how gRPC reports an error before any message.
     static func trailersOnly(_ status: GRPCStatus) -> [HTTP2HeaderField] {
         headers + trailers(status)
-    }
-}
-
-/// The JSON forms of the client-facing methods: how a JSON body or a GET query string becomes the
-/// request message, and how the response message becomes JSON.
-enum JSONForm {
-    case suggest
-    case search
-
-    static func forMethod(_ path: String) -> JSONForm? {
-        switch path {
-        case Typeahead_V1_TypeaheadService.suggest.path: .suggest
-        case Typeahead_V1_TypeaheadService.search.path: .search
-        default: nil
-        }
-    }
-
-    var path: String {
-        switch self {
-        case .suggest: Typeahead_V1_TypeaheadService.suggest.path
-        case .search: Typeahead_V1_TypeaheadService.search.path
-        }
-    }
-
-    func request(_ object: [String: Any]) throws(GRPCStatus) -> [UInt8] {
-        switch self {
-        case .suggest: try JSONRequests.suggest(object).serializedBytes()
-        case .search: try JSONRequests.search(object).serializedBytes()
-        }
-    }
-
-    func request(_ items: [URLQueryItem]) throws(GRPCStatus) -> [UInt8] {
-        switch self {
-        case .suggest: try JSONRequests.suggest(query: items).serializedBytes()
-        case .search: try JSONRequests.search(query: items).serializedBytes()
-        }
-    }
-
-    func responseJSON(_ bytes: [UInt8]) throws(GRPCStatus) -> [UInt8] {
-        switch self {
-        case .suggest: ResponseJSON.suggest(try RPCMethod.decode(Typeahead_V1_SuggestResponse.self, bytes[...]))
-        case .search: ResponseJSON.search(try RPCMethod.decode(Typeahead_V1_SearchResponse.self, bytes[...]))
-        }
     }
 }

@@ -1,19 +1,19 @@
 import Analysis
 import Storage
 
-/// Turning a plan's matches into the ``SuggestResponse`` (presented for a client, or as one
+/// Turning a plan's matches into the ``SuggestAnswer`` (presented for a client, or as one
 /// shard's part of a merged answer).
 extension SuggestContext {
-    /// The response for the matches a plan gathered: entries as hits, the best completions with
-    /// their spellings, category suggestions with their counts.
-    func respond(_ acc: SuggestAccumulator, in txn: borrowing ReadTransaction) throws -> SuggestResponse {
-        var response = SuggestResponse()
+    /// The answer for the matches a plan gathered: entries as hits viewed in the map, the best
+    /// completions with their spellings, category suggestions with their counts.
+    func respond(_ acc: SuggestAccumulator, in txn: borrowing ReadTransaction) throws -> SuggestAnswer {
+        var response = SuggestAnswer()
         var words = query.complete + (query.partial.map { [$0] } ?? [])
         let presenter = form == .presented ? Presenter(query, analyzer: analyzer) : nil
-        response.entries.reserveCapacity(acc.entries.items.count)
+        response.hits.reserveCapacity(acc.entries.items.count)
         for item in acc.entries.items {
             guard let doc = try generation.document(item.docnum, in: txn) else { continue }
-            response.entries.append(try HitBuilder.hit(doc, key: item.key, words: &words, form: form))
+            response.hits.append(try HitBuilder.hit(doc, key: item.key, words: &words, form: form))
         }
         if acc.wantsCompletions {
             let ranked = acc.completions.sorted { a, b in

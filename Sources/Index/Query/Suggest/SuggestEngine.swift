@@ -23,7 +23,7 @@ struct SuggestEngine {
     /// Between them they answer every query, exactly.
     static let exactPlans: [any SuggestPlan.Type] = [AllEntriesPlan.self, PartialWordPlan.self, GeneralPlan.self]
 
-    func suggest(_ request: SuggestRequest, in txn: borrowing ReadTransaction) throws -> SuggestResponse {
+    func suggest(_ request: SuggestRequest, in txn: borrowing ReadTransaction) throws -> SuggestAnswer {
         try Self.validate(request.limits)
         let query = try PreparedQuery(text: request.text, tokens: request.tokens, typos: request.typos, analyzer: analyzer)
         var matchingCategories: [[UInt8]: Int] = [:]
