@@ -6,8 +6,11 @@
 //   CLMDB     -> Storage     (LMDB environments, transactions, cursors)
 //   CUTF8Proc -> Analysis    (normalisation and word splitting)
 //   CYAJL     -> Catalog     (JSON Lines catalog parsing and validation)
+//   Caching   (bounded striped caches: a generation's term walks, a node's encoded answers)
 //   Index     (catalog model, on-disk trie, postings, ranking, suggest/search, generations)
-//   Wire      (the API's messages: generated protobuf codec from proto/, conversions, JSON mapping)
+//   Wire      (the API's messages: generated protobuf codec from proto/, gRPC framing and status,
+//             the JSON mapping, response encoders; nothing of the engine)
+//   WireConversions (Index types <-> wire messages: what a node, a coordinator and the CLI share)
 //   CNghttp2, CHTTPParser, CSystem -> HTTP2 (sans-I/O HTTP/2 sessions, epoll event loops, server
 //             and client; an HTTP/1.1 fallback on the server for operators' tools)
 //   Observability (structured logs, Prometheus metrics; injected, never chosen by libraries)
@@ -43,29 +46,32 @@ let package = Package(
         .target(name: "Storage", dependencies: ["CLMDB"]),
         .target(name: "Analysis", dependencies: ["CUTF8Proc"]),
         .target(name: "Catalog", dependencies: ["CYAJL"]),
-        .target(name: "Index", dependencies: ["Storage", "Analysis", "Catalog"], exclude: ["Semantics.md"]),
-        .target(name: "Wire", dependencies: ["Index", "Catalog"]),
+        .target(name: "Caching"),
+        .target(name: "Index", dependencies: ["Storage", "Analysis", "Catalog", "Caching"], exclude: ["Semantics.md"]),
+        .target(name: "Wire"),
+        .target(name: "WireConversions", dependencies: ["Index", "Catalog", "Wire"]),
         .target(name: "HTTP2", dependencies: ["CNghttp2", "CHTTPParser", "CSystem"]),
         .target(name: "RPC", dependencies: ["Wire", "HTTP2", "Observability"]),
-        .target(name: "Node", dependencies: ["Index", "Wire", "RPC", "Catalog", "Observability"]),
+        .target(name: "Node", dependencies: ["Index", "Wire", "WireConversions", "RPC", "Catalog", "Observability", "Caching"]),
         .target(name: "Load", dependencies: ["Catalog", "Wire", "HTTP2", "RPC"]),
         .target(name: "Benchmarks", dependencies: ["Index", "Catalog", "Analysis", "CSQLite", "Load"]),
         .target(name: "Observability"),
         .target(name: "Cluster"),
-        .target(name: "Coordinator", dependencies: ["Index", "Wire", "Cluster", "HTTP2", "RPC", "Observability"]),
+        .target(name: "Coordinator", dependencies: ["Index", "Wire", "WireConversions", "Cluster", "HTTP2", "RPC", "Observability"]),
         .target(name: "Launcher", dependencies: ["Index", "Catalog", "Cluster", "HTTP2"]),
-        .target(name: "Admin", dependencies: ["Index", "Catalog", "Cluster", "Wire", "RPC", "HTTP2"]),
-        .executableTarget(name: "typeahead", dependencies: ["Index", "Catalog", "Wire", "Node", "RPC", "Cluster", "Coordinator", "Launcher", "Admin", "Benchmarks", "Load"]),
+        .target(name: "Admin", dependencies: ["Index", "Catalog", "Cluster", "Wire", "WireConversions", "RPC", "HTTP2"]),
+        .executableTarget(name: "typeahead", dependencies: ["Index", "Catalog", "Wire", "WireConversions", "Node", "RPC", "Cluster", "Coordinator", "Launcher", "Admin", "Benchmarks", "Load"]),
 
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "AnalysisTests", dependencies: ["Analysis"]),
         .testTarget(name: "CatalogTests", dependencies: ["Catalog"]),
-        .testTarget(name: "IndexTests", dependencies: ["Index", "Catalog", "Analysis", "Storage", "TestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["Wire", "Index", "TestSupport"]),
-        .testTarget(name: "WireTests", dependencies: ["Wire", "Index"], exclude: ["Fixtures"]),
+        .testTarget(name: "IndexTests", dependencies: ["Index", "Catalog", "Analysis", "Storage", "Caching", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["Wire", "WireConversions", "Index", "TestSupport"]),
+        .testTarget(name: "WireTests", dependencies: ["Wire", "WireConversions", "Index", "Catalog"], exclude: ["Fixtures"]),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2"]),
-        .testTarget(name: "NodeTests", dependencies: ["Node", "Index", "Wire", "TestSupport"], exclude: ["python"]),
+        .testTarget(name: "NodeTests", dependencies: ["Node", "Index", "Wire", "RPC", "Observability", "TestSupport"], exclude: ["python"]),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
+        .testTarget(name: "CachingTests", dependencies: ["Caching"]),
         .testTarget(name: "ClusterTests", dependencies: ["Cluster"]),
         .testTarget(name: "AdminTests", dependencies: ["Admin", "Launcher", "Load", "Cluster", "Catalog", "RPC", "HTTP2", "Wire", "TestSupport"]),
         .testTarget(name: "RPCTests", dependencies: ["RPC", "HTTP2", "Wire", "Observability"]),

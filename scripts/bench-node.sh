@@ -39,16 +39,6 @@ wait_ready() {  # $1 URL
 }
 ticks_per_second="$(getconf CLK_TCK)"
 
-node_port="$(free_port)"
-taskset -c 0 "$binary" node --dir "$work/shard" --listen "127.0.0.1:$node_port" --threads 1 --log-format logfmt \
-  2> "$work/node.log" &
-node_pid=$!
-pids+=("$node_pid")
-wait_ready "http://127.0.0.1:$node_port/readyz"
-
-mkdir -p "$work/requests"
-python3 scripts/bench/node-requests.py proto "$work/requests" "127.0.0.1:$node_port" "${keystrokes[@]}" > "$work/requests.txt"
-
 # Runs h2load; appends per-request latencies (µs) to $work/latency-$2.txt; prints "requests seconds".
 run_h2load() {  # $1 label, $2 log name, then h2load arguments
   local label="$1" name="$2"; shift 2
@@ -74,32 +64,56 @@ percentiles() {  # file of µs values -> "p50 p99" in ms
 
 # --- typeahead node: every keystroke, loaded
 echo "catalog $catalog_name ($(wc -l < "$work/catalog.jsonl") entries), ${#keystrokes[@]} keystrokes x $per_query requests, h2load -c $clients -m $streams" >&2
-total_requests=0 total_seconds=0 total_bytes=0
-cpu_before="$(cpu_ticks "$node_pid")"
-while read -r file bytes entries; do
-  read -r n s < <(run_h2load "$(basename "$file") ($bytes B, $entries entries)" node \
-    -H 'content-type: application/grpc' -H 'te: trailers' -d "$file" "http://127.0.0.1:$node_port/typeahead.v1.Typeahead/Suggest")
-  total_requests=$((total_requests + n))
-  total_seconds="$(awk -v a="$total_seconds" -v b="$s" 'BEGIN { print a + b }')"
-  total_bytes=$((total_bytes + bytes))
-done < "$work/requests.txt"
-cpu_after="$(cpu_ticks "$node_pid")"
-node_rps="$(awk -v n="$total_requests" -v s="$total_seconds" 'BEGIN { printf "%.0f", n / s }')"
-node_cpu="$(awk -v t=$((cpu_after - cpu_before)) -v hz="$ticks_per_second" -v n="$total_requests" 'BEGIN { printf "%.2f", t / hz / n * 1e6 }')"
-read -r node_p50 node_p99 < <(percentiles "$work/latency-node.txt")
-mean_bytes=$((total_bytes / $(wc -l < "$work/requests.txt")))
 
-# --- unloaded round trip: one client, one stream at a time
-: > "$work/latency-rtt.txt"
-middle="$(sed -n "$(( ($(wc -l < "$work/requests.txt") + 1) / 2 ))p" "$work/requests.txt" | awk '{ print $1 }')"
-rm -f "$work/log"
-out="$(taskset -c 1 h2load -n 5000 -c 1 -m 1 --log-file "$work/log" -H 'content-type: application/grpc' -H 'te: trailers' \
-  -d "$middle" "http://127.0.0.1:$node_port/typeahead.v1.Typeahead/Suggest" 2>&1)"
-echo "$out" | grep -E "^time for request:" | sed "s/^/  [unloaded] /" >&2
-awk -F'\t' '{ print $3 }' "$work/log" > "$work/latency-rtt.txt"
-read -r rtt_p50 rtt_p99 < <(percentiles "$work/latency-rtt.txt")
+# One node run: every keystroke loaded, then the unloaded round trip. Sets node_rps, node_cpu,
+# node_p50, node_p99, rtt_p50, rtt_p99 and (first run) $work/requests.txt.
+run_node() {  # $1 label, then extra `typeahead node` arguments
+  local label="$1"; shift
+  node_port="$(free_port)"
+  taskset -c 0 "$binary" node --dir "$work/shard" --listen "127.0.0.1:$node_port" --threads 1 --log-format logfmt "$@" \
+    2> "$work/node.log" &
+  node_pid=$!
+  pids+=("$node_pid")
+  wait_ready "http://127.0.0.1:$node_port/readyz"
+  if [ ! -s "$work/requests.txt" ]; then
+    mkdir -p "$work/requests"
+    python3 scripts/bench/node-requests.py proto "$work/requests" "127.0.0.1:$node_port" "${keystrokes[@]}" > "$work/requests.txt"
+  fi
+  echo "$label: catalog $catalog_name ($(wc -l < "$work/catalog.jsonl") entries), ${#keystrokes[@]} keystrokes x $per_query requests, h2load -c $clients -m $streams" >&2
+  : > "$work/latency-node.txt"
+  local total_requests=0 total_seconds=0 total_bytes=0 cpu_before cpu_after n s file bytes entries out middle
+  cpu_before="$(cpu_ticks "$node_pid")"
+  while read -r file bytes entries; do
+    read -r n s < <(run_h2load "$(basename "$file") ($bytes B, $entries entries)" node \
+      -H 'content-type: application/grpc' -H 'te: trailers' -d "$file" "http://127.0.0.1:$node_port/typeahead.v1.Typeahead/Suggest")
+    total_requests=$((total_requests + n))
+    total_seconds="$(awk -v a="$total_seconds" -v b="$s" 'BEGIN { print a + b }')"
+    total_bytes=$((total_bytes + bytes))
+  done < "$work/requests.txt"
+  cpu_after="$(cpu_ticks "$node_pid")"
+  node_rps="$(awk -v n="$total_requests" -v s="$total_seconds" 'BEGIN { printf "%.0f", n / s }')"
+  node_cpu="$(awk -v t=$((cpu_after - cpu_before)) -v hz="$ticks_per_second" -v n="$total_requests" 'BEGIN { printf "%.2f", t / hz / n * 1e6 }')"
+  read -r node_p50 node_p99 < <(percentiles "$work/latency-node.txt")
+  mean_bytes=$((total_bytes / $(wc -l < "$work/requests.txt")))
+  node_requests=$total_requests
 
-kill "$node_pid"; wait "$node_pid" 2>/dev/null || true
+  # Unloaded round trip: one client, one stream at a time.
+  middle="$(sed -n "$(( ($(wc -l < "$work/requests.txt") + 1) / 2 ))p" "$work/requests.txt" | awk '{ print $1 }')"
+  rm -f "$work/log"
+  out="$(taskset -c 1 h2load -n 5000 -c 1 -m 1 --log-file "$work/log" -H 'content-type: application/grpc' -H 'te: trailers' \
+    -d "$middle" "http://127.0.0.1:$node_port/typeahead.v1.Typeahead/Suggest" 2>&1)"
+  echo "$out" | grep -E "^time for request:" | sed "s/^/  [unloaded] /" >&2
+  awk -F'\t' '{ print $3 }' "$work/log" > "$work/latency-rtt.txt"
+  read -r rtt_p50 rtt_p99 < <(percentiles "$work/latency-rtt.txt")
+  rtt_mean="$(awk '{ s += $1 } END { printf "%.3f", s / NR / 1000 }' "$work/latency-rtt.txt")"
+
+  kill "$node_pid"; wait "$node_pid" 2>/dev/null || true
+}
+
+run_node "answer cache on (default)"
+cached=("$node_rps" "$node_p50" "$node_p99" "$node_cpu" "$rtt_p50" "$rtt_mean")
+run_node "answer cache off" --answer-cache-mb 0
+uncached=("$node_rps" "$node_p50" "$node_p99" "$node_cpu" "$rtt_p50" "$rtt_mean")
 
 # --- nghttpd: a static file of the mean response size, same settings and pinning
 start_nghttpd "$mean_bytes"
@@ -115,9 +129,18 @@ peer_rps="$(awk -v n="$peer_requests" -v s="$peer_seconds" 'BEGIN { printf "%.0f
 peer_cpu="$(awk -v t=$((cpu_after - cpu_before)) -v hz="$ticks_per_second" -v n="$peer_requests" 'BEGIN { printf "%.2f", t / hz / n * 1e6 }')"
 read -r peer_p50 peer_p99 < <(percentiles "$work/latency-peer.txt")
 
-printf '\n%-22s %12s %10s %10s %14s\n' "server" "requests/s" "p50 ms" "p99 ms" "CPU µs/request"
-printf '%-22s %12s %10s %10s %14s\n' "typeahead node" "$node_rps" "$node_p50" "$node_p99" "$node_cpu"
-printf '%-22s %12s %10s %10s %14s\n' "nghttpd (static)" "$peer_rps" "$peer_p50" "$peer_p99" "$peer_cpu"
-echo "node / nghttpd: throughput $(awk -v a="$node_rps" -v b="$peer_rps" 'BEGIN { printf "%.2f", a / b }'), CPU per request $(awk -v a="$node_cpu" -v b="$peer_cpu" 'BEGIN { printf "%.2f", a / b }')x"
-echo "unloaded round trip (h2load -c 1 -m 1, 5000 Suggests): p50 ${rtt_p50} ms, p99 ${rtt_p99} ms"
-echo "(mean Suggest response ${mean_bytes} bytes; $total_requests node requests, $peer_requests nghttpd requests)"
+# Unloaded nghttpd round trip, same settings as the node's.
+rm -f "$work/log"
+taskset -c 1 h2load -n 5000 -c 1 -m 1 --log-file "$work/log" "http://127.0.0.1:$peer_port/suggest" >/dev/null 2>&1
+peer_rtt_mean="$(awk -F'\t' '{ s += $3 } END { printf "%.3f", s / NR / 1000 }' "$work/log")"
+
+printf '\n%-30s %12s %10s %10s %14s %16s\n' "server" "requests/s" "p50 ms" "p99 ms" "CPU µs/request" "unloaded mean ms"
+printf '%-30s %12s %10s %10s %14s %16s\n' "node, answer cache on" "${cached[0]}" "${cached[1]}" "${cached[2]}" "${cached[3]}" "${cached[5]}"
+printf '%-30s %12s %10s %10s %14s %16s\n' "node, answer cache off" "${uncached[0]}" "${uncached[1]}" "${uncached[2]}" "${uncached[3]}" "${uncached[5]}"
+printf '%-30s %12s %10s %10s %14s %16s\n' "nghttpd (static)" "$peer_rps" "$peer_p50" "$peer_p99" "$peer_cpu" "$peer_rtt_mean"
+ratios() {  # $1 label, $2 requests/s, $3 CPU µs, $4 unloaded mean ms
+  echo "$1 / nghttpd: throughput $(awk -v a="$2" -v b="$peer_rps" 'BEGIN { printf "%.2f", a / b }')x, CPU per request $(awk -v a="$3" -v b="$peer_cpu" 'BEGIN { printf "%.2f", a / b }')x, unloaded mean $(awk -v a="$4" -v b="$peer_rtt_mean" 'BEGIN { printf "%.2f", a / b }')x"
+}
+ratios "node, answer cache on" "${cached[0]}" "${cached[3]}" "${cached[5]}"
+ratios "node, answer cache off" "${uncached[0]}" "${uncached[3]}" "${uncached[5]}"
+echo "(mean Suggest response ${mean_bytes} bytes; $node_requests node requests per run, $peer_requests nghttpd requests)"

@@ -4,6 +4,7 @@ import Foundation
 import Index
 import Synchronization
 import Wire
+import WireConversions
 
 /// The admin commands besides reindex: status, updates routed to their shard, rollback, dropping
 /// a generation, compaction. Each reports every replica it could not reach or change, since a

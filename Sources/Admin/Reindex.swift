@@ -4,6 +4,7 @@ import Foundation
 import Index
 import Synchronization
 import Wire
+import WireConversions
 
 /// A zero-downtime full reindex of a live cluster: `typeahead admin reindex --catalog FILE`.
 ///

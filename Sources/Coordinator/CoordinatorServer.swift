@@ -7,6 +7,7 @@ import Observability
 import RPC
 import Synchronization
 import Wire
+import WireConversions
 
 /// The client-facing side of a cluster: serves `typeahead.v1.Typeahead` (Suggest, Search; gRPC,
 /// JSON and the GET forms, exactly as one node does) by fanning every call out to one replica of

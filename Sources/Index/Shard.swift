@@ -175,6 +175,19 @@ public final class Shard: Sendable {
         try suggest(request, form: form, generation: number, shouldStop: shouldStop) { try $0.materialized() }
     }
 
+    /// What a read of the current generation (or the one named) would see, as two numbers: equal
+    /// versions mean equal answers, so a server may key a cache of answers by it. Every write
+    /// (an upsert, a delete, in this process or another) commits a transaction and changes it; an
+    /// activation or rollback changes the generation.
+    ///
+    /// A read made after this call sees this version or a later one; an answer computed for a
+    /// version is therefore never older than it.
+    public func readVersion(generation number: Int? = nil) throws -> ReadVersion {
+        if let number { try Self.checkGenerationNumber(number) }
+        let generation = try generation(number)
+        return ReadVersion(generation: generation.number, transaction: generation.environment.lastCommittedTransaction)
+    }
+
     /// The same answer, handed to `answer` inside the read transaction that found it, with its hits
     /// viewed in the memory map: how a server encodes a response without materialising it. The
     /// ``SuggestAnswer`` and its hits are valid only inside `answer`.

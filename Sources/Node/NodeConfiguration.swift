@@ -12,6 +12,9 @@ public struct NodeConfiguration: Sendable {
     /// Searches (and other slower reads) running at once; more are refused with RESOURCE_EXHAUSTED
     /// rather than queued without bound.
     public var searchConcurrency = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
+    /// Bytes of encoded Suggest answers kept for the next caller asking the same (see
+    /// `SuggestAnswers`: exact, keyed by the data version read); 0 turns the cache off.
+    public var answerCacheBytes = 64 << 20
     /// Queued writes beyond this are refused with RESOURCE_EXHAUSTED.
     public var writeQueueLimit = 64
     /// Fault injection for benchmarks and chaos tests, off by default: this share (0…1) of shard

@@ -5,6 +5,7 @@ import Observability
 import RPC
 import Synchronization
 import Wire
+import WireConversions
 
 /// One shard served over HTTP/2: the client-facing `typeahead.v1.Typeahead` service and the
 /// internal `typeahead.v1.Shard` service (``Services``), with everything ``RPCServer`` adds (JSON,
@@ -26,6 +27,8 @@ public final class NodeServer: Sendable {
     public let configuration: NodeConfiguration
     public let shard: Shard
     public let telemetry: ServerTelemetry
+    /// Suggest answers, encoded from the map and cached.
+    let answers: SuggestAnswers
     private let rpc = Mutex<RPCServer?>(nil)
     private let readPool = DispatchQueue(label: "typeahead.node.reads", qos: .userInitiated, attributes: .concurrent)
     private let writer = DispatchQueue(label: "typeahead.node.writer", qos: .userInitiated)
@@ -49,6 +52,7 @@ public final class NodeServer: Sendable {
         self.shard = shard
         self.configuration = configuration
         self.telemetry = telemetry
+        answers = SuggestAnswers(cacheBytes: configuration.answerCacheBytes, registry: telemetry.registry)
         Self.registerGauges(of: shard, in: telemetry.registry)
     }
 

@@ -2,6 +2,7 @@ import Catalog
 import Index
 import RPC
 import Wire
+import WireConversions
 
 /// The node's RPCs: the client-facing `typeahead.v1.Typeahead` service (presented answers) and the
 /// internal `typeahead.v1.Shard` service (shard parts, updates, generations), both over one `Shard`.
@@ -9,15 +10,13 @@ enum Services {
     static func methods(node: NodeServer, name: String) -> [RPCMethod] {
         let shard = node.shard
         return [
-            // Written from the memory map into the response bytes, in the call's format.
+            // Written from the memory map into the response bytes, in the call's format (or from
+            // the answer cache).
             .unaryEncoding(Typeahead_V1_TypeaheadService.suggest, access: .read, json: .suggest) { request, context, reply in
                 node.run(.inline, reply) {
                     let suggest = try SuggestRequest(request)
                     return try index(context) {
-                        try shard.suggest(suggest, shouldStop: context.shouldStop) { answer in
-                            try SuggestAnswerEncoding.encode(answer, format: context.format, session: request.session, revision: request.revision,
-                                                             shards: .singleNode(generation: shard.currentGeneration))
-                        }
+                        try node.answers.answer(request, suggest, format: context.format, shard: shard, shouldStop: context.shouldStop)
                     }
                 }
             },

@@ -1,6 +1,6 @@
 import Index
-import RPC
 import Wire
+import WireConversions
 
 /// A node's hits as the wire encoders read them (``EntryHitFields``): straight from the index's
 /// memory map, inside the read transaction of ``Shard/suggest(_:form:generation:shouldStop:answer:)``.
@@ -25,20 +25,5 @@ struct StoredHit: EntryHitFields {
 
     func forEachHighlight(_ body: (UInt32, UInt32) -> Void) {
         for highlight in view.highlights { body(UInt32(clamping: highlight.start), UInt32(clamping: highlight.end)) }
-    }
-}
-
-/// The node's presented Suggest answer in the call's format, written from the answer's views.
-enum SuggestAnswerEncoding {
-    static func encode(_ answer: borrowing SuggestAnswer, format: WireFormat, session: String, revision: UInt64,
-                       shards: Typeahead_V1_ShardStatus) throws -> [UInt8] {
-        // The small sections go through their messages; only the hits are written from the map.
-        let rest = Typeahead_V1_SuggestResponse(SuggestResponse(categories: answer.categories, completions: answer.completions),
-                                                session: session, revision: revision, shards: shards)
-        let hits = StoredHits(hits: answer.hits)
-        switch format {
-        case .protobuf: return try ResponseProto.suggest(entries: hits, rest: rest)
-        case .json: return try ResponseJSON.suggest(entries: hits, rest: rest)
-        }
     }
 }

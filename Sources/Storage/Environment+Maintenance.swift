@@ -56,6 +56,17 @@ extension Environment {
         )
     }
 
+    /// The id of the last committed write transaction, by this or any other process: it changes
+    /// with every commit, so two reads that see the same id see the same data. Cheap and lock-free
+    /// (`mdb_env_info` reads the newer of the two meta pages in the map), so a reader may call it
+    /// per request to key a cache of answers.
+    public var lastCommittedTransaction: Int {
+        var info = MDB_envinfo()
+        // mdb_env_info fails only on a null argument.
+        guard mdb_env_info(handle, &info) == MDB_SUCCESS else { return -1 }
+        return info.me_last_txnid
+    }
+
     /// The longest key LMDB accepts, in bytes (511 for the default build); also the limit for
     /// values in ``DatabaseFlags/duplicateSort`` databases.
     public var maxKeySize: Int {

@@ -7,7 +7,8 @@ import RPC
 enum NodeCommand {
     static let help = """
     usage: typeahead node --dir DIR [--listen HOST:PORT] [--admin-token-file F] [--read-token-file F]
-                          [--threads N] [--max-message-bytes N] [--log-format logfmt|json] [--port-file F]
+                          [--threads N] [--max-message-bytes N] [--answer-cache-mb N]
+                          [--log-format logfmt|json] [--port-file F]
 
     Serves one shard over HTTP/2 (cleartext, prior knowledge): gRPC on the typeahead.v1.Typeahead,
     typeahead.v1.Shard and grpc.health.v1.Health services; the same client methods as JSON (POST
@@ -23,6 +24,9 @@ enum NodeCommand {
       --read-token-file F      also require a bearer token for reads
       --threads N              event-loop threads (default: one per core)
       --max-message-bytes N    largest request message (default 4194304)
+      --answer-cache-mb N      megabytes of encoded Suggest answers kept for callers asking the
+                               same again (default 64; 0 turns it off). Exact: answers are kept
+                               per data version, and any write or activation retires them
       --log-format F           logfmt (default) or json, one line per event on standard error
       --port-file F            write the bound port to F once serving (for --listen HOST:0)
       --fault-stall P:MS       fault injection for benchmarks and chaos tests: answer P percent of
@@ -32,7 +36,7 @@ enum NodeCommand {
     static func run(_ argv: [String]) throws -> Int32 {
         let args = try Arguments(argv, command: "node", flags: [],
                                  options: ["--dir", "--listen", "--admin-token-file", "--read-token-file", "--threads",
-                                           "--max-message-bytes", "--log-format", "--port-file", "--fault-stall"])
+                                           "--max-message-bytes", "--answer-cache-mb", "--log-format", "--port-file", "--fault-stall"])
         if args.wantsHelp { print(help); return 0 }
         guard args.positionals.isEmpty else {
             throw UsageError(description: "typeahead node: unexpected argument \"\(args.positionals[0])\"")
@@ -42,6 +46,7 @@ enum NodeCommand {
         configuration.server.threads = try args.integer("--threads", default: configuration.server.threads, range: 1...256)
         configuration.server.maximumMessageBytes = try args.integer("--max-message-bytes", default: configuration.server.maximumMessageBytes,
                                                                     range: 1024...(256 << 20))
+        configuration.answerCacheBytes = try args.integer("--answer-cache-mb", default: configuration.answerCacheBytes >> 20, range: 0...65_536) << 20
         configuration.server.adminToken = try Tokens.read(file: args.value("--admin-token-file"), environment: "TYPEAHEAD_ADMIN_TOKEN", command: "node")
         configuration.server.readToken = try Tokens.read(file: args.value("--read-token-file"), environment: nil, command: "node")
         let format = try args.choice("--log-format", default: LogFormatChoice.logfmt)

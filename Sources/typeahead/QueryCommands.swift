@@ -3,6 +3,7 @@ import Foundation
 import Index
 import Load
 import Wire
+import WireConversions
 
 /// Options shared by suggest and search.
 enum QueryOptions {

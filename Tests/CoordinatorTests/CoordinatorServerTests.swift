@@ -7,6 +7,7 @@ import Index
 import RPC
 import TestSupport
 import Wire
+import WireConversions
 import XCTest
 
 /// A coordinator in front of real nodes on loopback: exactness over the wire, partial answers,

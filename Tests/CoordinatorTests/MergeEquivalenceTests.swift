@@ -17,6 +17,7 @@ import Foundation
 import Index
 import TestSupport
 import Wire
+import WireConversions
 import XCTest
 
 final class MergeEquivalenceTests: XCTestCase {

@@ -10,6 +10,7 @@ import RPC
 import Synchronization
 import TestSupport
 import Wire
+import WireConversions
 import XCTest
 #if canImport(Glibc)
 import Glibc

@@ -1,14 +1,17 @@
 import Catalog
 import Index
+import Observability
+import RPC
 @testable import Node
 import TestSupport
 import Wire
+import WireConversions
 import XCTest
 
-/// The node writes its Suggest answers straight from the memory map (`SuggestAnswerEncoding`);
+/// The node writes its Suggest answers straight from the memory map (`SuggestAnswers`);
 /// the bytes must be exactly those of the materialised response encoded by the generated code
 /// (protobuf) and by `ResponseJSON` from the message (JSON), over random catalogs and keystrokes.
-final class SuggestAnswerEncodingTests: XCTestCase {
+final class SuggestAnswersTests: XCTestCase {
     func testAnswersWrittenFromTheMapEqualTheMaterialisedResponse() throws {
         var checked = 0
         for seed in 0..<6 as Range<UInt64> {
@@ -25,18 +28,65 @@ final class SuggestAnswerEncodingTests: XCTestCase {
                 let session = rng.chance(0.3) ? "s-\(rng.int(0...9))" : ""
                 let revision = UInt64(rng.int(0...3))
                 let expected = Typeahead_V1_SuggestResponse(try shard.suggest(request), session: session, revision: revision, shards: shards)
-                let proto = try shard.suggest(request) { answer in
-                    try SuggestAnswerEncoding.encode(answer, format: .protobuf, session: session, revision: revision, shards: shards)
-                }
+                let generation = shard.currentGeneration!
+                let proto = SuggestAnswers.closing(try SuggestAnswers.opening(request, format: .protobuf, shard: shard, generation: generation,
+                                                                              shouldStop: nil),
+                                                   format: .protobuf, session: session, revision: revision, shards: shards)
                 XCTAssertEqual(proto, expected.serializedBytes(), "protobuf for \(request)")
-                let json = try shard.suggest(request) { answer in
-                    try SuggestAnswerEncoding.encode(answer, format: .json, session: session, revision: revision, shards: shards)
-                }
+                let json = SuggestAnswers.closing(try SuggestAnswers.opening(request, format: .json, shard: shard, generation: generation,
+                                                                             shouldStop: nil),
+                                                  format: .json, session: session, revision: revision, shards: shards)
                 XCTAssertEqual(String(decoding: json, as: UTF8.self), String(decoding: ResponseJSON.suggest(expected), as: UTF8.self),
                                "JSON for \(request)")
                 checked += 1
             }
         }
         XCTAssertEqual(checked, 900)
+    }
+}
+
+/// The answer cache serves exactly what a fresh query answers: across repeats, sessions,
+/// revisions and both formats, and after every write (upserts and deletes move the data version).
+final class SuggestAnswerCacheTests: XCTestCase {
+    func testCachedAnswersEqualFreshOnesAcrossWrites() throws {
+        var rng = SeededGenerator(seed: 0xCAC4E)
+        var catalog = RandomCatalog(vocabularySize: 20, rng: &rng)
+        var entries = catalog.randomEntries(80, &rng)
+        let directory = TemporaryDirectory("typeahead-answer-cache")
+        let shard = try Shard(directory: directory.path)
+        try shard.build(from: entries, parameters: IndexParameters())
+        let registry = MetricsRegistry()
+        let answers = SuggestAnswers(cacheBytes: 8 << 20, registry: registry)
+        let uncached = SuggestAnswers(cacheBytes: 0, registry: MetricsRegistry())
+        // A small pool of requests, asked again and again, so most asks are repeats.
+        let pool = Workload.suggestRequests(entries: entries, categories: catalog.categories, vocabulary: catalog.vocabulary,
+                                            count: 40, &rng)
+        var writes = 0
+        for round in 0..<600 {
+            if round % 50 == 49 {
+                let (upserts, deletes) = catalog.randomUpdateBatch(&rng, current: entries)
+                if !upserts.isEmpty { _ = try shard.upsert(upserts) }
+                if !deletes.isEmpty { _ = try shard.delete(ids: deletes) }
+                var byID = Dictionary(entries.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+                for entry in upserts { byID[entry.id] = entry }
+                for id in deletes { byID[id] = nil }
+                entries = Array(byID.values)
+                writes += 1
+            }
+            let request = rng.pick(pool)
+            var message = Typeahead_V1_SuggestRequest(request)
+            message.session = rng.chance(0.5) ? "session-\(rng.int(0...5))" : ""
+            message.revision = UInt64(rng.int(0...9))
+            let format: WireFormat = rng.chance(0.5) ? .protobuf : .json
+            let cached = try answers.answer(message, request, format: format, shard: shard, shouldStop: { false })
+            let fresh = try uncached.answer(message, request, format: format, shard: shard, shouldStop: { false })
+            XCTAssertEqual(cached, fresh, "round \(round), \(format), \(request)")
+        }
+        XCTAssertGreaterThan(writes, 0)
+        let exposition = registry.exposition()
+        let hits = exposition.split(separator: "\n").first { $0.hasPrefix("typeahead_answer_cache_hits_total ") }
+        let count = hits.flatMap { Double($0.split(separator: " ")[1]) } ?? 0
+        // 50 asks per data version over 80 keys (40 requests, 2 formats): about a quarter repeat.
+        XCTAssertGreaterThan(count, 100, "asks repeat earlier ones: \(exposition)")
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Index
 import XCTest
 @testable import Wire
+import WireConversions
 
 final class ConversionTests: XCTestCase {
     // MARK: Requests

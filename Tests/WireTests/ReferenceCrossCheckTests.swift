@@ -2,6 +2,7 @@ import Foundation
 import Index
 import XCTest
 @testable import Wire
+import WireConversions
 
 /// Checks the Swift encoding against Google's protobuf library (Python, `grpcio-tools` +
 /// `protobuf`), driven through `Fixtures/crosscheck.py`:

@@ -1,6 +1,7 @@
 import Index
 import RPC
 import Wire
+import WireConversions
 
 /// The shards' results of one fan-out turned into the client's answer: every shard answer decoded
 /// and checked (it must come from the pinned generation), merged, presented for the client's text,

@@ -2,6 +2,7 @@ import HTTP2
 import Index
 import RPC
 import Wire
+import WireConversions
 
 /// The query path of a coordinator: Suggest and Search, from the client's message to the merged,
 /// presented answer. Holds every loop's state in an immutable array, so a call finds its loop's

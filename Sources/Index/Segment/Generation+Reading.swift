@@ -72,7 +72,7 @@ extension Generation {
             _ = try nameRegions(matching: word, terms: &listed, in: txn)
             base = listed ?? []
         } else if word.budget > 0 {
-            let key = TermMatchCache<[(term: [UInt8], distance: Int)]>.Key(word: word.scalars, budget: word.budget, prefixMode: false)
+            let key = TermMatchCache.Key(word: word.scalars, budget: word.budget, prefixMode: false)
             base = try termMatches.value(key) {
                 guard let trie = try txn.get(schema.termTrie, PackedTrie.key) else { return [] }
                 var automaton = word.termAutomaton
@@ -103,7 +103,7 @@ extension Generation {
         }
         // One walk lists both, and the cache keeps both: the plans that need regions and those that
         // need terms (completions, the general plan's narrowing) then share one walk per keystroke.
-        let key = TermMatchCache<TermRegions>.Key(word: word.scalars, budget: word.budget, prefixMode: true)
+        let key = TermMatchCache.Key(word: word.scalars, budget: word.budget, prefixMode: true)
         let found = try termRegions.value(key) {
             guard let trie = try txn.get(schema.termTrie, PackedTrie.key) else { return TermRegions(regions: [], terms: []) }
             var automaton = word.termAutomaton

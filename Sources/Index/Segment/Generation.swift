@@ -1,3 +1,4 @@
+import Caching
 import Foundation
 import Storage
 import Synchronization
@@ -17,8 +18,8 @@ final class Generation: Sendable {
     let parameters: TrieParameters
     /// Typo-tolerant walks of the base term trie, remembered (see ``TermMatchCache``): the terms
     /// a complete word matches, and a partial word's regions with their terms.
-    let termMatches = TermMatchCache<[(term: [UInt8], distance: Int)]>(size: { $0.count })
-    let termRegions = TermMatchCache<TermRegions>(size: { $0.regions.count + $0.terms.count })
+    let termMatches: StripedCache<TermMatchCache.Key, [(term: [UInt8], distance: Int)]> = TermMatchCache.make(size: { $0.count })
+    let termRegions: StripedCache<TermMatchCache.Key, TermRegions> = TermMatchCache.make(size: { $0.regions.count + $0.terms.count })
 
     init(number: Int, path: String, readOnly: Bool) throws {
         self.number = number

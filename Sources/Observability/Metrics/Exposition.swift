@@ -37,8 +37,8 @@ enum Exposition {
                 appendSample(name + "_sum", histogram.labelNames, values, format(s.sum), to: &out)
                 appendSample(name + "_count", histogram.labelNames, values, String(cumulative.last!), to: &out)
             }
-        case .callbackGauge(let help, let read):
-            appendHeader(name: name, help: help, type: "gauge", to: &out)
+        case .callback(let help, let type, let read):
+            appendHeader(name: name, help: help, type: type.rawValue, to: &out)
             appendSample(name, [], [], format(read()), to: &out)
         }
     }

@@ -29,7 +29,8 @@ public final class MetricsRegistry: Sendable {
         case counter(Counter)
         case gauge(Gauge)
         case histogram(Histogram)
-        case callbackGauge(help: String, read: @Sendable () -> Double)
+        /// A value read at each scrape, exposed as a gauge or (monotonic) as a counter.
+        case callback(help: String, type: CallbackType, read: @Sendable () -> Double)
     }
 
     private let families = Mutex<[String: Family]>([:])
@@ -102,9 +103,25 @@ public final class MetricsRegistry: Sendable {
     /// `read` runs on the scraping thread, outside the registry's lock (so it may itself use the
     /// registry), and should be quick. Registering a name twice traps.
     public func gauge(name: String, help: String, _ read: @escaping @Sendable () -> Double) {
+        registerCallback(name: name, help: help, type: .gauge, read)
+    }
+
+    /// Registers a counter whose value `read` computes at each ``exposition()``: for totals kept
+    /// elsewhere (a cache's hits). `read` must never decrease; otherwise as ``gauge(name:help:_:)``.
+    public func counter(name: String, help: String, _ read: @escaping @Sendable () -> Double) {
+        registerCallback(name: name, help: help, type: .counter, read)
+    }
+
+    /// How a callback series is exposed.
+    enum CallbackType: String {
+        case gauge
+        case counter
+    }
+
+    private func registerCallback(name: String, help: String, type: CallbackType, _ read: @escaping @Sendable () -> Double) {
         let _: Void = register(name: name, labelNames: []) { existing in
             guard existing == nil else { Self.clash(name) }
-            return (.callbackGauge(help: help, read: read), ())
+            return (.callback(help: help, type: type, read: read), ())
         }
     }
 

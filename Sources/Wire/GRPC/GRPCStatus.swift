@@ -1,4 +1,8 @@
-import Index
+/// An error that knows the status it answers with (an index failure, say, whose module the wire
+/// layer does not depend on: the conformance lives where the two meet).
+public protocol GRPCStatusConvertible: Error {
+    var grpcStatus: GRPCStatus { get }
+}
 
 /// A gRPC status: the outcome of a call, sent in the `grpc-status` and `grpc-message` trailers.
 ///
@@ -23,18 +27,6 @@ public struct GRPCStatus: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { message.isEmpty ? "\(code)" : "\(code): \(message)" }
 
-    /// The status an index failure answers with.
-    public init(_ error: IndexError) {
-        switch error.code {
-        case .invalidArgument: self.init(.invalidArgument, error.message)
-        case .notFound: self.init(.notFound, error.message)
-        case .failedPrecondition: self.init(.failedPrecondition, error.message)
-        case .dataLoss: self.init(.dataLoss, error.message)
-        case .internal: self.init(.internal, error.message)
-        case .cancelled: self.init(.cancelled, error.message)
-        }
-    }
-
     /// A malformed message is the caller's fault.
     public init(_ error: ProtoError) {
         self.init(.invalidArgument, "malformed request message: \(error)")
@@ -44,7 +36,7 @@ public struct GRPCStatus: Error, Sendable, Hashable, CustomStringConvertible {
     public init(describing error: any Error) {
         switch error {
         case let status as GRPCStatus: self = status
-        case let index as IndexError: self.init(index)
+        case let convertible as any GRPCStatusConvertible: self = convertible.grpcStatus
         case let proto as ProtoError: self.init(proto)
         default: self.init(.internal, "\(error)")
         }

@@ -31,6 +31,14 @@ public struct JSONWriter: Sendable {
         bytes.reserveCapacity(capacity)
     }
 
+    /// Continues `text`, an object opened and given at least one member but not yet closed (a
+    /// response's first part kept in a cache, its last members written per call).
+    public init(continuingObject text: [UInt8]) {
+        bytes = text
+        depth = 1
+        hasMember = 1
+    }
+
     // MARK: Containers
 
     public mutating func beginObject() { open(UInt8(ascii: "{")) }

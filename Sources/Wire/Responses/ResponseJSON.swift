@@ -1,5 +1,3 @@
-import Index
-
 /// The proto3 JSON mapping (lowerCamelCase field names) of the client-facing responses, i.e. of
 /// `typeahead.v1.SuggestResponse` and `typeahead.v1.SearchResponse` in `proto/typeahead/v1/
 /// typeahead.proto`, written with ``JSONWriter`` straight from the fields. Hits come through
@@ -27,7 +25,15 @@ public enum ResponseJSON {
     /// A Suggest response whose entries come from `entries` and every other field from `rest`
     /// (whose own `entries` are ignored).
     public static func suggest<Hits: EntryHitList>(entries: Hits, rest response: Typeahead_V1_SuggestResponse) throws(Hits.Hit.Failure) -> [UInt8] {
-        var json = JSONWriter(reservingCapacity: 256 + 320 * entries.count)
+        suggestClosing(try suggestOpening(entries: entries, rest: response), session: response.session, revision: response.revision,
+                       shards: response.shards)
+    }
+
+    /// A Suggest response's JSON up to its per-call members: the object opened, `entries`,
+    /// `categories` and `completions` written, not closed. (What a node keeps in its answer cache:
+    /// the same for every caller asking the same, whatever their session.)
+    public static func suggestOpening<Hits: EntryHitList>(entries: Hits, rest response: Typeahead_V1_SuggestResponse) throws(Hits.Hit.Failure) -> [UInt8] {
+        var json = JSONWriter(reservingCapacity: 320 + 320 * entries.count)
         json.beginObject()
         json.key("entries")
         try write(entries, to: &json)
@@ -45,9 +51,16 @@ public enum ResponseJSON {
         json.array(response.completions) { json, completion in
             json.object { json in json.key("text"); json.string(completion.text) }
         }
-        if !response.session.isEmpty { json.key("session"); json.string(response.session) }
-        if response.revision != 0 { json.key("revision"); json.string(String(response.revision)) }
-        if let shards = response.shards { json.key("shards"); write(shards, to: &json) }
+        return json.bytes
+    }
+
+    /// `opening` (from ``suggestOpening(entries:rest:)``) completed with the per-call members and
+    /// closed, ending in a line feed.
+    public static func suggestClosing(_ opening: [UInt8], session: String, revision: UInt64, shards: Typeahead_V1_ShardStatus?) -> [UInt8] {
+        var json = JSONWriter(continuingObject: opening)
+        if !session.isEmpty { json.key("session"); json.string(session) }
+        if revision != 0 { json.key("revision"); json.string(String(revision)) }
+        if let shards { json.key("shards"); write(shards, to: &json) }
         json.endObject()
         json.newline()
         return json.bytes
@@ -73,10 +86,6 @@ public enum ResponseJSON {
         json.newline()
         return json.bytes
     }
-
-    /// The CLI's answers, from Index types.
-    public static func suggest(_ response: SuggestResponse) -> [UInt8] { suggest(Typeahead_V1_SuggestResponse(response)) }
-    public static func search(_ response: SearchResponse) -> [UInt8] { search(Typeahead_V1_SearchResponse(response)) }
 
     private static func write<Hits: EntryHitList>(_ hits: Hits, to json: inout JSONWriter) throws(Hits.Hit.Failure) {
         json.beginArray()

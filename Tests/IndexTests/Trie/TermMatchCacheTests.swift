@@ -1,39 +1,43 @@
+import Caching
 @testable import Index
 import XCTest
 
 final class TermMatchCacheTests: XCTestCase {
-    typealias Cache = TermMatchCache<[Int]>
+    typealias Key = TermMatchCache.Key
 
-    func key(_ n: Int, budget: Int = 1) -> Cache.Key {
-        Cache.Key(word: [UInt32(n)], budget: budget, prefixMode: false)
+    func key(_ n: Int, budget: Int = 1) -> Key {
+        Key(word: [UInt32(n)], budget: budget, prefixMode: false)
     }
+
+    func makeCache() -> StripedCache<Key, [Int]> { TermMatchCache.make(size: { $0.count }) }
 
     /// A second ask of the same key is answered from the cache; a different budget or mode is
     /// another key.
     func testRemembersByEveryPartOfTheKey() {
-        let cache = Cache(size: { $0.count })
+        let cache = makeCache()
         var computed = 0
         XCTAssertEqual(cache.value(key(1)) { computed += 1; return [1] }, [1])
         XCTAssertEqual(cache.value(key(1)) { computed += 1; return [2] }, [1])
         XCTAssertEqual(cache.value(key(1, budget: 2)) { computed += 1; return [3] }, [3])
-        XCTAssertEqual(cache.value(Cache.Key(word: [1], budget: 1, prefixMode: true)) { computed += 1; return [4] }, [4])
+        XCTAssertEqual(cache.value(Key(word: [1], budget: 1, prefixMode: true)) { computed += 1; return [4] }, [4])
         XCTAssertEqual(computed, 3)
     }
 
     /// Results over the size limit are returned but not kept; the number of entries stays bounded.
     func testBounded() {
-        let cache = Cache(size: { $0.count })
+        let cache = makeCache()
         var computed = 0
-        let big = Array(repeating: 0, count: Cache.maximumSize + 1)
+        let big = Array(repeating: 0, count: cache.maximumCost + 1)
         _ = cache.value(key(7)) { computed += 1; return big }
         _ = cache.value(key(7)) { computed += 1; return big }
         XCTAssertEqual(computed, 2)
 
-        let total = Cache.stripes * Cache.entriesPerStripe * 3
+        let kept = 16 * cache.entriesPerStripe
+        let total = kept * 3
         for n in 0..<total { _ = cache.value(key(1000 + n)) { [n] } }
         var misses = 0
         for n in 0..<total { _ = cache.value(key(1000 + n)) { misses += 1; return [n] } }
-        // At most stripes × entriesPerStripe survive; the rest are computed again.
-        XCTAssertGreaterThanOrEqual(misses, total - Cache.stripes * Cache.entriesPerStripe)
+        // At most 16 stripes × entriesPerStripe survive; the rest are computed again.
+        XCTAssertGreaterThanOrEqual(misses, total - kept)
     }
 }

@@ -1,4 +1,5 @@
 import Index
+import Wire
 
 // Requests: wire message ⇄ Index request. Message → Index validates (enums, limits, token kinds)
 // and throws `IndexError` (`.invalidArgument`, naming the proto field); Index → message cannot fail

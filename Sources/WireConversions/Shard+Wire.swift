@@ -1,5 +1,6 @@
 import Catalog
 import Index
+import Wire
 
 // The Shard API: Index types ⇄ wire messages, lossless in both directions where the Index type can
 // be built from outside the module. Message → Index validates what a misbehaving node or

@@ -1,4 +1,5 @@
 import Index
+import Wire
 
 // Responses, client form: Index response → wire message. The client API carries no rank keys,
 // term spellings or typo counts (those are in the Shard API's Ranked* messages), so this direction

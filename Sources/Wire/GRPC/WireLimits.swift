@@ -1,7 +1,5 @@
-import Index
-
 /// The request limits `proto/typeahead/v1/*.proto` documents, enforced when a message becomes an
-/// Index request. (The Index module checks its own limits again; checking here too gives errors
+/// Index request (by `WireConversions`). (The Index module checks its own limits again; checking here too gives errors
 /// that name the proto field, and refuses what the Index types cannot represent.)
 public enum WireLimits {
     /// `SuggestRequest.text`, `SearchRequest.text`: bytes of UTF-8.
@@ -20,9 +18,4 @@ public enum WireLimits {
     public static let maximumBatch = 1000
     /// `DeleteRequest.ids`: bytes per id.
     public static let maximumIdBytes = 256
-}
-
-/// An INVALID_ARGUMENT error naming the proto field (`tokens[2].kind`).
-func invalid(_ field: String, _ problem: String) -> IndexError {
-    IndexError(.invalidArgument, "\(field): \(problem)")
 }

@@ -1,0 +1,130 @@
+import Synchronization
+
+/// A bounded, striped, first-in-first-out cache of computed values: what a server keeps so that the
+/// next request asking the same is answered without the work.
+///
+/// Bounded twice per stripe: by entries and by the summed ``cost`` of its values (bytes, say), and
+/// a single value over ``maximumCost`` is never kept. When an insert would pass either bound, the
+/// oldest entries of its stripe go first. First in, first out rather than least recently used: a
+/// hit then costs one dictionary look-up under the lock and no bookkeeping, and on the workloads
+/// served here (keystrokes, words being typed) the two keep nearly the same entries.
+///
+/// Striped: a key's hash picks one of `stripes` independent parts, each with its own lock, so
+/// threads asking at once rarely meet on one lock; each lock is held for a look-up or an insert,
+/// never while a value is computed (two threads missing the same key at once both compute it,
+/// and the first insert wins).
+///
+/// ```swift
+/// let cache = StripedCache<String, [UInt8]>(stripes: 16, entriesPerStripe: 1024, costPerStripe: 4 << 20,
+///                                           maximumCost: 64 << 10, cost: { $0.count })
+/// let bytes = cache.value("red sh") { encode(answer("red sh")) }
+/// ```
+public final class StripedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    public let entriesPerStripe: Int
+    public let costPerStripe: Int
+    public let maximumCost: Int
+    private let cost: @Sendable (Value) -> Int
+    private let stripes: [Stripe]
+
+    /// - Parameters:
+    ///   - entriesPerStripe: at least 1.
+    ///   - costPerStripe: the summed cost a stripe may hold.
+    ///   - maximumCost: values costing more are returned but not kept (at most `costPerStripe`).
+    public init(stripes: Int, entriesPerStripe: Int, costPerStripe: Int = .max, maximumCost: Int = .max,
+                cost: @escaping @Sendable (Value) -> Int = { _ in 1 }) {
+        precondition(stripes >= 1 && entriesPerStripe >= 1 && costPerStripe >= 0, "a cache needs room")
+        self.entriesPerStripe = entriesPerStripe
+        self.costPerStripe = costPerStripe
+        self.maximumCost = min(maximumCost, costPerStripe)
+        self.cost = cost
+        self.stripes = (0..<stripes).map { _ in Stripe(capacity: entriesPerStripe) }
+    }
+
+    private final class Stripe: Sendable {
+        struct State {
+            var entries: [Key: (value: Value, cost: Int)] = [:]
+            /// Keys in insertion order, a ring of `capacity` slots from `head`.
+            var order: [Key?]
+            var head = 0
+            var count = 0
+            var cost = 0
+            var hits: UInt64 = 0
+            var misses: UInt64 = 0
+        }
+        let state: Mutex<State>
+        init(capacity: Int) { state = Mutex(State(order: Array(repeating: nil, count: capacity))) }
+    }
+
+    private func stripe(_ key: Key) -> Stripe {
+        stripes[Int(UInt(bitPattern: key.hashValue) % UInt(stripes.count))]
+    }
+
+    /// The cached value of `key`, if any.
+    public func cached(_ key: Key) -> Value? {
+        stripe(key).state.withLock { state in
+            if let entry = state.entries[key] {
+                state.hits &+= 1
+                return entry.value
+            }
+            state.misses &+= 1
+            return nil
+        }
+    }
+
+    /// Keeps `value` for `key` (unless it costs more than ``maximumCost``, or the key is kept already).
+    public func insert(_ value: Value, for key: Key) {
+        let valueCost = cost(value)
+        guard valueCost <= maximumCost else { return }
+        stripe(key).state.withLock { state in
+            guard state.entries[key] == nil else { return }
+            let capacity = state.order.count
+            while state.count == capacity || (state.count > 0 && state.cost + valueCost > costPerStripe) {
+                let oldest = state.order[state.head]!
+                state.order[state.head] = nil
+                state.head = (state.head + 1) % capacity
+                state.count -= 1
+                state.cost -= state.entries.removeValue(forKey: oldest)?.cost ?? 0
+            }
+            state.order[(state.head + state.count) % capacity] = key
+            state.count += 1
+            state.cost += valueCost
+            state.entries[key] = (value, valueCost)
+        }
+    }
+
+    /// The cached value of `key`, or `compute()`'s (then kept).
+    public func value(_ key: Key, compute: () throws -> Value) rethrows -> Value {
+        if let hit = cached(key) { return hit }
+        let found = try compute()
+        insert(found, for: key)
+        return found
+    }
+
+    /// Empties every stripe (the counters stay).
+    public func removeAll() {
+        for stripe in stripes {
+            stripe.state.withLock { state in
+                state.entries.removeAll(keepingCapacity: true)
+                state.order = Array(repeating: nil, count: state.order.count)
+                state.head = 0
+                state.count = 0
+                state.cost = 0
+            }
+        }
+    }
+
+    /// Entries, summed cost, hits and misses over every stripe (for metrics; each stripe is read
+    /// under its lock, the sum is not one instant's).
+    public func statistics() -> (entries: Int, cost: Int, hits: UInt64, misses: UInt64) {
+        var total = (entries: 0, cost: 0, hits: UInt64(0), misses: UInt64(0))
+        for stripe in stripes {
+            stripe.state.withLock { state in
+                total.entries += state.count
+                total.cost += state.cost
+                total.hits &+= state.hits
+                total.misses &+= state.misses
+            }
+        }
+        return total
+    }
+}

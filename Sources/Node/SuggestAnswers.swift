@@ -1,0 +1,103 @@
+import Caching
+import Index
+import Observability
+import RPC
+import Wire
+import WireConversions
+
+/// The node's presented Suggest answers, encoded in the call's format straight from the memory
+/// map, and kept in a bounded cache of encoded answers.
+///
+/// Why a cache: every keystroke of every person is a request, and people type the same prefixes
+/// ("p", "py", "pyt" …); a kept answer costs a hash and a copy instead of a query.
+///
+/// Exact: an answer is kept under the ``ReadVersion`` it was computed at (the generation and its
+/// last committed transaction, which every write of any process changes), the format, and the
+/// request without its session and revision. So a kept answer is only ever served for the same
+/// request reading the same data, and a write or an activation makes every older entry
+/// unreachable (it then ages out). What is kept is the answer up to its per-call fields; the
+/// session, revision and shard status are appended per call (they are the last fields of the
+/// message, and the JSON object's last members), so callers of different sessions share entries.
+///
+/// Bounded by bytes (``NodeConfiguration/answerCacheBytes``; 0 turns it off), striped, FIFO (see
+/// ``StripedCache``). Counted in `typeahead_answer_cache_*` metrics.
+final class SuggestAnswers: Sendable {
+    struct Key: Hashable, Sendable {
+        var version: ReadVersion
+        var format: WireFormat
+        /// The request's protobuf encoding with `session` and `revision` cleared.
+        var request: [UInt8]
+    }
+
+    /// An entry's cost beyond its bytes: the key and the bookkeeping, roughly.
+    static let entryOverhead = 160
+    private let cache: StripedCache<Key, [UInt8]>?
+
+    init(cacheBytes: Int, registry: MetricsRegistry) {
+        let stripes = 16
+        guard cacheBytes >= stripes * 4096 else {
+            cache = nil
+            return
+        }
+        let cache = StripedCache<Key, [UInt8]>(stripes: stripes, entriesPerStripe: max(64, cacheBytes / stripes / 512),
+                                               costPerStripe: cacheBytes / stripes, maximumCost: 256 << 10,
+                                               cost: { $0.count + Self.entryOverhead })
+        self.cache = cache
+        registry.counter(name: "typeahead_answer_cache_hits_total", help: "Suggest answers served from the answer cache.") {
+            Double(cache.statistics().hits)
+        }
+        registry.counter(name: "typeahead_answer_cache_misses_total", help: "Suggest answers computed (not in the answer cache).") {
+            Double(cache.statistics().misses)
+        }
+        registry.gauge(name: "typeahead_answer_cache_entries", help: "Suggest answers kept in the answer cache.") {
+            Double(cache.statistics().entries)
+        }
+        registry.gauge(name: "typeahead_answer_cache_bytes", help: "Bytes the answer cache holds, overhead included.") {
+            Double(cache.statistics().cost)
+        }
+    }
+
+    /// The encoded presented answer to `message` (already converted to `request`).
+    func answer(_ message: Typeahead_V1_SuggestRequest, _ request: SuggestRequest, format: WireFormat, shard: Shard,
+                shouldStop: @escaping @Sendable () -> Bool) throws -> [UInt8] {
+        let version = try shard.readVersion()
+        let opening: [UInt8]
+        if let cache {
+            var keyed = message
+            keyed.session = ""
+            keyed.revision = 0
+            let key = Key(version: version, format: format, request: keyed.serializedBytes())
+            opening = try cache.value(key) { try Self.opening(request, format: format, shard: shard, generation: version.generation, shouldStop: shouldStop) }
+        } else {
+            opening = try Self.opening(request, format: format, shard: shard, generation: version.generation, shouldStop: shouldStop)
+        }
+        return Self.closing(opening, format: format, session: message.session, revision: message.revision,
+                            shards: .singleNode(generation: version.generation))
+    }
+
+    /// The answer's encoding up to its per-call fields, computed from the generation read.
+    static func opening(_ request: SuggestRequest, format: WireFormat, shard: Shard, generation: Int,
+                        shouldStop: (@Sendable () -> Bool)?) throws -> [UInt8] {
+        try shard.suggest(request, generation: generation, shouldStop: shouldStop) { answer in
+            // The small sections go through their messages; only the hits are written from the map.
+            let rest = Typeahead_V1_SuggestResponse(SuggestResponse(categories: answer.categories, completions: answer.completions))
+            let hits = StoredHits(hits: answer.hits)
+            switch format {
+            case .protobuf: return try ResponseProto.suggest(entries: hits, rest: rest)
+            case .json: return try ResponseJSON.suggestOpening(entries: hits, rest: rest)
+            }
+        }
+    }
+
+    /// `opening` with the per-call fields: in protobuf the message's last three fields, appended;
+    /// in JSON the object's last members and its end.
+    static func closing(_ opening: [UInt8], format: WireFormat, session: String, revision: UInt64,
+                        shards: Typeahead_V1_ShardStatus) -> [UInt8] {
+        switch format {
+        case .protobuf:
+            return opening + Typeahead_V1_SuggestResponse(session: session, revision: revision, shards: shards).serializedBytes()
+        case .json:
+            return ResponseJSON.suggestClosing(opening, session: session, revision: revision, shards: shards)
+        }
+    }
+}

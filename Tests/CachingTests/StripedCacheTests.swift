@@ -1,0 +1,85 @@
+import Caching
+import XCTest
+
+final class StripedCacheTests: XCTestCase {
+    func testKeepsComputedValuesAndCountsHitsAndMisses() {
+        let cache = StripedCache<Int, String>(stripes: 4, entriesPerStripe: 8)
+        var computed = 0
+        for _ in 0..<3 {
+            XCTAssertEqual(cache.value(7) { computed += 1; return "seven" }, "seven")
+        }
+        XCTAssertEqual(computed, 1)
+        XCTAssertNil(cache.cached(8))
+        let statistics = cache.statistics()
+        XCTAssertEqual(statistics.entries, 1)
+        XCTAssertEqual(statistics.hits, 2)
+        XCTAssertEqual(statistics.misses, 2)  // the first value(7) and cached(8)
+    }
+
+    /// One stripe, so the order of eviction is observable: oldest first, by count and by cost.
+    func testEvictsTheOldestWhenEitherBoundWouldBePassed() {
+        let byCount = StripedCache<Int, Int>(stripes: 1, entriesPerStripe: 3)
+        for key in 0..<5 { byCount.insert(key, for: key) }
+        XCTAssertEqual((0..<5).map { byCount.cached($0) }, [nil, nil, 2, 3, 4])
+
+        let byCost = StripedCache<Int, [UInt8]>(stripes: 1, entriesPerStripe: 100, costPerStripe: 10, maximumCost: 8,
+                                                cost: { $0.count })
+        byCost.insert([UInt8](repeating: 0, count: 4), for: 1)
+        byCost.insert([UInt8](repeating: 0, count: 4), for: 2)
+        byCost.insert([UInt8](repeating: 0, count: 9), for: 3)  // over maximumCost: not kept
+        XCTAssertNil(byCost.cached(3))
+        XCTAssertEqual(byCost.statistics().cost, 8)
+        byCost.insert([UInt8](repeating: 0, count: 5), for: 4)  // 8 + 5 > 10: key 1 goes
+        XCTAssertNil(byCost.cached(1))
+        XCTAssertNotNil(byCost.cached(2))
+        XCTAssertNotNil(byCost.cached(4))
+        XCTAssertEqual(byCost.statistics().cost, 9)
+        byCost.removeAll()
+        XCTAssertEqual(byCost.statistics().entries, 0)
+        XCTAssertEqual(byCost.statistics().cost, 0)
+        byCost.insert([1], for: 5)
+        XCTAssertEqual(byCost.cached(5), [1])
+    }
+
+    /// Against a model: a dictionary plus an insertion-order list, bounded the same way.
+    func testMatchesAFirstInFirstOutModel() {
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<20 {
+            let capacity = Int.random(in: 1...6, using: &random)
+            let budget = Int.random(in: 1...20, using: &random)
+            let cache = StripedCache<Int, Int>(stripes: 1, entriesPerStripe: capacity, costPerStripe: budget, cost: { $0 })
+            var model: [(key: Int, cost: Int)] = []
+            for _ in 0..<200 {
+                let key = Int.random(in: 0..<10, using: &random)
+                let value = Int.random(in: 1...8, using: &random)
+                if Bool.random(using: &random) {
+                    XCTAssertEqual(cache.cached(key) != nil, model.contains { $0.key == key })
+                } else {
+                    cache.insert(value, for: key)
+                    if value <= budget, !model.contains(where: { $0.key == key }) {
+                        while model.count == capacity || (!model.isEmpty && model.reduce(0) { $0 + $1.cost } + value > budget) {
+                            model.removeFirst()
+                        }
+                        model.append((key, value))
+                    }
+                }
+                XCTAssertEqual(cache.statistics().entries, model.count)
+                XCTAssertEqual(cache.statistics().cost, model.reduce(0) { $0 + $1.cost })
+            }
+        }
+    }
+
+    func testConcurrentUseKeepsTheBounds() {
+        let cache = StripedCache<Int, [UInt8]>(stripes: 8, entriesPerStripe: 16, costPerStripe: 200, cost: { $0.count })
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            for i in 0..<5000 {
+                let key = (i * 7 + thread) % 300
+                let value = cache.value(key) { [UInt8](repeating: UInt8(key % 256), count: key % 40) }
+                XCTAssertEqual(value, [UInt8](repeating: UInt8(key % 256), count: key % 40))
+            }
+        }
+        let statistics = cache.statistics()
+        XCTAssertLessThanOrEqual(statistics.entries, 8 * 16)
+        XCTAssertLessThanOrEqual(statistics.cost, 8 * 200)
+    }
+}
