@@ -282,10 +282,11 @@ public final class CoordinatorServer: Sendable {
 
     private func methods(_ router: QueryRouter) -> [RPCMethod] {
         [
-            .unary(Typeahead_V1_TypeaheadService.suggest, access: .read, json: .suggest) { message, context, reply in
+            // Answers are written from the shards' bytes in the call's format.
+            .unaryEncoding(Typeahead_V1_TypeaheadService.suggest, access: .read, json: .suggest) { message, context, reply in
                 router.suggest(message, context, reply)
             },
-            .unary(Typeahead_V1_TypeaheadService.search, access: .read, json: .search) { message, context, reply in
+            .unaryEncoding(Typeahead_V1_TypeaheadService.search, access: .read, json: .search) { message, context, reply in
                 router.search(message, context, reply)
             },
             .unary(Typeahead_V1_ClusterService.status, access: .admin) { [self] message, context, reply in

@@ -27,15 +27,15 @@ enum Services {
                     return Typeahead_V1_SearchResponse(response, shards: .singleNode(generation: shard.currentGeneration))
                 }
             },
-            .unary(Typeahead_V1_ShardService.shardSuggest, access: .read) { request, context, reply in
+            // Written from the memory map (or the answer cache), like the client's Suggest.
+            .unaryEncoding(Typeahead_V1_ShardService.shardSuggest, access: .read) { request, context, reply in
                 node.run(.inline, stallable: true, reply) {
                     guard let message = request.request else { throw GRPCStatus(.invalidArgument, "request is required") }
                     let suggest = try SuggestRequest(message)
                     let pinned = request.generation == 0 ? nil : Int(clamping: request.generation)
-                    let response = try index(context) {
-                        try shard.suggest(suggest, form: .shardPart, generation: pinned, shouldStop: context.shouldStop)
+                    return try index(context) {
+                        try node.answers.shardAnswer(message, suggest, pinned: pinned, shard: shard, shouldStop: context.shouldStop)
                     }
-                    return Typeahead_V1_ShardSuggestResponse(response, generation: UInt64(pinned ?? shard.currentGeneration ?? 0))
                 }
             },
             .unary(Typeahead_V1_ShardService.shardSearch, access: .read) { request, context, reply in

@@ -23,10 +23,23 @@ import WireConversions
 /// ``StripedCache``). Counted in `typeahead_answer_cache_*` metrics.
 final class SuggestAnswers: Sendable {
     struct Key: Hashable, Sendable {
+        init(version: ReadVersion, form: Form, request: Typeahead_V1_SuggestRequest) {
+            self.version = version
+            self.form = form
+            self.request = request.serializedBytes()
+        }
+
         var version: ReadVersion
-        var format: WireFormat
+        var form: Form
         /// The request's protobuf encoding with `session` and `revision` cleared.
         var request: [UInt8]
+    }
+
+    /// Which answer is kept: a client's (`Typeahead/Suggest`) in a format, or a shard's part of a
+    /// cluster's (`Shard/ShardSuggest`, protobuf only).
+    enum Form: Hashable, Sendable {
+        case presented(WireFormat)
+        case shardPart
     }
 
     /// An entry's cost beyond its bytes: the key and the bookkeeping, roughly.
@@ -61,18 +74,37 @@ final class SuggestAnswers: Sendable {
     func answer(_ message: Typeahead_V1_SuggestRequest, _ request: SuggestRequest, format: WireFormat, shard: Shard,
                 shouldStop: @escaping @Sendable () -> Bool) throws -> [UInt8] {
         let version = try shard.readVersion()
-        let opening: [UInt8]
-        if let cache {
-            var keyed = message
-            keyed.session = ""
-            keyed.revision = 0
-            let key = Key(version: version, format: format, request: keyed.serializedBytes())
-            opening = try cache.value(key) { try Self.opening(request, format: format, shard: shard, generation: version.generation, shouldStop: shouldStop) }
-        } else {
-            opening = try Self.opening(request, format: format, shard: shard, generation: version.generation, shouldStop: shouldStop)
+        var keyed = message
+        keyed.session = ""
+        keyed.revision = 0
+        let opening = try cached(Key(version: version, form: .presented(format), request: keyed)) {
+            try Self.opening(request, format: format, shard: shard, generation: version.generation, shouldStop: shouldStop)
         }
         return Self.closing(opening, format: format, session: message.session, revision: message.revision,
                             shards: .singleNode(generation: version.generation))
+    }
+
+    /// The encoded `ShardSuggestResponse` to `message` (`request`, read from the generation
+    /// `pinned`, or the current one), written from the map like a client's answer, and cached
+    /// alike (it has no per-call fields).
+    func shardAnswer(_ message: Typeahead_V1_SuggestRequest, _ request: SuggestRequest, pinned: Int?, shard: Shard,
+                     shouldStop: @escaping @Sendable () -> Bool) throws -> [UInt8] {
+        let version = try shard.readVersion(generation: pinned)
+        return try cached(Key(version: version, form: .shardPart, request: message)) {
+            try shard.suggest(request, form: .shardPart, generation: version.generation, shouldStop: shouldStop) { answer in
+                let rest = Typeahead_V1_ShardSuggestResponse(SuggestResponse(categories: answer.categories, completions: answer.completions,
+                                                                             categoriesTruncated: answer.categoriesTruncated),
+                                                             generation: UInt64(version.generation))
+                return try ResponseProto.shardSuggest(entries: StoredHits(hits: answer.hits), ranks: answer.hits.map { Typeahead_V1_RankKey($0.rank) },
+                                                      rest: rest)
+            }
+        }
+    }
+
+    /// The kept bytes for `key`, or `compute()`'s (then kept).
+    private func cached(_ key: Key, _ compute: () throws -> [UInt8]) rethrows -> [UInt8] {
+        guard let cache else { return try compute() }
+        return try cache.value(key, compute: compute)
     }
 
     /// The answer's encoding up to its per-call fields, computed from the generation read.

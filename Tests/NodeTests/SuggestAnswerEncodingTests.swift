@@ -24,6 +24,8 @@ final class SuggestAnswersTests: XCTestCase {
             let requests = Workload.suggestRequests(entries: entries, categories: catalog.categories,
                                                          vocabulary: catalog.vocabulary, count: 150, &rng)
             let shards = Typeahead_V1_ShardStatus.singleNode(generation: shard.currentGeneration)
+            let cached = SuggestAnswers(cacheBytes: 4 << 20, registry: MetricsRegistry())
+            let uncached = SuggestAnswers(cacheBytes: 0, registry: MetricsRegistry())
             for request in requests {
                 let session = rng.chance(0.3) ? "s-\(rng.int(0...9))" : ""
                 let revision = UInt64(rng.int(0...3))
@@ -38,6 +40,13 @@ final class SuggestAnswersTests: XCTestCase {
                                                   format: .json, session: session, revision: revision, shards: shards)
                 XCTAssertEqual(String(decoding: json, as: UTF8.self), String(decoding: ResponseJSON.suggest(expected), as: UTF8.self),
                                "JSON for \(request)")
+                // A shard's part of a cluster's answer, cached or not.
+                let part = Typeahead_V1_ShardSuggestResponse(try shard.suggest(request, form: .shardPart), generation: UInt64(generation))
+                for answers in [uncached, cached] {
+                    let written = try answers.shardAnswer(Typeahead_V1_SuggestRequest(request), request, pinned: rng.chance(0.5) ? generation : nil,
+                                                          shard: shard, shouldStop: { false })
+                    XCTAssertEqual(written, part.serializedBytes(), "shard part for \(request)")
+                }
                 checked += 1
             }
         }

@@ -89,3 +89,79 @@ final class ResponseEncodingTests: XCTestCase {
     }
 }
 
+
+/// The merge-side views of shard answers read what the generated decoder reads, and their hits
+/// write what the decoded hits write.
+final class ShardResponseViewTests: XCTestCase {
+    func testViewsReadWhatTheGeneratedDecoderReads() throws {
+        for seed in 0..<300 as Range<UInt64> {
+            var random = Randomizer(seed: 7700 + seed)
+            let suggest = random.shardSuggestResponse()
+            let bytes = suggest.serializedBytes()
+            let view = try ShardSuggestResponseView(bytes)
+            let decoded = try Typeahead_V1_ShardSuggestResponse(serializedBytes: bytes)
+            XCTAssertEqual(view.generation, decoded.generation)
+            XCTAssertEqual(view.categoriesTruncated, decoded.categoriesTruncated)
+            XCTAssertEqual(view.categories, decoded.categories)
+            XCTAssertEqual(view.completions, decoded.completions)
+            try assertSameEntries(view.entries, decoded.entries, seed: seed)
+
+            let search = random.shardSearchResponse()
+            let searchBytes = search.serializedBytes()
+            let searchView = try ShardSearchResponseView(searchBytes)
+            let searchDecoded = try Typeahead_V1_ShardSearchResponse(serializedBytes: searchBytes)
+            XCTAssertEqual(searchView.totalHits, searchDecoded.totalHits)
+            XCTAssertEqual(searchView.facets, searchDecoded.facets)
+            XCTAssertEqual(searchView.nextPageToken, searchDecoded.nextPageToken)
+            XCTAssertEqual(searchView.generation, searchDecoded.generation)
+            try assertSameEntries(searchView.hits, searchDecoded.hits, seed: seed)
+        }
+    }
+
+    private func assertSameEntries(_ views: [RankedEntryView], _ decoded: [Typeahead_V1_RankedEntry], seed: UInt64) throws {
+        XCTAssertEqual(views.count, decoded.count, "seed \(seed)")
+        for (view, entry) in zip(views, decoded) {
+            XCTAssertEqual(view.rank, entry.rank, "seed \(seed)")
+            XCTAssertEqual(view.hit == nil, entry.hit == nil, "seed \(seed)")
+            guard let hit = view.hit, var message = entry.hit else { continue }
+            message.unknownFields = ProtoUnknownFields()
+            var written = ProtoWriter()
+            ResponseProto.writeEntry(hit, field: 1, to: &written)
+            var expected = ProtoWriter()
+            expected.writeMessage(1, message)
+            XCTAssertEqual(written.bytes, expected.bytes, "seed \(seed)")
+            XCTAssertEqual(hit.titleString, message.title)
+            XCTAssertEqual(hit.categoryStrings, message.categories)
+            XCTAssertEqual(hit.weight, message.weight)
+        }
+    }
+
+    /// Out-of-order and repeated map keys, a repeated singular field, unknown fields: read as a
+    /// decoded message reads them.
+    func testAHitWrittenOddlyReadsAsDecoded() throws {
+        // EntryHit: id "b", id "a" (last wins), attributes z=1, a=2, z=3 (z: last wins, key order),
+        // an unknown field 9, a highlight {1, 2}.
+        let hit = bytes("0a 01 62 0a 01 61 2a 06 0a 01 7a 12 01 31 2a 06 0a 01 61 12 01 32 2a 06 0a 01 7a 12 01 33 48 05 3a 04 08 01 10 02")
+        let ranked: [UInt8] = [0x0A, UInt8(hit.count)] + hit
+        let entry: [UInt8] = [0x0A, UInt8(ranked.count)] + ranked
+        let view = try ShardSuggestResponseView(entry)
+        let decoded = try Typeahead_V1_ShardSuggestResponse(serializedBytes: entry)
+        var message = try XCTUnwrap(decoded.entries.first?.hit)
+        XCTAssertEqual(message.attributes, ["a": "2", "z": "3"])
+        message.unknownFields = ProtoUnknownFields()
+        var written = ProtoWriter()
+        ResponseProto.writeEntry(try XCTUnwrap(view.entries.first?.hit), field: 1, to: &written)
+        var expected = ProtoWriter()
+        expected.writeMessage(1, message)
+        XCTAssertEqual(written.bytes, expected.bytes)
+    }
+
+    func testMalformedHitsAreRefusedAsTheDecoderRefusesThem() {
+        // A title that is not UTF-8, and a length past the end.
+        for hit in [bytes("12 02 c3 28"), bytes("12 05 61")] {
+            let entry: [UInt8] = [0x0A, UInt8(hit.count + 2), 0x0A, UInt8(hit.count)] + hit
+            XCTAssertThrowsError(try ShardSuggestResponseView(entry))
+            XCTAssertThrowsError(try Typeahead_V1_ShardSuggestResponse(serializedBytes: entry))
+        }
+    }
+}

@@ -68,9 +68,9 @@ enum Answers {
     }
 
     static func suggest(_ results: [Result<[UInt8], GRPCStatus>], request: SuggestRequest, message: Typeahead_V1_SuggestRequest,
-                        generation: UInt64, core: CoordinatorCore) -> Result<Typeahead_V1_SuggestResponse, GRPCStatus> {
+                        generation: UInt64, format: WireFormat, core: CoordinatorCore) -> Result<[UInt8], GRPCStatus> {
         let collected = collect(results, core: core, generation: generation) { bytes in
-            let part = try GRPCClient.decode(Typeahead_V1_ShardSuggestResponse.self, bytes, method: "ShardSuggest").get()
+            let part = try ShardSuggestResponseView(bytes)
             return (part, part.generation)
         }
         return collected.flatMap { parts, tally in
@@ -90,23 +90,26 @@ enum Answers {
                 if merged.categoriesTruncated { core.telemetry.categoriesTruncated.increment() }
                 if shards.failed > 0 { core.telemetry.partialSuggest.increment() }
                 var presenter = Presenter(text: request.text, typos: request.typos)
-                var response = Typeahead_V1_SuggestResponse(session: message.session, revision: message.revision, shards: shards)
-                response.entries = merged.entries.map { presenter.present($0) }
-                response.completions = merged.completions.map { Typeahead_V1_QueryCompletion(text: presenter.completionText(spelling: $0.spelling)) }
-                response.categories = merged.categories.map { category in
+                var rest = Typeahead_V1_SuggestResponse(session: message.session, revision: message.revision, shards: shards)
+                rest.completions = merged.completions.map { Typeahead_V1_QueryCompletion(text: presenter.completionText(spelling: $0.spelling)) }
+                rest.categories = merged.categories.map { category in
                     var presented = category
                     presenter.present(&presented)
                     return Typeahead_V1_CategorySuggestion(presented)
                 }
-                return .success(response)
+                let entries = merged.entries.map { presenter.present($0) }
+                switch format {
+                case .protobuf: return .success(ResponseProto.suggest(entries: entries, rest: rest))
+                case .json: return .success(ResponseJSON.suggest(entries: entries, rest: rest))
+                }
             }
         }
     }
 
     static func search(_ results: [Result<[UInt8], GRPCStatus>], request: SearchRequest, message: Typeahead_V1_SearchRequest,
-                       generation: UInt64, core: CoordinatorCore) -> Result<Typeahead_V1_SearchResponse, GRPCStatus> {
+                       generation: UInt64, format: WireFormat, core: CoordinatorCore) -> Result<[UInt8], GRPCStatus> {
         let collected = collect(results, core: core, generation: generation) { bytes in
-            let part = try GRPCClient.decode(Typeahead_V1_ShardSearchResponse.self, bytes, method: "ShardSearch").get()
+            let part = try ShardSearchResponseView(bytes)
             return (part, part.generation)
         }
         return collected.flatMap { parts, tally in
@@ -124,24 +127,29 @@ enum Answers {
                 do throws(IndexError) { merged = try merge.merged() } catch { return .failure(GRPCStatus(error)) }
                 if shards.failed > 0 { core.telemetry.partialSearch.increment() }
                 var presenter = Presenter(text: request.text, typos: request.typos)
-                return .success(Typeahead_V1_SearchResponse(hits: merged.hits.map { presenter.present($0) },
-                                                            totalHits: UInt32(clamping: merged.totalHits),
-                                                            facets: merged.facets.map(Typeahead_V1_Facet.init),
-                                                            nextPageToken: merged.nextPageToken ?? "", shards: shards))
+                let hits = merged.hits.map { presenter.present($0) }
+                let rest = Typeahead_V1_SearchResponse(totalHits: UInt32(clamping: merged.totalHits), facets: merged.facets.map(Typeahead_V1_Facet.init),
+                                                       nextPageToken: merged.nextPageToken ?? "", shards: shards)
+                switch format {
+                case .protobuf: return .success(ResponseProto.search(hits: hits, rest: rest))
+                case .json: return .success(ResponseJSON.search(hits: hits, rest: rest))
+                }
             }
         }
     }
 }
 
-/// A shard's hit as it arrived: its rank key and its wire message, which goes to the client as is
-/// once presented — never converted to an Index value and back.
+/// A shard's hit as it arrived: its rank key, and its fields left in the shard's answer bytes
+/// (``EncodedEntryHit``), from which the winners are written into the client's answer — never
+/// decoded into values and encoded again.
 struct WireHit: MergeableHit {
     let rank: RankKey
-    let hit: Typeahead_V1_EntryHit
-    var title: String { hit.title }
-    var categories: [String] { hit.categories }
+    let hit: EncodedEntryHit
+    /// Made only for the hits the merge reaches (deduplication, highlights).
+    var title: String { hit.titleString }
+    var categories: [String] { hit.categoryStrings }
 
-    static func hits(_ ranked: [Typeahead_V1_RankedEntry], field: String) throws(IndexError) -> [WireHit] {
+    static func hits(_ ranked: [RankedEntryView], field: String) throws(IndexError) -> [WireHit] {
         var hits: [WireHit] = []
         hits.reserveCapacity(ranked.count)
         for (index, entry) in ranked.enumerated() {
@@ -154,12 +162,28 @@ struct WireHit: MergeableHit {
     }
 }
 
+/// A shard's hit as the client sees it: the shard's fields, completing to its title, with the
+/// highlights of the client's words.
+struct PresentedHit: EntryHitFields {
+    typealias Failure = Never
+    let base: EncodedEntryHit
+    let highlights: [Highlight]
+
+    var weight: UInt64 { base.weight }
+    func withID(_ body: (UnsafeRawBufferPointer) -> Void) { base.withID(body) }
+    func withTitle(_ body: (UnsafeRawBufferPointer) -> Void) { base.withTitle(body) }
+    func withCompletion(_ body: (UnsafeRawBufferPointer) -> Void) { base.withTitle(body) }
+    func forEachCategory(_ body: (UnsafeRawBufferPointer) -> Void) { base.forEachCategory(body) }
+    func forEachAttribute(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) { base.forEachAttribute(body) }
+
+    func forEachHighlight(_ body: (UInt32, UInt32) -> Void) {
+        for highlight in highlights { body(UInt32(clamping: highlight.start), UInt32(clamping: highlight.end)) }
+    }
+}
+
 extension Presenter {
-    /// A shard's hit as the client sees it (``present(_:)-1x9mv``, on the wire message).
-    mutating func present(_ wire: WireHit) -> Typeahead_V1_EntryHit {
-        var hit = wire.hit
-        hit.completion = hit.title
-        hit.highlights = highlights(inTitle: hit.title).map(Typeahead_V1_Highlight.init)
-        return hit
+    /// A shard's hit as the client sees it (``present(_:)-1x9mv``, on the shard's bytes).
+    mutating func present(_ wire: WireHit) -> PresentedHit {
+        PresentedHit(base: wire.hit, highlights: highlights(inTitle: wire.title))
     }
 }

@@ -21,8 +21,8 @@ final class QueryRouter: Sendable {
         states[context.responder.eventLoop.index].value
     }
 
-    func suggest(_ message: Typeahead_V1_SuggestRequest, _ context: CallContext,
-                         _ reply: @escaping RPCMethod.Reply<Typeahead_V1_SuggestResponse>) {
+    /// Replies with the answer encoded in the call's format.
+    func suggest(_ message: Typeahead_V1_SuggestRequest, _ context: CallContext, _ reply: @escaping RPCMethod.Reply<[UInt8]>) {
         let request: SuggestRequest
         do { request = try SuggestRequest(message) } catch {
             reply(.failure(GRPCStatus(describing: error)))
@@ -33,12 +33,12 @@ final class QueryRouter: Sendable {
                path: Typeahead_V1_ShardService.shardSuggest.path, reply: reply) { generation in
             Typeahead_V1_ShardSuggestRequest(request: message, generation: generation).serializedBytes()
         } answer: { results, generation in
-            Answers.suggest(results, request: request, message: message, generation: generation, core: core)
+            Answers.suggest(results, request: request, message: message, generation: generation, format: context.format, core: core)
         }
     }
 
-    func search(_ message: Typeahead_V1_SearchRequest, _ context: CallContext,
-                        _ reply: @escaping RPCMethod.Reply<Typeahead_V1_SearchResponse>) {
+    /// Replies with the answer encoded in the call's format.
+    func search(_ message: Typeahead_V1_SearchRequest, _ context: CallContext, _ reply: @escaping RPCMethod.Reply<[UInt8]>) {
         let request: SearchRequest
         do { request = try SearchRequest(message) } catch {
             reply(.failure(GRPCStatus(describing: error)))
@@ -49,7 +49,7 @@ final class QueryRouter: Sendable {
                path: Typeahead_V1_ShardService.shardSearch.path, reply: reply) { generation in
             Typeahead_V1_ShardSearchRequest(request: message, generation: generation).serializedBytes()
         } answer: { results, generation in
-            Answers.search(results, request: request, message: message, generation: generation, core: core)
+            Answers.search(results, request: request, message: message, generation: generation, format: context.format, core: core)
         }
     }
 

@@ -18,7 +18,7 @@ import Index
 ///
 /// Generic over the hit type, like ``SuggestMerge``.
 ///
-/// Complexity: O(n log n) in the hits received.
+/// Complexity: O(pageSize × shards) comparisons (``RankedLists``) plus sorting the facets.
 public struct SearchMerge<Hit: MergeableHit> {
     /// The merged page: still to be presented.
     public struct Result {
@@ -29,7 +29,7 @@ public struct SearchMerge<Hit: MergeableHit> {
     }
 
     public let request: SearchRequest
-    private var hits: [Hit] = []
+    private var hits = RankedLists<Hit>()
     private var totalHits = 0
     private var facets: [UTF8Key: Facet] = [:]
     private var someShardHasMore = false
@@ -40,7 +40,7 @@ public struct SearchMerge<Hit: MergeableHit> {
 
     /// One shard's page: its hits, total, facets, and whether it has a page of its own after these.
     public mutating func add(hits page: [Hit], totalHits total: Int, facets shardFacets: [Facet], hasMore: Bool) {
-        hits.append(contentsOf: page)
+        hits.add(page)
         totalHits += total
         for facet in shardFacets {
             facets[UTF8Key(facet.name), default: Facet(name: facet.name, count: 0)].count += facet.count
@@ -53,12 +53,14 @@ public struct SearchMerge<Hit: MergeableHit> {
     /// - Throws: ``IndexError/Code/invalidArgument`` when the request's text or tokens are over
     ///   their limits (a shard would have refused it first).
     public func merged() throws(IndexError) -> Result {
-        let sorted = hits.sorted { $0.rank < $1.rank }
-        var result = Result(hits: Array(sorted.prefix(request.pageSize)), totalHits: totalHits, facets: [], nextPageToken: nil)
+        var ranked = hits
+        var page: [Hit] = []
+        while page.count < request.pageSize, let hit = ranked.next() { page.append(hit) }
+        var result = Result(hits: page, totalHits: totalHits, facets: [], nextPageToken: nil)
         result.facets = facets.values.sorted { a, b in
             a.count != b.count ? a.count > b.count : a.name.utf8.lexicographicallyPrecedes(b.name.utf8)
         }
-        if someShardHasMore || sorted.count > request.pageSize, let last = result.hits.last {
+        if someShardHasMore || hits.count > request.pageSize, let last = result.hits.last {
             result.nextPageToken = try SearchPages.token(continuing: request, after: last.rank)
         }
         return result

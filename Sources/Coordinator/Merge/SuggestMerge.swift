@@ -32,7 +32,8 @@ import Index
 /// hits of the shards' wire messages as they arrived (``WireHit``), so a hit is never converted
 /// to an Index value and back on the query path.
 ///
-/// Complexity: `add` is O(part size); `result` sorts the union, O(n log n) for n entries received.
+/// Complexity: `add` is O(part size); `result` merges the shards' sorted lists (``RankedLists``),
+/// O(limit × shards) comparisons plus sorting the completions and chips received.
 public struct SuggestMerge<Hit: MergeableHit> {
     /// The merged facts: still to be presented.
     public struct Result {
@@ -43,7 +44,7 @@ public struct SuggestMerge<Hit: MergeableHit> {
     }
 
     public let request: SuggestRequest
-    private var entries: [Hit] = []
+    private var entries = RankedLists<Hit>()
     private var completions: [UTF8Key: QueryCompletion] = [:]
     private var categories: [UTF8Key: CategorySuggestion] = [:]
     /// Some shard matched more categories than it could list; chips may differ from a single node's.
@@ -56,7 +57,7 @@ public struct SuggestMerge<Hit: MergeableHit> {
     /// One shard's part.
     public mutating func add(entries hits: [Hit], completions partCompletions: [QueryCompletion],
                              categories partCategories: [CategorySuggestion], truncated: Bool) {
-        entries.append(contentsOf: hits)
+        entries.add(hits)
         for completion in partCompletions {
             let term = UTF8Key(completion.term)
             if let known = completions[term], !ranksBefore(completion, known) { continue }
@@ -88,7 +89,8 @@ public struct SuggestMerge<Hit: MergeableHit> {
         var result = Result(entries: [], completions: [], categories: [], categoriesTruncated: categoriesTruncated)
         let limits = request.limits
         var seenDisplays = Set<UTF8Key>()
-        for hit in entries.sorted(by: { $0.rank < $1.rank }) where result.entries.count < limits.entries {
+        var ranked = entries
+        while result.entries.count < limits.entries, let hit = ranked.next() {
             if request.dedupe, !seenDisplays.insert(UTF8Key(Self.display(hit))).inserted { continue }
             result.entries.append(hit)
         }

@@ -46,6 +46,16 @@ public struct ProtoReader {
         self.maximumDepth = maximumDepth
     }
 
+    /// A reader of the message in `range` of `buffer` (a field's content read before), whose
+    /// positions stay those of `buffer`.
+    public init(_ buffer: UnsafeRawBufferPointer, range: Range<Int>, maximumDepth: Int = defaultMaximumDepth) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= buffer.count, "range outside the buffer")
+        self.buffer = buffer
+        self.position = range.lowerBound
+        self.end = range.upperBound
+        self.maximumDepth = maximumDepth
+    }
+
     /// The key of the next field of the current message, or nil at its end.
     public mutating func nextTag() throws(ProtoError) -> ProtoTag? {
         guard position < end else { return nil }
@@ -240,6 +250,21 @@ public struct ProtoReader {
             throw fail(.invalidUTF8, number, name, at: range.lowerBound, "a string of \(range.count) bytes is not valid UTF-8")
         }
         return string
+    }
+
+    /// A string field's bytes, validated as UTF-8 as ``readString(_:_:)`` does but not copied: the
+    /// range of the reader's buffer they occupy (for views that keep the buffer, e.g.
+    /// ``EncodedEntryHit``).
+    public mutating func readUTF8Range(_ tag: ProtoTag, _ name: StaticString) throws(ProtoError) -> Range<Int> {
+        try expect(tag, .lengthDelimited, name)
+        let range = try readLength(tag.number, name)
+        let valid = UnsafeRawBufferPointer(rebasing: buffer[range]).withMemoryRebound(to: UInt8.self) { utf8 in
+            Self.isASCII(utf8) || String(validating: utf8, as: UTF8.self) != nil
+        }
+        guard valid else {
+            throw fail(.invalidUTF8, tag.number, name, at: range.lowerBound, "a string of \(range.count) bytes is not valid UTF-8")
+        }
+        return range
     }
 
     /// True when every byte is below 0x80; eight bytes at a time.

@@ -19,6 +19,26 @@ public enum ResponseProto {
         return try encode(hits, then: rest)
     }
 
+    /// The encoded `ShardSuggestResponse`: entries from `entries` with their rank keys `ranks`
+    /// (one each, in order), every other field from `rest` (whose own entries must be empty).
+    public static func shardSuggest<Hits: EntryHitList>(entries: Hits, ranks: [Typeahead_V1_RankKey],
+                                                        rest: Typeahead_V1_ShardSuggestResponse) throws(Hits.Hit.Failure) -> [UInt8] {
+        precondition(rest.entries.isEmpty && ranks.count == entries.count, "one rank key per entry, the entries from `entries`")
+        var writer = ProtoWriter(reservingCapacity: 128 + 320 * entries.count)
+        for index in 0..<entries.count {
+            let hit = try entries.hit(at: index)
+            var failure: Hits.Hit.Failure?
+            // RankedEntry: the hit (1), its rank key (2).
+            writer.writeNested(1) { entry in
+                do throws(Hits.Hit.Failure) { try writeEntry(hit, field: 1, to: &entry) } catch { failure = error }
+                entry.writeMessage(2, ranks[index])
+            }
+            if let failure { throw failure }
+        }
+        rest.encode(to: &writer)
+        return writer.bytes
+    }
+
     /// Both responses keep their hits in field 1: written first, the rest's encoding follows in
     /// field order.
     private static func encode<Hits: EntryHitList>(_ hits: Hits, then rest: some ProtoMessage) throws(Hits.Hit.Failure) -> [UInt8] {
