@@ -266,7 +266,7 @@ struct ReplicaUpload: Sendable {
                 progress.note("\(admin.layout.shards[shard].name) replica \(replica): \(error.description); retrying")
                 try await Task.sleep(for: delay)
                 delay = min(delay * 2, .seconds(5))
-            } catch let error as AdminError where error.status?.code == .failedPrecondition && error.description.contains("expects batch") {
+            } catch let error as AdminError where error.status?.reason == IndexError.Reason.uploadBatchOutOfOrder.rawValue {
                 // The replica lost batches (a restart from an older state): begin again to learn where.
                 answered = .now
                 continue

@@ -20,12 +20,24 @@ public struct IndexError: Error, Sendable, Hashable, CustomStringConvertible {
         case cancelled
     }
 
+    /// Why, for the failures a caller acts on (sent as google.rpc.ErrorInfo reasons, domain
+    /// "typeahead"; proto/typeahead/v1/shard.proto lists them).
+    public enum Reason: String, Sendable, Hashable {
+        /// AppendUpload got a batch past the next one: `metadata["expectedBatch"]` is the next.
+        case uploadBatchOutOfOrder = "UPLOAD_BATCH_OUT_OF_ORDER"
+    }
+
     public var code: Code
     public var message: String
+    public var reason: Reason?
+    /// Facts of the failure, lowerCamelCase keys (with ``reason``).
+    public var metadata: [String: String]
 
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, reason: Reason? = nil, metadata: [String: String] = [:]) {
         self.code = code
         self.message = message
+        self.reason = reason
+        self.metadata = metadata
     }
 
     public var description: String { message }

@@ -483,7 +483,8 @@ public final class Shard: Sendable {
             }
             if batch < state.batches { return Self.info(state) }
             guard batch == state.batches else {
-                throw IndexError(.failedPrecondition, "upload of generation \(number) expects batch \(state.batches), got \(batch)")
+                throw IndexError(.failedPrecondition, "upload of generation \(number) expects batch \(state.batches), got \(batch)",
+                                 reason: .uploadBatchOutOfOrder, metadata: ["expectedBatch": String(state.batches)])
             }
             return Self.info(try upload.append(entries, to: state))
         }

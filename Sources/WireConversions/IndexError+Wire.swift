@@ -4,13 +4,14 @@ import Wire
 /// The status an index failure answers with.
 extension IndexError: GRPCStatusConvertible {
     public var grpcStatus: GRPCStatus {
-        switch code {
-        case .invalidArgument: GRPCStatus(.invalidArgument, message)
-        case .notFound: GRPCStatus(.notFound, message)
-        case .failedPrecondition: GRPCStatus(.failedPrecondition, message)
-        case .dataLoss: GRPCStatus(.dataLoss, message)
-        case .internal: GRPCStatus(.internal, message)
-        case .cancelled: GRPCStatus(.cancelled, message)
+        let info = reason.map { Google_Rpc_ErrorInfo(reason: $0.rawValue, domain: "typeahead", metadata: metadata) }
+        return switch code {
+        case .invalidArgument: GRPCStatus(.invalidArgument, message, errorInfo: info)
+        case .notFound: GRPCStatus(.notFound, message, errorInfo: info)
+        case .failedPrecondition: GRPCStatus(.failedPrecondition, message, errorInfo: info)
+        case .dataLoss: GRPCStatus(.dataLoss, message, errorInfo: info)
+        case .internal: GRPCStatus(.internal, message, errorInfo: info)
+        case .cancelled: GRPCStatus(.cancelled, message, errorInfo: info)
         }
     }
 }

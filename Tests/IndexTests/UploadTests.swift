@@ -61,6 +61,8 @@ final class UploadTests: XCTestCase {
         XCTAssertThrowsError(try shard!.appendUpload(generation: 1, batch: 2, entries: batches[2])) { error in
             XCTAssertEqual((error as? IndexError)?.code, .failedPrecondition)
             XCTAssertTrue("\(error)".contains("expects batch 1"), "\(error)")
+            XCTAssertEqual((error as? IndexError)?.reason, .uploadBatchOutOfOrder)
+            XCTAssertEqual((error as? IndexError)?.metadata, ["expectedBatch": "1"])
         }
         shard = nil
         let reopened = try Shard(directory: directory.path)

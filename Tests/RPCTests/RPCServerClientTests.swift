@@ -1,7 +1,7 @@
 import Foundation
 import HTTP2
 import Observability
-import RPC
+@testable import RPC
 import Synchronization
 import Wire
 import XCTest
@@ -33,6 +33,10 @@ final class RPCServerClientTests: XCTestCase {
                 seen.requestIDs.withLock { $0.append(context.requestID) }
                 switch request.text {
                 case "fail": reply(.failure(GRPCStatus(.failedPrecondition, "refused: ünïcode % message")))
+                case "fail with details":
+                    reply(.failure(GRPCStatus(.failedPrecondition, "out of order",
+                                              errorInfo: Google_Rpc_ErrorInfo(reason: "UPLOAD_BATCH_OUT_OF_ORDER", domain: "typeahead",
+                                                                              metadata: ["expectedBatch": "12"]))))
                 case "hang":
                     context.responder.onCancel { seen.cancelled.withLock { $0 += 1 } }
                 default:
@@ -85,6 +89,37 @@ final class RPCServerClientTests: XCTestCase {
             XCTAssertEqual(error.code, .failedPrecondition)
             XCTAssertEqual(error.message, "refused: ünïcode % message")
         }
+    }
+
+    /// Structured details travel as google.rpc.Status in grpc-status-details-bin, and in the
+    /// Connect error body's `details`; a status without them sends none.
+    func testErrorDetailsSurvive() async throws {
+        let connection = try await connect()
+        do {
+            _ = try await GRPCClient.call(Typeahead_V1_TypeaheadService.suggest, Typeahead_V1_SuggestRequest(text: "fail with details"),
+                                          on: connection)
+            XCTFail("expected FAILED_PRECONDITION")
+        } catch {
+            XCTAssertEqual(error.code, .failedPrecondition)
+            XCTAssertEqual(error.reason, "UPLOAD_BATCH_OUT_OF_ORDER")
+            XCTAssertEqual(error.errorInfo?.domain, "typeahead")
+            XCTAssertEqual(error.errorInfo?.metadata, ["expectedBatch": "12"])
+        }
+        do {
+            _ = try await GRPCClient.call(Typeahead_V1_TypeaheadService.suggest, Typeahead_V1_SuggestRequest(text: "fail"), on: connection)
+        } catch {
+            XCTAssertNil(error.errorInfo)
+        }
+        let json = try await connection.send(HTTP2ClientRequest(method: "POST", path: Typeahead_V1_TypeaheadService.suggest.path,
+                                                                headers: [("content-type", "application/json")],
+                                                                body: Array(#"{"text":"fail with details"}"#.utf8)))
+        XCTAssertEqual(json.status, GRPCStatus(.failedPrecondition).httpStatus)
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.body)) as? [String: Any])
+        let detail = try XCTUnwrap((object["details"] as? [[String: Any]])?.first)
+        XCTAssertEqual(detail["type"] as? String, "google.rpc.ErrorInfo")
+        let value = try XCTUnwrap(GRPCClient.decodeBase64(try XCTUnwrap(detail["value"] as? String)))
+        XCTAssertEqual(try Google_Rpc_ErrorInfo(serializedBytes: value).reason, "UPLOAD_BATCH_OUT_OF_ORDER")
+        XCTAssertEqual((detail["debug"] as? [String: Any])?["reason"] as? String, "UPLOAD_BATCH_OUT_OF_ORDER")
     }
 
     func testUnknownMethodIsUnimplemented() async throws {

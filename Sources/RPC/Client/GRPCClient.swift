@@ -1,3 +1,4 @@
+import Foundation
 import HTTP2
 import Synchronization
 import Wire
@@ -156,9 +157,17 @@ public enum GRPCClient {
         }
         guard code == .ok else {
             let message = (response.trailer("grpc-message") ?? response.header("grpc-message")).map(GRPCStatus.decodeMessage) ?? ""
-            return .failure(GRPCStatus(code, message))
+            let details = (response.trailer("grpc-status-details-bin") ?? response.header("grpc-status-details-bin"))
+                .flatMap(decodeBase64).flatMap(GRPCStatus.errorInfo(inEncodedDetails:))
+            return .failure(GRPCStatus(code, message, errorInfo: details))
         }
         return .success(response.body)
+    }
+
+    /// Base64 with or without padding (gRPC senders differ: the spec lets them omit it).
+    static func decodeBase64(_ text: String) -> [UInt8]? {
+        let padded = text + String(repeating: "=", count: (4 - text.utf8.count % 4) % 4)
+        return Data(base64Encoded: padded).map(Array.init)
     }
 
     static func status(of error: HTTP2ClientError, from peer: String) -> GRPCStatus {

@@ -321,10 +321,39 @@ public final class RPCServer: Sendable {
         }
     }
 
-    /// The Connect error body: `{"code":"invalid_argument","message":"…"}`.
+    /// The Connect error body: `{"code":"invalid_argument","message":"…"}`, and when the status
+    /// has an ErrorInfo, `"details":[{"type":"google.rpc.ErrorInfo","value":BASE64,"debug":{…}}]`
+    /// (Connect's form: the detail's encoding in unpadded base64, and its JSON for people).
     static func errorJSON(_ status: GRPCStatus) -> [UInt8] {
-        let error = JSONValue.object([("code", .string(status.connectCode)), ("message", .string(status.message))])
-        return Array((error.serialized() + "\n").utf8)
+        var json = JSONWriter()
+        json.beginObject()
+        json.key("code"); json.string(status.connectCode)
+        json.key("message"); json.string(status.message)
+        if let info = status.errorInfo {
+            json.key("details")
+            json.beginArray()
+            json.beginObject()
+            json.key("type"); json.string("google.rpc.ErrorInfo")
+            let base64 = Data(info.serializedBytes()).base64EncodedString()
+            json.key("value"); json.string(String(base64.prefix { $0 != "=" }))
+            json.key("debug")
+            json.beginObject()
+            json.key("reason"); json.string(info.reason)
+            json.key("domain"); json.string(info.domain)
+            json.key("metadata")
+            json.beginObject()
+            for key in ProtoWriter.sortedKeys(info.metadata) {
+                json.key(key)
+                json.string(info.metadata[key]!)
+            }
+            json.endObject()
+            json.endObject()
+            json.endObject()
+            json.endArray()
+        }
+        json.endObject()
+        json.newline()
+        return json.bytes
     }
 
     /// Nil if the call may proceed, otherwise the refusal.
@@ -351,6 +380,8 @@ enum GRPCResponses {
     static func trailers(_ status: GRPCStatus) -> [HTTP2HeaderField] {
         var fields: [HTTP2HeaderField] = [("grpc-status", String(status.code.rawValue))]
         if !status.message.isEmpty { fields.append(("grpc-message", status.encodedMessage)) }
+        // gRPC's binary ("-bin") metadata travels as base64.
+        if let details = status.encodedDetails { fields.append(("grpc-status-details-bin", Data(details).base64EncodedString())) }
         return fields
     }
 

@@ -17,10 +17,39 @@ public struct GRPCStatus: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var code: Code
     public var message: String
+    /// Why, in words a program may act on (`reason` stable across releases), with facts as
+    /// key/value pairs: gRPC's rich error model, sent as a google.rpc.Status in the
+    /// `grpc-status-details-bin` trailer (and in a Connect error's `details`). A caller decides by
+    /// the reason, never by the message's text.
+    public var errorInfo: Google_Rpc_ErrorInfo?
 
-    public init(_ code: Code, _ message: String = "") {
+    public init(_ code: Code, _ message: String = "", errorInfo: Google_Rpc_ErrorInfo? = nil) {
         self.code = code
         self.message = message
+        self.errorInfo = errorInfo
+    }
+
+    /// The reason of ``errorInfo``, if any.
+    public var reason: String? { errorInfo?.reason }
+
+    /// The type URL of the ErrorInfo detail in a google.rpc.Status.
+    public static let errorInfoTypeURL = "type.googleapis.com/google.rpc.ErrorInfo"
+
+    /// The status as google.rpc.Status, encoded: the value of `grpc-status-details-bin` (before
+    /// base64), nil when there are no details to send.
+    public var encodedDetails: [UInt8]? {
+        guard let errorInfo else { return nil }
+        return Google_Rpc_Status(code: Int32(code.rawValue), message: message,
+                                 details: [Google_Protobuf_Any(typeUrl: Self.errorInfoTypeURL, value: errorInfo.serializedBytes())])
+            .serializedBytes()
+    }
+
+    /// The ErrorInfo of an encoded google.rpc.Status (a `grpc-status-details-bin` value after
+    /// base64), or nil when it holds none or does not decode (the details never change the code).
+    public static func errorInfo(inEncodedDetails bytes: [UInt8]) -> Google_Rpc_ErrorInfo? {
+        guard let status = try? Google_Rpc_Status(serializedBytes: bytes),
+              let detail = status.details.first(where: { $0.typeUrl == errorInfoTypeURL }) else { return nil }
+        return try? Google_Rpc_ErrorInfo(serializedBytes: detail.value)
     }
 
     public static let ok = GRPCStatus(.ok)

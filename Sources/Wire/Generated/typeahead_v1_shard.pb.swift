@@ -1788,7 +1788,9 @@ public enum Typeahead_V1_ShardService {
         path: "/typeahead.v1.Shard/BeginUpload", clientStreaming: false, serverStreaming: false)
 
     /// Appends one batch, durably. A batch already received is acknowledged again (a retry); one
-    /// past the next is refused with FAILED_PRECONDITION naming the batch expected.
+    /// past the next is refused with FAILED_PRECONDITION naming the batch expected, and the error
+    /// detail google.rpc.ErrorInfo {reason: "UPLOAD_BATCH_OUT_OF_ORDER", domain: "typeahead",
+    /// metadata: {"expectedBatch": N}} (grpc-status-details-bin), which a client acts on.
     public static let appendUpload = ProtoMethod<Typeahead_V1_AppendUploadRequest, Typeahead_V1_AppendUploadResponse>(
         path: "/typeahead.v1.Shard/AppendUpload", clientStreaming: false, serverStreaming: false)
 
