@@ -60,7 +60,7 @@ enum Answers {
                     tally.failed(name, GRPCStatus(.internal, "\(name) sent an answer that does not hold: \(error)"))
                 }
             case .failure(let status):
-                if ShardCall.isTheRequestsFault(status) { return .failure(status) }
+                if ShardCallMachine.isTheRequestsFault(status) { return .failure(status) }
                 tally.failed(name, status)
             }
         }

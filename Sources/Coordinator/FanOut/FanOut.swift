@@ -35,10 +35,8 @@ final class FanOut {
     /// When shard calls must have answered.
     let deadline: ContinuousClock.Instant
     let requestID: String
+    private var machine: FanOutMachine
     private var calls: [ShardCall] = []
-    private var results: [Result<[UInt8], GRPCStatus>?]
-    private var remaining: Int
-    private var completed = false
     private var deadlineTimer: HTTP2Timer?
     private let completion: (Outcome) -> Void
 
@@ -53,88 +51,73 @@ final class FanOut {
         self.deadline = deadline
         self.requestID = requestID
         self.completion = completion
-        let shardCount = view.eligible.count
-        results = Array(repeating: nil, count: shardCount)
-        remaining = shardCount
+        machine = FanOutMachine(shardNames: Array(core.shardNames.prefix(view.eligible.count)))
     }
 
-    var isCompleted: Bool { completed }
+    var isCompleted: Bool { machine.isCompleted }
 
     func start() {
         let delay = deadline - ContinuousClock.now
-        deadlineTimer = state.loop.scheduleTimer(after: delay) { [self] in expire() }
+        deadlineTimer = state.loop.scheduleTimer(after: delay) { [self] in
+            deadlineTimer = nil
+            perform(machine.deadlinePassed())
+        }
         calls = (0..<view.eligible.count).map { ShardCall(fanOut: self, shard: $0) }
-        for call in calls where !completed { call.start() }
+        for call in calls where !isCompleted { call.start() }
     }
 
     /// Called by a shard's call when it is done (once per shard).
     func shardFinished(_ shard: Int, _ result: Result<[UInt8], GRPCStatus>) {
-        guard !completed, results[shard] == nil else { return }
-        results[shard] = result
-        remaining -= 1
-        if remaining == 0 { complete() }
+        perform(machine.shardFinished(shard, result))
     }
 
     /// Resets every shard call still out and completes as cancelled.
     func cancel(_ reason: CoordinatorTelemetry.CancelReason) {
-        guard !completed else { return }
-        completed = true
-        if let deadlineTimer { state.loop.cancelTimer(deadlineTimer) }
-        for call in calls { call.stop(reason) }
-        calls = []
-        completion(.cancelled(reason))
+        perform(machine.cancel(reason))
     }
 
-    /// The deadline passed: whatever has not answered is reset and fails with DEADLINE_EXCEEDED.
-    private func expire() {
-        deadlineTimer = nil
-        guard !completed else { return }
-        for (shard, call) in calls.enumerated() where results[shard] == nil {
-            call.stop(.deadline)
-            results[shard] = .failure(GRPCStatus(.deadlineExceeded, "\(core.shardNames[shard]) did not answer within the deadline"))
-            core.telemetry.shards[shard].deadline.increment()
+    private func perform(_ actions: [FanOutMachine.Action]) {
+        for action in actions {
+            switch action {
+            case .stopShard(let shard, let reason):
+                if calls.indices.contains(shard) { calls[shard].stop(reason) }
+            case .missedDeadline(let shard):
+                core.telemetry.shards[shard].deadline.increment()
+            case .disarmDeadlineTimer:
+                if let deadlineTimer { state.loop.cancelTimer(deadlineTimer) }
+                deadlineTimer = nil
+            case .answered(let results):
+                calls = []  // ends the cycle with the calls (see ShardCall.fanOut)
+                completion(.answered(results))
+            case .cancelled(let reason):
+                calls = []
+                completion(.cancelled(reason))
+            }
         }
-        remaining = 0
-        complete()
-    }
-
-    private func complete() {
-        guard !completed else { return }
-        completed = true
-        if let deadlineTimer { state.loop.cancelTimer(deadlineTimer) }
-        calls = []
-        completion(.answered(results.map { $0 ?? .failure(GRPCStatus(.internal, "no result")) }))
     }
 
     /// Time left before the shard deadline.
     var timeLeft: Duration { deadline - ContinuousClock.now }
 }
 
-/// One shard's part of a fan-out: attempts on its replicas (the first, failovers, one hedge).
-/// Loop-confined like its ``FanOut``.
+/// One shard's part of a fan-out: performs what its ``ShardCallMachine`` decides (sends, resets,
+/// the hedging timer, what replicas did). Loop-confined like its ``FanOut``.
 final class ShardCall {
-    private struct Attempt {
-        let link: ReplicaLink
-        var stream: HTTP2ClientStream?
-        let started: ContinuousClock.Instant
-        let hedge: Bool
-        var active = true
-    }
-
     /// Strong: late completions (a reset hedge's, a connect that finished) may outlive everything
     /// else that holds the fan-out. The fan-out drops its calls when it completes, so the cycle
     /// ends then.
     let fanOut: FanOut
     let shard: Int
-    private var attempts: [Attempt] = []
-    private var tried: Set<Int> = []
-    private var done = false
+    private var machine: ShardCallMachine
+    /// Each attempt's link and stream, by attempt number.
+    private var links: [ReplicaLink] = []
+    private var streams: [HTTP2ClientStream?] = []
     private var hedgeTimer: HTTP2Timer?
-    private var hedged = false
 
     init(fanOut: FanOut, shard: Int) {
         self.fanOut = fanOut
         self.shard = shard
+        machine = ShardCallMachine(shardName: fanOut.core.shardNames[shard], generation: fanOut.generation)
     }
 
     private var state: LoopState { fanOut.state }
@@ -142,26 +125,15 @@ final class ShardCall {
 
     func start() {
         state.hedgeBudget.earn()
-        guard send(hedge: false) else {
-            finish(.failure(GRPCStatus(.unavailable, "no healthy replica of \(core.shardNames[shard]) holds generation \(fanOut.generation)")))
-            return
-        }
-        scheduleHedge()
+        perform(machine.start(at: .now, hedgeDelay: hedgeDelay(), pick: nextReplica))
     }
 
-    /// The hedging delay: the configured one, or this shard's recent p95 (at least the floor).
-    private func scheduleHedge() {
-        guard fanOut.view.eligible[shard].count > 1, core.settings.hedgeBudget > 0 else { return }
+    /// The hedging delay: the configured one, or this shard's recent p95 (at least the floor);
+    /// nil when there is nothing to hedge to or no time for it.
+    private func hedgeDelay() -> Duration? {
+        guard fanOut.view.eligible[shard].count > 1, core.settings.hedgeBudget > 0 else { return nil }
         let delay = core.settings.hedgeDelay ?? max(core.settings.hedgeFloor, state.latency[shard].p95 ?? .milliseconds(10))
-        guard delay < fanOut.timeLeft else { return }
-        hedgeTimer = state.loop.scheduleTimer(after: delay) { [self] in
-            hedgeTimer = nil
-            guard !done, !hedged, !fanOut.isCompleted, state.hedgeBudget.spend() else { return }
-            if send(hedge: true) {
-                hedged = true
-                core.telemetry.shards[shard].hedgesSent.increment()
-            }
-        }
+        return delay < fanOut.timeLeft ? delay : nil
     }
 
     /// The replica to try next: eligible, not tried yet, connected ones first, then the lowest
@@ -171,7 +143,7 @@ final class ShardCall {
     /// (health checks that timed out on an overloaded machine, say), and a replica may answer
     /// before the next check says so. One whose connection is gone is not tried, so a shard whose
     /// hosts are cut off fails fast instead of waiting for a connect.
-    private func nextLink() -> ReplicaLink? {
+    private func nextReplica(_ tried: Set<Int>) -> Int? {
         var candidates = fanOut.view.eligible[shard].filter { !tried.contains($0) }.map { state.links[$0] }
         if candidates.isEmpty {
             candidates = core.replicasByShard[shard].filter { !tried.contains($0) }.map { state.links[$0] }.filter(\.isConnected)
@@ -186,21 +158,68 @@ final class ShardCall {
             let cost = link.cost(at: now) * (link.isConnected ? 1 : 1e6)
             if best == nil || cost < best!.cost { best = (link, cost) }
         }
-        return best?.link
+        return best?.link.replica.id
     }
 
-    /// Sends one attempt; false if there is no replica left to try.
-    @discardableResult
-    private func send(hedge: Bool) -> Bool {
-        guard let link = nextLink() else { return false }
-        tried.insert(link.replica.id)
-        let index = attempts.count
-        attempts.append(Attempt(link: link, stream: nil, started: ContinuousClock.now, hedge: hedge))
+    private func perform(_ actions: [ShardCallMachine.Action]) {
+        let series = core.telemetry.shards[shard]
+        for action in actions {
+            switch action {
+            case .send(let attempt, let replica, _):
+                send(attempt, to: state.links[replica])
+            case .armHedgeTimer(let delay):
+                hedgeTimer = state.loop.scheduleTimer(after: delay) { [self] in
+                    hedgeTimer = nil
+                    guard !fanOut.isCompleted else { return }
+                    perform(machine.hedgeTimerFired(at: .now, budgetAllows: { state.hedgeBudget.spend() }, pick: nextReplica))
+                }
+            case .disarmHedgeTimer:
+                if let hedgeTimer { state.loop.cancelTimer(hedgeTimer) }
+                hedgeTimer = nil
+            case .released(let attempt):
+                links[attempt].inFlight -= 1
+            case .reset(let attempt, _, let reason, let elapsed):
+                let link = links[attempt]
+                link.inFlight -= 1
+                // It was slower than the winner by at least this much.
+                if reason == .hedge { link.record(elapsed, at: .now) }
+                streams[attempt]?.cancel()
+                core.telemetry.cancelled(reason, shard: shard)
+            case .succeeded(let replica, let elapsed, let hedge):
+                let link = state.links[replica]
+                let now = ContinuousClock.now
+                link.record(elapsed, at: now)
+                link.answered(at: now)
+                link.replica.succeeded()
+                state.latency[shard].record(elapsed)
+                series.ok.increment()
+                series.latency.observe(elapsed)
+                if hedge { series.hedgesWon.increment() }
+            case .failed(let replica, let status, let elapsed, let marksReplicaDown):
+                series.error.increment()
+                let link = state.links[replica]
+                if marksReplicaDown { link.replica.failed("\(status)") }
+                // A failure steers the next calls elsewhere, like a slow answer would.
+                if !ShardCallMachine.isTheRequestsFault(status) { link.record(max(.milliseconds(100), elapsed), at: .now) }
+            case .failover:
+                series.failovers.increment()
+            case .hedgeSent:
+                series.hedgesSent.increment()
+            case .finish(let result):
+                fanOut.shardFinished(shard, result)
+            }
+        }
+    }
+
+    /// Sends attempt `attempt` on `link`'s connection (connecting first if need be).
+    private func send(_ attempt: Int, to link: ReplicaLink) {
+        precondition(attempt == links.count, "attempts are sent in order")
+        links.append(link)
+        streams.append(nil)
         link.inFlight += 1
         link.withConnection { [self] connection in
-            guard attempts[index].active else { return }
             guard let connection else {
-                answered(index, .failure(GRPCStatus(.unavailable, "cannot connect to \(link.replica.endpoint)")))
+                answered(attempt, .failure(GRPCStatus(.unavailable, "cannot connect to \(link.replica.endpoint)")))
                 return
             }
             var options = core.shardCallOptions
@@ -208,90 +227,18 @@ final class ShardCall {
             options.requestID = fanOut.requestID
             let bound = HTTP2LoopBound(self, eventLoop: state.loop)
             let stream = GRPCClient.call(path: fanOut.path, framedRequest: fanOut.framedRequest, on: connection, options: options) { result in
-                bound.value.answered(index, result)
+                bound.value.answered(attempt, result)
             }
-            // The answer may already have come (a connection that closed under the request).
-            if attempts[index].active { attempts[index].stream = stream }
-        }
-        return true
-    }
-
-    private func answered(_ index: Int, _ result: Result<[UInt8], GRPCStatus>) {
-        guard attempts[index].active else { return }
-        attempts[index].active = false
-        let attempt = attempts[index]
-        attempt.link.inFlight -= 1
-        guard !done else { return }
-        let series = core.telemetry.shards[shard]
-        switch result {
-        case .success(let bytes):
-            let now = ContinuousClock.now
-            let elapsed = now - attempt.started
-            attempt.link.record(elapsed, at: now)
-            attempt.link.answered(at: now)
-            attempt.link.replica.succeeded()
-            state.latency[shard].record(elapsed)
-            series.ok.increment()
-            series.latency.observe(elapsed)
-            if attempt.hedge { series.hedgesWon.increment() }
-            stopOthers(.hedge)
-            finish(.success(bytes))
-        case .failure(let status):
-            series.error.increment()
-            if Self.isTheRequestsFault(status) {
-                stopOthers(.hedge)
-                finish(.failure(status))
-                return
-            }
-            if status.code != .resourceExhausted && status.code != .deadlineExceeded {
-                // Overload and a passed deadline say nothing about the replica's health.
-                attempt.link.replica.failed("\(status)")
-            }
-            // A failure steers the next calls elsewhere, like a slow answer would.
-            attempt.link.record(max(.milliseconds(100), ContinuousClock.now - attempt.started), at: .now)
-            if attempts.contains(where: \.active) { return }   // a hedge is still out
-            if fanOut.timeLeft > .zero, send(hedge: false) {
-                series.failovers.increment()
-                return
-            }
-            finish(.failure(status))
+            streams[attempt] = stream
         }
     }
 
-    /// Statuses every replica would answer alike: retrying elsewhere cannot help.
-    static func isTheRequestsFault(_ status: GRPCStatus) -> Bool {
-        switch status.code {
-        case .invalidArgument, .unimplemented, .unauthenticated, .permissionDenied, .outOfRange: true
-        default: false
-        }
-    }
-
-    private func finish(_ result: Result<[UInt8], GRPCStatus>) {
-        guard !done else { return }
-        done = true
-        if let hedgeTimer { state.loop.cancelTimer(hedgeTimer) }
-        hedgeTimer = nil
-        fanOut.shardFinished(shard, result)
-    }
-
-    /// Resets the attempts still out (RST_STREAM to their nodes).
-    private func stopOthers(_ reason: CoordinatorTelemetry.CancelReason) {
-        let now = ContinuousClock.now
-        for index in attempts.indices where attempts[index].active {
-            attempts[index].active = false
-            attempts[index].link.inFlight -= 1
-            // It was slower than the winner by at least this much.
-            if reason == .hedge { attempts[index].link.record(now - attempts[index].started, at: now) }
-            attempts[index].stream?.cancel()
-            core.telemetry.cancelled(reason, shard: shard)
-        }
+    private func answered(_ attempt: Int, _ result: Result<[UInt8], GRPCStatus>) {
+        perform(machine.answered(attempt, result, at: .now, timeLeft: fanOut.timeLeft, pick: nextReplica))
     }
 
     /// The fan-out stopped (cancelled or past its deadline): reset everything still out.
     func stop(_ reason: CoordinatorTelemetry.CancelReason) {
-        if let hedgeTimer { state.loop.cancelTimer(hedgeTimer) }
-        hedgeTimer = nil
-        stopOthers(reason)
-        done = true
+        perform(machine.stop(reason, at: .now))
     }
 }
