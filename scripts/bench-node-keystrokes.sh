@@ -49,25 +49,6 @@ keystrokes="$work/$name.keystrokes"
 
 ticks_per_second="$(getconf CLK_TCK)"
 
-node_port="$(free_port)"
-taskset -c 0 "$binary" node --dir "$shard" --listen "127.0.0.1:$node_port" --threads 1 \
-  2> "$work/node.log" &
-node_pid=$!
-pids+=("$node_pid")
-for _ in $(seq 400); do
-  [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$node_port/readyz" 2>/dev/null)" = 200 ] && break
-  sleep 0.05
-done
-
-# One URI per keystroke, query text form-encoded.
-python3 - "$keystrokes" "127.0.0.1:$node_port" > "$work/uris.txt" <<'PY'
-import sys, urllib.parse
-path, address = sys.argv[1], sys.argv[2]
-for line in open(path, encoding="utf-8"):
-    text = line.rstrip("\n")
-    print(f"http://{address}/v1/suggest?q={urllib.parse.quote(text, safe='')}")
-PY
-
 # Runs h2load; prints "requests/s mean-body-bytes p50-ms p99-ms".
 run_h2load() {  # h2load arguments
   local out
@@ -83,17 +64,48 @@ run_h2load() {  # h2load arguments
       printf "%.0f %.0f %.3f %.3f\n", rps, bytes / n, v[i50] / 1000, v[i99] / 1000 }'
 }
 
-echo "catalog $name: $(wc -l < "$keystrokes") keystroke URIs from $sessions typed titles; h2load -n $requests -c $clients -m $streams" >&2
-cpu_before="$(cpu_ticks "$node_pid")"
-read -r node_rps node_bytes node_p50 node_p99 < <(run_h2load -i "$work/uris.txt")
-cpu_after="$(cpu_ticks "$node_pid")"
-node_cpu="$(awk -v t=$((cpu_after - cpu_before)) -v hz="$ticks_per_second" -v n="$requests" 'BEGIN { printf "%.1f", t / hz / n * 1e6 }')"
-kill "$node_pid"; wait "$node_pid" 2>/dev/null || true
+# One node run over every keystroke URI; sets node_rps node_bytes node_p50 node_p99 node_cpu.
+run_node() {  # extra `typeahead node` arguments
+  node_port="$(free_port)"
+  taskset -c 0 "$binary" node --dir "$shard" --listen "127.0.0.1:$node_port" --threads 1 "$@" \
+    2> "$work/node.log" &
+  node_pid=$!
+  pids+=("$node_pid")
+  for _ in $(seq 400); do
+    [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$node_port/readyz" 2>/dev/null)" = 200 ] && break
+    sleep 0.05
+  done
+  # One URI per keystroke, query text form-encoded.
+  python3 - "$keystrokes" "127.0.0.1:$node_port" > "$work/uris.txt" <<'PY'
+import sys, urllib.parse
+path, address = sys.argv[1], sys.argv[2]
+for line in open(path, encoding="utf-8"):
+    text = line.rstrip("\n")
+    print(f"http://{address}/v1/suggest?q={urllib.parse.quote(text, safe='')}")
+PY
+  local cpu_before cpu_after
+  cpu_before="$(cpu_ticks "$node_pid")"
+  read -r node_rps node_bytes node_p50 node_p99 < <(run_h2load -i "$work/uris.txt")
+  cpu_after="$(cpu_ticks "$node_pid")"
+  node_cpu="$(awk -v t=$((cpu_after - cpu_before)) -v hz="$ticks_per_second" -v n="$requests" 'BEGIN { printf "%.1f", t / hz / n * 1e6 }')"
+  kill "$node_pid"; wait "$node_pid" 2>/dev/null || true
+}
 
-start_nghttpd "$node_bytes"
+uris="$(wc -l < "$keystrokes")"
+distinct="$(sort -u "$keystrokes" | wc -l)"
+echo "catalog $name: $uris keystroke URIs ($distinct distinct) from $sessions typed titles; h2load -n $requests -c $clients -m $streams" >&2
+# h2load -i cycles through the URIs, so each distinct keystroke is asked about requests/distinct
+# times: the answer cache then serves all but the first; the second run turns the cache off.
+run_node
+cached=("$node_rps" "$node_bytes" "$node_p50" "$node_p99" "$node_cpu")
+run_node --answer-cache-mb 0
+uncached=("$node_rps" "$node_bytes" "$node_p50" "$node_p99" "$node_cpu")
+
+start_nghttpd "${cached[1]}"
 read -r peer_rps peer_bytes peer_p50 peer_p99 < <(run_h2load "http://127.0.0.1:$peer_port/suggest")
 
-printf '\n%-26s %12s %10s %10s %14s\n' "server" "requests/s" "p50 ms" "p99 ms" "CPU µs/request"
-printf '%-26s %12s %10s %10s %14s\n' "typeahead node (keystrokes)" "$node_rps" "$node_p50" "$node_p99" "$node_cpu"
-printf '%-26s %12s %10s %10s %14s\n' "nghttpd (static ${peer_bytes} B)" "$peer_rps" "$peer_p50" "$peer_p99" "-"
-echo "node / nghttpd throughput: $(awk -v a="$node_rps" -v b="$peer_rps" 'BEGIN { printf "%.3f", a / b }') (mean response body $node_bytes bytes)"
+printf '\n%-34s %12s %10s %10s %14s\n' "server" "requests/s" "p50 ms" "p99 ms" "CPU µs/request"
+printf '%-34s %12s %10s %10s %14s\n' "node, keystrokes, answer cache on" "${cached[0]}" "${cached[2]}" "${cached[3]}" "${cached[4]}"
+printf '%-34s %12s %10s %10s %14s\n' "node, keystrokes, answer cache off" "${uncached[0]}" "${uncached[2]}" "${uncached[3]}" "${uncached[4]}"
+printf '%-34s %12s %10s %10s %14s\n' "nghttpd (static ${peer_bytes} B)" "$peer_rps" "$peer_p50" "$peer_p99" "-"
+echo "node / nghttpd throughput: cache on $(awk -v a="${cached[0]}" -v b="$peer_rps" 'BEGIN { printf "%.3f", a / b }'), cache off $(awk -v a="${uncached[0]}" -v b="$peer_rps" 'BEGIN { printf "%.3f", a / b }') (mean response body ${cached[1]} bytes; each distinct keystroke asked $(awk -v r="$requests" -v d="$distinct" 'BEGIN { printf "%.1f", r / d }') times)"
