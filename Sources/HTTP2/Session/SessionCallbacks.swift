@@ -110,7 +110,7 @@ extension SessionCore {
         if stream.headersTooLarge { return 0 }
         if name.first == UInt8(ascii: ":") {
             // nghttp2 has validated pseudo-headers (known names, only in the first block, once each).
-            let text = String(decoding: value, as: UTF8.self)
+            let text = HeaderStrings.string(value)
             switch PseudoHeader(name) {
             case .method: stream.method = text
             case .path: stream.path = text
@@ -121,7 +121,7 @@ extension SessionCore {
             }
             return 0
         }
-        let field: HTTP2HeaderField = (String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
+        let field: HTTP2HeaderField = (HeaderStrings.string(name), HeaderStrings.string(value))
         if stream.headersDone { stream.trailers.append(field) } else { stream.headers.append(field) }
         return 0
     }

@@ -1,4 +1,5 @@
 import HTTP2
+import Observability
 import Wire
 
 /// The encoding a call's response is written in: protobuf for gRPC, JSON text for the Connect
@@ -14,7 +15,10 @@ public enum WireFormat: Sendable, Hashable {
 /// `Sendable`: a handler may carry it to a worker thread or into a fan-out's completions.
 public struct CallContext: Sendable {
     /// `x-request-id` as the caller sent it, or a fresh one; logged with every line about the call.
-    public let requestID: String
+    public var requestID: String { identity.text }
+    /// The id as it arrived or was made; rendered as text only when asked for (a log line, a
+    /// forwarded call), since most calls never are.
+    public let identity: CallIdentity
     /// The caller's deadline (`grpc-timeout`, or `connect-timeout-ms` for JSON), if any.
     public let deadline: ContinuousClock.Instant?
     /// The call's stream: cancellation (RST_STREAM, connection loss, shutdown) shows here.
@@ -23,7 +27,11 @@ public struct CallContext: Sendable {
     public let format: WireFormat
 
     public init(requestID: String, deadline: ContinuousClock.Instant?, responder: HTTP2Responder, format: WireFormat = .protobuf) {
-        self.requestID = requestID
+        self.init(identity: .received(requestID), deadline: deadline, responder: responder, format: format)
+    }
+
+    public init(identity: CallIdentity, deadline: ContinuousClock.Instant?, responder: HTTP2Responder, format: WireFormat = .protobuf) {
+        self.identity = identity
         self.deadline = deadline
         self.responder = responder
         self.format = format
@@ -43,5 +51,23 @@ public struct CallContext: Sendable {
         let responder = self.responder
         let deadline = self.deadline
         return { responder.isCancelled || (deadline.map { ContinuousClock.now >= $0 } ?? false) }
+    }
+}
+
+/// A call's request id: the caller's `x-request-id`, or one made for the call.
+public enum CallIdentity: Sendable {
+    case received(String)
+    case generated(RequestID)
+
+    /// The caller's header if it sent one, else a new id.
+    public init(header: String?) {
+        self = header.map(CallIdentity.received) ?? .generated(RequestID.next())
+    }
+
+    public var text: String {
+        switch self {
+        case .received(let text): text
+        case .generated(let id): id.description
+        }
     }
 }

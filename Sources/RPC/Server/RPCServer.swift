@@ -152,8 +152,14 @@ public final class RPCServer: Sendable {
 
     private func series(_ path: String) -> ServerTelemetry.MethodSeries { series[path] ?? unknownSeries }
 
+    /// `:path` up to its query string (a gRPC path has none: then the same string, not a copy).
+    static func pathWithoutQuery(_ path: String) -> String {
+        guard let mark = path.utf8.firstIndex(of: UInt8(ascii: "?")) else { return path }
+        return String(path[..<mark])
+    }
+
     private func handle(_ request: HTTP2Request, _ responder: HTTP2Responder) {
-        let path = request.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? request.path
+        let path = Self.pathWithoutQuery(request.path)
         if request.method == "GET" || request.method == "HEAD" {
             handleGET(request, path: path, responder)
             return
@@ -175,7 +181,7 @@ public final class RPCServer: Sendable {
 
     private func handleGRPC(_ request: HTTP2Request, path: String, _ responder: HTTP2Responder) {
         let started = ContinuousClock.now
-        let requestID = request.header("x-request-id") ?? RequestID.next().description
+        let identity = CallIdentity(header: request.header("x-request-id"))
         let metrics = series(path)
         let finish: @Sendable (String, GRPCStatus, [UInt8]?) -> Void = { [telemetry] _, status, message in
             if let message, status.code == .ok {
@@ -184,7 +190,7 @@ public final class RPCServer: Sendable {
             } else {
                 responder.sendHeaders(status: 200, headers: GRPCResponses.trailersOnly(status), endStream: true)
             }
-            telemetry.finished(metrics, status: status, since: started, requestID: requestID)
+            telemetry.finished(metrics, status: status, since: started, requestID: identity.text)
         }
         if path == Grpc_Health_V1_HealthService.check.path || path == Grpc_Health_V1_HealthService.watch.path {
             health.handle(request, path: path, responder: responder, finish: finish)
@@ -218,7 +224,7 @@ public final class RPCServer: Sendable {
             finish(path, error, nil)
             return
         }
-        let context = CallContext(requestID: requestID, deadline: deadline, responder: responder)
+        let context = CallContext(identity: identity, deadline: deadline, responder: responder)
         method.invoke(messages, context) { result in
             switch result {
             case .success(let bytes): finish(path, .ok, bytes)
@@ -284,11 +290,11 @@ public final class RPCServer: Sendable {
     private func handleJSON(_ request: HTTP2Request, method: RPCMethod?, label: String, started: ContinuousClock.Instant,
                             deadline: ContinuousClock.Instant?, _ responder: HTTP2Responder,
                             input: () throws(GRPCStatus) -> RPCMethod.JSONInput) {
-        let requestID = request.header("x-request-id") ?? RequestID.next().description
+        let identity = CallIdentity(header: request.header("x-request-id"))
         let metrics = series(label)
         let finish: @Sendable (GRPCStatus, [UInt8]?) -> Void = { [telemetry] status, body in
             Self.sendJSON(status, body: body, to: responder)
-            telemetry.finished(metrics, status: status, since: started, requestID: requestID)
+            telemetry.finished(metrics, status: status, since: started, requestID: identity.text)
         }
         telemetry.started(metrics)
         guard let method, let endpoint = method.json else {
@@ -304,7 +310,7 @@ public final class RPCServer: Sendable {
             finish(error, nil)
             return
         }
-        let context = CallContext(requestID: requestID, deadline: deadline, responder: responder, format: .json)
+        let context = CallContext(identity: identity, deadline: deadline, responder: responder, format: .json)
         endpoint.invoke(decoded, context) { result in
             switch result {
             case .success(let bytes): finish(.ok, bytes)
@@ -377,7 +383,11 @@ public final class RPCServer: Sendable {
 enum GRPCResponses {
     static let headers: [HTTP2HeaderField] = [("content-type", "application/grpc")]
 
+    /// The trailers of every successful call, made once.
+    static let okTrailers: [HTTP2HeaderField] = [("grpc-status", "0")]
+
     static func trailers(_ status: GRPCStatus) -> [HTTP2HeaderField] {
+        if status.code == .ok, status.message.isEmpty, status.errorInfo == nil { return okTrailers }
         var fields: [HTTP2HeaderField] = [("grpc-status", String(status.code.rawValue))]
         if !status.message.isEmpty { fields.append(("grpc-message", status.encodedMessage)) }
         // gRPC's binary ("-bin") metadata travels as base64.

@@ -78,7 +78,9 @@ public final class ServerTelemetry: Sendable {
         series.inFlight.increment()
     }
 
-    public func finished(_ series: MethodSeries, status: GRPCStatus, since started: ContinuousClock.Instant, requestID: String) {
+    /// `requestID` is rendered only for a line that is logged.
+    public func finished(_ series: MethodSeries, status: GRPCStatus, since started: ContinuousClock.Instant,
+                         requestID: @autoclosure () -> String) {
         let elapsed = ContinuousClock.now - started
         series.inFlight.decrement()
         series.codes[status.code.rawValue].increment()
@@ -86,9 +88,9 @@ public final class ServerTelemetry: Sendable {
         if status.code != .ok {
             logger.log(Self.level(of: status.code), "call failed",
                        ["method": series.method, "code": status.code.name, "message": status.message,
-                        "request_id": requestID, "duration_us": "\(Self.microseconds(elapsed))"])
+                        "request_id": requestID(), "duration_us": "\(Self.microseconds(elapsed))"])
         } else {
-            logger.debug("call", ["method": series.method, "request_id": requestID, "duration_us": "\(Self.microseconds(elapsed))"])
+            logger.debug("call", ["method": series.method, "request_id": requestID(), "duration_us": "\(Self.microseconds(elapsed))"])
         }
     }
 
