@@ -242,6 +242,43 @@ final class NodeTests: XCTestCase {
         XCTAssertEqual(again.stdout, suggest.stdout)
     }
 
+    /// A JSON body of many values (3.6 MB, 100,000 tokens) is refused before it is parsed, so the
+    /// node's peak memory grows by about the bodies in flight, not by the trees they would make
+    /// (this took a node from 49 to 662 MB when the body was parsed first). 30 requests, 8 at a time.
+    func testBigJSONBodiesCostTheirBytesNotATree() throws {
+        let node = try startNode()
+        var body = #"{"text":"red","tokens":["#
+        body += Array(repeating: #"{"kind":"category","value":"abcd"}"#, count: 100_000).joined(separator: ",")
+        body += "]}"
+        let file = directory + "/big.json"
+        try Data(body.utf8).write(to: URL(fileURLWithPath: file))
+        func peakKiB() throws -> Int {
+            let status = try String(contentsOfFile: "/proc/\(node.pid)/status", encoding: .utf8)
+            let line = try XCTUnwrap(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
+            return try XCTUnwrap(Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]))
+        }
+        let before = try peakKiB()
+        let script = "seq 30 | xargs -P 8 -I{} curl --http2-prior-knowledge -s -o /dev/null -w '%{http_code}\\n' "
+            + "-H 'content-type: application/json' --data-binary @\(file) \(node.base)/typeahead.v1.Typeahead/Suggest"
+        let result = try run("/bin/sh", ["-c", script], timeout: 120)
+        XCTAssertEqual(result.status, 0, result.transcript)
+        let codes = result.stdout.split(separator: "\n")
+        XCTAssertEqual(codes.count, 30, result.transcript)
+        // Over the JSON body limit: RESOURCE_EXHAUSTED, which Connect answers 429.
+        XCTAssertTrue(codes.allSatisfy { $0 == "429" }, result.stdout)
+        let grown = try peakKiB() - before
+        let bodyKiB = body.utf8.count / 1024
+        XCTAssertLessThan(grown, 8 * 4 * bodyKiB + 64 * 1024, "peak memory grew by \(grown) KiB for 8 bodies of \(bodyKiB) KiB in flight")
+        // A body under the byte limit but of too many values is refused by its shape, also unparsed.
+        let many = #"{"text":"red","tokens":["# + Array(repeating: "{}", count: 2000).joined(separator: ",") + "]}"
+        let refused = try curl(["-w", "\n%{http_code}", "-H", "content-type: application/json", "-d", many,
+                                node.base + "/typeahead.v1.Typeahead/Suggest"])
+        XCTAssertTrue(refused.stdout.hasSuffix("\n400") && refused.stdout.contains("more than 1024 JSON values"), refused.transcript)
+        // And the node still answers.
+        let ok = try curl(["-w", "\n%{http_code}", node.base + "/v1/suggest?q=red"])
+        XCTAssertTrue(ok.stdout.hasSuffix("\n200"), ok.transcript)
+    }
+
     /// Broken frames, floods and bad gRPC framing; the node keeps serving and its memory stays bounded.
     func testMalformedInput() throws {
         let node = try startNode(["--max-message-bytes", "1048576"])

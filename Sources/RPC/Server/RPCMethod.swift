@@ -39,6 +39,7 @@ public struct RPCMethod: Sendable {
     /// The JSON side of a method.
     struct JSONEndpoint: Sendable {
         let getPath: String?
+        let maximumBodyBytes: Int
         /// Decodes the input and runs the method; the reply carries JSON text.
         let invoke: @Sendable (JSONInput, CallContext, _ reply: @escaping Reply<[UInt8]>) -> Void
     }
@@ -79,7 +80,7 @@ public struct RPCMethod: Sendable {
         _ body: @escaping @Sendable (Request, CallContext, _ reply: @escaping Reply<[UInt8]>) -> Void
     ) -> RPCMethod {
         let endpoint = json.map { mapping in
-            JSONEndpoint(getPath: mapping.getPath) { input, context, reply in
+            JSONEndpoint(getPath: mapping.getPath, maximumBodyBytes: mapping.maximumBodyBytes) { input, context, reply in
                 let request: Request
                 do throws(GRPCStatus) {
                     switch input {

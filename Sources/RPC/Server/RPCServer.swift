@@ -241,9 +241,11 @@ public final class RPCServer: Sendable {
         var deadline: ContinuousClock.Instant?
         let started = ContinuousClock.now
         if let millis = request.header("connect-timeout-ms").flatMap(Int64.init) { deadline = started.advanced(by: .milliseconds(millis)) }
-        handleJSON(request, method: methods[path], label: path, started: started, deadline: deadline, responder) { [configuration] () throws(GRPCStatus) -> RPCMethod.JSONInput in
-            guard request.body.count <= configuration.maximumMessageBytes else {
-                throw GRPCStatus(.resourceExhausted, "request body over \(configuration.maximumMessageBytes) bytes")
+        handleJSON(request, method: methods[path], label: path, started: started, deadline: deadline, responder) {
+            [configuration] endpoint throws(GRPCStatus) -> RPCMethod.JSONInput in
+            let limit = min(configuration.maximumMessageBytes, endpoint.maximumBodyBytes)
+            guard request.body.count <= limit else {
+                throw GRPCStatus(.resourceExhausted, "request body over \(limit) bytes")
             }
             return .body(try JSONRequests.object(request.body))
         }
@@ -274,7 +276,7 @@ public final class RPCServer: Sendable {
             }
         default:
             if let method = getMethods[path] {
-                handleJSON(request, method: method, label: "GET " + path, started: .now, deadline: nil, responder) { () throws(GRPCStatus) -> RPCMethod.JSONInput in
+                handleJSON(request, method: method, label: "GET " + path, started: .now, deadline: nil, responder) { _ throws(GRPCStatus) -> RPCMethod.JSONInput in
                     .query(try FormQuery.items(in: request.path))
                 }
             } else if let route = routes[path] {
@@ -289,7 +291,7 @@ public final class RPCServer: Sendable {
     /// reading the input, running the method, and the Connect answer.
     private func handleJSON(_ request: HTTP2Request, method: RPCMethod?, label: String, started: ContinuousClock.Instant,
                             deadline: ContinuousClock.Instant?, _ responder: HTTP2Responder,
-                            input: () throws(GRPCStatus) -> RPCMethod.JSONInput) {
+                            input: (RPCMethod.JSONEndpoint) throws(GRPCStatus) -> RPCMethod.JSONInput) {
         let identity = CallIdentity(header: request.header("x-request-id"))
         let metrics = series(label)
         let finish: @Sendable (GRPCStatus, [UInt8]?) -> Void = { [telemetry] status, body in
@@ -306,7 +308,7 @@ public final class RPCServer: Sendable {
             return
         }
         let decoded: RPCMethod.JSONInput
-        do throws(GRPCStatus) { decoded = try input() } catch {
+        do throws(GRPCStatus) { decoded = try input(endpoint) } catch {
             finish(error, nil)
             return
         }

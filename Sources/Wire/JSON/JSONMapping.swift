@@ -16,6 +16,9 @@ public struct JSONMapping<Request: ProtoMessage, Response: ProtoMessage>: Sendab
     public let query: (@Sendable (_ items: [URLQueryItem]) throws(GRPCStatus) -> Request)?
     /// The response's JSON text, ending in a line feed.
     public let response: @Sendable (Response) -> [UInt8]
+    /// The largest JSON body accepted (the server's message limit applies too): a request's
+    /// JSON is small, and a body is refused before it is parsed, so parsing is bounded by this.
+    public var maximumBodyBytes = 64 << 10
 
     public init(getPath: String?, request: @escaping @Sendable ([String: Any]) throws(GRPCStatus) -> Request,
                 query: (@Sendable ([URLQueryItem]) throws(GRPCStatus) -> Request)?, response: @escaping @Sendable (Response) -> [UInt8]) {

@@ -1,5 +1,4 @@
 import Foundation
-import Wire
 
 /// The client-facing requests in JSON: the Connect protocol's unary POST bodies (proto3 JSON
 /// names) and the GET conveniences' query strings, turned into the same wire messages gRPC
@@ -9,7 +8,16 @@ import Wire
 /// Unknown fields and wrong types are refused with a message naming them, since a silently ignored
 /// misspelt field is a bug the caller never sees.
 public enum JSONRequests {
+    /// Most values (objects, arrays, strings, numbers, literals) a request body may hold: every
+    /// field of the largest request with every token is under 200. Counted before parsing, so a
+    /// body of many small values is refused at the cost of one pass over its bytes instead of
+    /// being built into a tree (a 3.6 MB body of 100,000 tokens once took a node from 49 to 351 MB).
+    public static let maximumValues = 1024
+    /// Deepest nesting of objects and arrays (a request nests three deep).
+    public static let maximumDepth = 8
+
     public static func object(_ body: [UInt8]) throws(GRPCStatus) -> [String: Any] {
+        try checkShape(body)
         let parsed: Any
         do {
             parsed = try JSONSerialization.jsonObject(with: Data(body), options: [])
@@ -18,6 +26,37 @@ public enum JSONRequests {
         }
         guard let object = parsed as? [String: Any] else { throw GRPCStatus(.invalidArgument, "request body must be a JSON object") }
         return object
+    }
+
+    /// Refuses a body with more than ``maximumValues`` values or nested deeper than
+    /// ``maximumDepth``, reading it once without allocating: commas, colons and opening brackets
+    /// outside strings bound the number of values from above.
+    static func checkShape(_ body: [UInt8]) throws(GRPCStatus) {
+        var values = 1
+        var depth = 0
+        var inString = false
+        var escaped = false
+        for byte in body {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+                values += 1
+                guard depth <= maximumDepth else {
+                    throw GRPCStatus(.invalidArgument, "request body nests deeper than \(maximumDepth) levels")
+                }
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
+            case UInt8(ascii: ","), UInt8(ascii: ":"): values += 1
+            default: continue
+            }
+            guard values <= maximumValues else {
+                throw GRPCStatus(.invalidArgument, "request body holds more than \(maximumValues) JSON values; no request needs that many")
+            }
+        }
     }
 
     private static func check(_ object: [String: Any], allowed: Set<String>, in message: String) throws(GRPCStatus) {
