@@ -42,6 +42,8 @@ final class HTTP1Connection: ChannelHandler, AcceptedConnection, ResponseWriter,
     private let parser: HTTP1RequestParser
     var idleTimer: UInt64?
     private var lingerTimer: UInt64?
+    /// Armed while a request's head is arriving; see ``watchHead()``.
+    private var headTimer: UInt64?
 
     /// Parsed and waiting for their turn, in arrival order.
     private enum Queued {
@@ -131,6 +133,33 @@ final class HTTP1Connection: ChannelHandler, AcceptedConnection, ResponseWriter,
         if parser.isStopped { finishing = true }
         advance()
         if queue.count >= maxQueued { channel.suspendReading(true) }
+        watchHead()
+    }
+
+    /// Bounds the time a request's line and headers may take (``HTTP2Server/Configuration/
+    /// requestHeadTimeout``): the idle timeout restarts with every byte, so without this a client
+    /// sending one header byte a minute holds the connection (and, with enough of them, every
+    /// connection slot) forever. The timer is armed when a head begins and disarmed when it is
+    /// complete; if it fires on the same head, the client gets 408 and the connection ends.
+    private func watchHead() {
+        guard parser.isReadingHead, !finishing else {
+            if let headTimer { channel.loop.cancelTimer(headTimer) }
+            headTimer = nil
+            return
+        }
+        guard headTimer == nil else { return }
+        let head = parser.headsBegun
+        let timeout = context.configuration.requestHeadTimeout
+        headTimer = channel.loop.schedule(in: timeout.nanoseconds) { [weak self] in
+            guard let self else { return }
+            self.headTimer = nil
+            guard !self.closed, self.parser.isReadingHead, self.parser.headsBegun == head, !self.finishing else { return }
+            self.context.logger.debug("HTTP/1.1 request head not complete within \(timeout)")
+            self.finishing = true
+            self.queue.append(.refusal(.headTimeout(seconds: Int(timeout.components.seconds))))
+            self.advance()
+            self.channel.flush()
+        }
     }
 
     func channelProduce(_ channel: Channel, into buffer: inout [UInt8], limit: Int) throws {
@@ -154,6 +183,8 @@ final class HTTP1Connection: ChannelHandler, AcceptedConnection, ResponseWriter,
         cancelIdleCheck()
         if let lingerTimer { channel.loop.cancelTimer(lingerTimer) }
         lingerTimer = nil
+        if let headTimer { channel.loop.cancelTimer(headTimer) }
+        headTimer = nil
         if let error { context.logger.debug("HTTP/1.1 connection closed: \(error)") }
         let open = exchange
         exchange = nil

@@ -22,6 +22,9 @@ enum HTTP1Refusal: Error, Equatable, CustomStringConvertible {
     case grpcNeedsHTTP2
     /// An HTTP major version other than 1 in the request line.
     case versionNotSupported(major: Int)
+    /// The request line and headers did not arrive within the server's request-head timeout
+    /// (a client trickling them, slowloris-style, would otherwise hold the connection forever).
+    case headTimeout(seconds: Int)
 
     /// 400, 431, 413; 505 for gRPC and other versions (see the README: gRPC over HTTP/1.1 is not a
     /// thing, and 505 says "this version, not this request" without inviting an `Upgrade`, which
@@ -32,6 +35,7 @@ enum HTTP1Refusal: Error, Equatable, CustomStringConvertible {
         case .headersTooLarge: 431
         case .bodyTooLarge: 413
         case .grpcNeedsHTTP2, .versionNotSupported: 505
+        case .headTimeout: 408
         }
     }
 
@@ -42,6 +46,7 @@ enum HTTP1Refusal: Error, Equatable, CustomStringConvertible {
         case .bodyTooLarge(let limit): "request body larger than \(limit) bytes"
         case .grpcNeedsHTTP2: "gRPC needs HTTP/2: use a gRPC client (HTTP/2 with prior knowledge)"
         case .versionNotSupported(let major): "HTTP/\(major) is not supported over this connection"
+        case .headTimeout(let seconds): "the request line and headers did not arrive within \(seconds) s"
         }
     }
 }

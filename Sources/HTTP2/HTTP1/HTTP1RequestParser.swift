@@ -58,6 +58,10 @@ final class HTTP1RequestParser {
     private var fieldValue: [UInt8] = []
     private var inFieldValue = false
     private var headersDone = false
+    /// Requests whose head was begun, counted (tells one slow head from the next).
+    private(set) var headsBegun = 0
+    /// Inside a request whose line and headers are not complete yet.
+    var isReadingHead: Bool { isInsideRequest && !headersDone && !isStopped }
     private var headers: [HTTP2HeaderField] = []
     private var trailers: [HTTP2HeaderField] = []
     private var authority = ""
@@ -156,6 +160,7 @@ final class HTTP1RequestParser {
 
     private func messageBegin() -> Int32 {
         isInsideRequest = true
+        headsBegun += 1
         target.removeAll(keepingCapacity: true)
         fieldName.removeAll(keepingCapacity: true)
         fieldValue.removeAll(keepingCapacity: true)

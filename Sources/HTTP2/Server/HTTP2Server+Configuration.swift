@@ -17,6 +17,11 @@ extension HTTP2Server {
         /// HTTP/1.1 connection with no request in flight is closed; one that has sent nothing at
         /// all, whatever its protocol, too).
         public var idleTimeout: Duration = .seconds(60)
+        /// How long a request's head may take to arrive: an HTTP/1.1 request line and headers
+        /// (then 408 and close), an HTTP/2 HEADERS block with its CONTINUATIONs (then GOAWAY
+        /// ENHANCE_YOUR_CALM and close). The idle timeout restarts with every byte; this does not,
+        /// so a client trickling a head (slowloris) cannot hold a connection slot for long.
+        public var requestHeadTimeout: Duration = .seconds(10)
         /// The per-connection output cap: at most this many serialized bytes (plus one frame) wait
         /// for the socket. While the socket refuses output, nothing more is serialized and reading
         /// from that connection pauses until the output drains (see `Channel`).

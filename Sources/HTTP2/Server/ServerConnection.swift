@@ -13,6 +13,8 @@ final class ServerConnection: ChannelHandler, AcceptedConnection, ResponseWriter
     let channel: Channel
     private var responders: [Int32: HTTP2Responder] = [:]
     var idleTimer: UInt64?
+    /// Armed while a request's header block is arriving; see ``watchHeads()``.
+    private var headTimer: UInt64?
     private var goingAway = false
     private(set) var closed = false
     /// Inside `channelRead`: the channel flushes afterwards, so writes need not flush themselves.
@@ -36,6 +38,35 @@ final class ServerConnection: ChannelHandler, AcceptedConnection, ResponseWriter
         defer { reading = false }
         try session.receive(bytes)
         processEvents()
+        if headTimer == nil, session.takeHeadsBegun() { armHeadTimer(after: context.configuration.requestHeadTimeout.nanoseconds) }
+    }
+
+    /// Bounds the time a request's header block (HEADERS and its CONTINUATIONs) may take
+    /// (``HTTP2Server/Configuration/requestHeadTimeout``): a client trickling one is sent GOAWAY
+    /// ENHANCE_YOUR_CALM and the connection ends. One timer per connection, armed when a block
+    /// begins; when it fires it looks at the oldest block still incomplete and re-arms for it.
+    private func armHeadTimer(after delay: UInt64) {
+        headTimer = channel.loop.schedule(in: delay) { [weak self] in
+            guard let self else { return }
+            self.headTimer = nil
+            self.checkHeads()
+        }
+    }
+
+    private func checkHeads() {
+        guard !closed else { return }
+        _ = session.takeHeadsBegun()
+        guard let oldest = session.oldestIncompleteHead else { return }
+        let timeout = context.configuration.requestHeadTimeout.nanoseconds
+        let waited = monotonicNow() &- oldest
+        guard waited >= timeout else {
+            armHeadTimer(after: timeout - waited)
+            return
+        }
+        context.logger.debug("a request header block took longer than \(context.configuration.requestHeadTimeout): closing")
+        do { try session.terminate(errorCode: .enhanceYourCalm) } catch { context.logger.debug("GOAWAY not sent: \(error)") }
+        goingAway = true
+        channel.flush()
     }
 
     func channelProduce(_ channel: Channel, into buffer: inout [UInt8], limit: Int) throws {
@@ -49,6 +80,8 @@ final class ServerConnection: ChannelHandler, AcceptedConnection, ResponseWriter
     func channelClosed(_ channel: Channel, error: (any Error)?) {
         closed = true
         cancelIdleCheck()
+        if let headTimer { channel.loop.cancelTimer(headTimer) }
+        headTimer = nil
         // No bad-preface case any more: the sniffer only hands over clients that sent the preface.
         if let error { context.logger.debug("connection closed: \(error)") }
         let open = responders

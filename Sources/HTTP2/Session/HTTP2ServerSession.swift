@@ -115,4 +115,18 @@ public final class HTTP2ServerSession {
     public func goAway(errorCode: HTTP2ErrorCode = .noError) throws(HTTP2SessionError) {
         try core.goAway(errorCode: errorCode)
     }
+
+    /// GOAWAY with `errorCode`, ending the session: nothing more is read or processed.
+    public func terminate(errorCode: HTTP2ErrorCode) throws(HTTP2SessionError) {
+        try core.terminate(errorCode: errorCode)
+    }
+
+    /// Whether a request's header block began since the last call (cleared by asking).
+    public func takeHeadsBegun() -> Bool {
+        defer { core.headsBegun = false }
+        return core.headsBegun
+    }
+
+    /// When the oldest request header block still incomplete began (monotonic ns), if any.
+    public var oldestIncompleteHead: UInt64? { core.oldestIncompleteHead() }
 }

@@ -90,7 +90,10 @@ extension SessionCore {
         // request. Later header blocks on the same stream (trailers, final after 1xx) reuse it.
         if role == .server, frame.pointee.hd.type == frameHeaders, frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST {
             let id = frame.pointee.hd.stream_id
-            streams[id] = StreamState(id: id)
+            let stream = StreamState(id: id)
+            stream.headStarted = monotonicNow()
+            streams[id] = stream
+            headsBegun = true
         }
         return 0
     }

@@ -217,6 +217,25 @@ final class SessionCore {
     /// The number of streams in the stream table (open, or closed by us but not yet by nghttp2).
     var openStreamCount: Int { streams.count }
 
+    /// Set when a request's header block begins; the owner clears it when it has looked (see
+    /// ``oldestIncompleteHead()``), so checking costs nothing on the read path.
+    var headsBegun = false
+
+    /// When the oldest header block still incomplete began (monotonic ns), if any. O(streams).
+    func oldestIncompleteHead() -> UInt64? {
+        var oldest: UInt64?
+        for stream in streams.values where !stream.headersDone && !stream.rejected && stream.headStarted != 0 {
+            oldest = min(oldest ?? stream.headStarted, stream.headStarted)
+        }
+        return oldest
+    }
+
+    /// GOAWAY with `errorCode` and no more streams: nghttp2 stops reading, sends what is queued
+    /// and wants nothing more (the owner then closes).
+    func terminate(errorCode: HTTP2ErrorCode) throws(HTTP2SessionError) {
+        try check(nghttp2_session_terminate_session(session, errorCode.rawValue), "nghttp2_session_terminate_session")
+    }
+
     // MARK: Helpers
 
     private func openStream(_ streamID: Int32, _ operation: String) throws(HTTP2SessionError) -> StreamState {

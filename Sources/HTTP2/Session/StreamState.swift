@@ -18,6 +18,8 @@ final class StreamState {
     var headersTooLarge = false
     /// The (final) header block is complete; later header blocks are trailers.
     var headersDone = false
+    /// When the first header block began (monotonic ns): a server bounds how long it may take.
+    var headStarted: UInt64 = 0
     /// The peer sent END_STREAM.
     var remoteEnded = false
     /// The complete message has been surfaced as an event.

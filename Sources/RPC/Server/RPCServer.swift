@@ -47,6 +47,8 @@ public final class RPCServer: Sendable {
         public var maximumConnections = 10_000
         public var maximumHeaderListBytes: UInt32 = 16 << 10
         public var idleTimeout: Duration = .seconds(120)
+        /// How long a request's head may take to arrive (slowloris; see `HTTP2Server.Configuration`).
+        public var requestHeadTimeout: Duration = .seconds(10)
         /// How long in-flight requests may run after a shutdown begins.
         public var shutdownGrace: Duration = .seconds(10)
 
@@ -98,6 +100,7 @@ public final class RPCServer: Sendable {
         http.threadCount = configuration.threads
         http.maxConnections = configuration.maximumConnections
         http.idleTimeout = configuration.idleTimeout
+        http.requestHeadTimeout = configuration.requestHeadTimeout
         http.session.maxConcurrentStreams = configuration.maximumConcurrentStreams
         http.session.maxHeaderListSize = configuration.maximumHeaderListBytes
         // A gRPC body is the message plus its 5-byte prefix.
