@@ -1,5 +1,5 @@
 /// Every limit the catalog validator enforces. Exceeding one makes that line invalid, with a
-/// message naming the limit (for example "raise CatalogLimits.maximumTitleBytes").
+/// message naming the limit and saying it is fixed (the command line does not change it).
 ///
 /// The limits bound the memory and time one line can cost, so that a broken or hostile catalog
 /// cannot take the indexer down. Byte limits count UTF-8 bytes of the decoded string (after JSON

@@ -242,7 +242,7 @@ struct EntryBuilder {
         } else if depth == 1 && field == .attributes && elementCount > limits.maximumAttributes {
             return fail(
                 "field \"attributes\": expected at most \(limits.maximumAttributes) keys, got \(elementCount); "
-                    + "remove some or raise CatalogLimits.maximumAttributes")
+                    + "remove some (a fixed limit of the catalog format)")
         }
         return true
     }
@@ -253,12 +253,12 @@ struct EntryBuilder {
         if field == .categories && elementCount > limits.maximumCategories {
             return fail(
                 "field \"categories\": expected at most \(limits.maximumCategories) categories, got \(elementCount); "
-                    + "remove some or raise CatalogLimits.maximumCategories")
+                    + "remove some (a fixed limit of the catalog format)")
         }
         if field == .aliases && elementCount > limits.maximumAliases {
             return fail(
                 "field \"aliases\": expected at most \(limits.maximumAliases) aliases, got \(elementCount); "
-                    + "remove some or raise CatalogLimits.maximumAliases")
+                    + "remove some (a fixed limit of the catalog format)")
         }
         return true
     }
@@ -283,7 +283,7 @@ struct EntryBuilder {
                 return fail(
                     "field \"attributes\": expected keys of at most \(limits.maximumAttributeKeyBytes) UTF-8 bytes, "
                         + "got \(JSONScalar.string(key).got) (\(key.count) bytes); "
-                        + "shorten it or raise CatalogLimits.maximumAttributeKeyBytes")
+                        + "shorten it (a fixed limit of the catalog format)")
             }
             guard let key = makeString(key) else { return false }
             attributeKey = key
@@ -386,7 +386,7 @@ struct EntryBuilder {
         guard bytes.count <= limits.maximumAttributeValueBytes else {
             return fail(
                 "field \"attributes\"[\(quoted(attributeKey))]: expected at most \(limits.maximumAttributeValueBytes) "
-                    + "UTF-8 bytes, got \(bytes.count); shorten it or raise CatalogLimits.maximumAttributeValueBytes")
+                    + "UTF-8 bytes, got \(bytes.count); shorten it (a fixed limit of the catalog format)")
         }
         guard elementCount <= limits.maximumAttributes else { return true }  // reported at the object's end
         guard let text = makeString(bytes) else { return false }
@@ -435,7 +435,7 @@ struct EntryBuilder {
         guard depth < limits.maximumNestingDepth else {
             return fail(
                 "field \(quoted(unknownFieldName)): expected at most \(limits.maximumNestingDepth) levels of nesting, "
-                    + "got more; flatten the value or raise CatalogLimits.maximumNestingDepth")
+                    + "got more; flatten the value (a fixed limit of the catalog format)")
         }
         depth += 1
         return true
@@ -448,7 +448,7 @@ struct EntryBuilder {
         let subscriptText = index.map { "[\($0)]" } ?? ""
         return fail(
             "field \"\(field.name)\"\(subscriptText): expected at most \(maximum) UTF-8 bytes, got \(bytes.count); "
-                + "shorten it or raise CatalogLimits.\(limitName)")
+                + "shorten it (a fixed limit of the catalog format)")
     }
 
     /// The string for `bytes`, or nil (with `failure` set) when bytes decoded from `\u` escapes

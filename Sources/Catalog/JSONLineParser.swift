@@ -141,7 +141,7 @@ final class JSONLineParser {
 /// The reason for a line over `CatalogLimits.maximumLineBytes`.
 func lineTooLongReason(length: Int, limit: Int) -> String {
     "line is \(length) bytes long, over the limit of \(limit); "
-        + "split the entry's text or raise CatalogLimits.maximumLineBytes"
+        + "split the entry's text (a fixed limit of the catalog format)"
 }
 
 /// True when the line holds only JSON whitespace (space, tab, CR, LF).

@@ -288,7 +288,7 @@ final class LineParsingTests: XCTestCase {
         let list = (0..<33).map { "\"c\($0)\"" }.joined(separator: ",")
         XCTAssertEqual(
             rejection(#"{"id":"a","title":"b","categories":[\#(list)]}"#),
-            #"field "categories": expected at most 32 categories, got 33; remove some or raise CatalogLimits.maximumCategories"#)
+            #"field "categories": expected at most 32 categories, got 33; remove some (a fixed limit of the catalog format)"#)
         let ok = (0..<32).map { "\"c\($0)\"" }.joined(separator: ",")
         XCTAssertEqual(entry(#"{"id":"a","title":"b","categories":[\#(ok)]}"#)?.categories.count, 32)
     }
@@ -299,11 +299,11 @@ final class LineParsingTests: XCTestCase {
         limits.maximumAliases = 2
         XCTAssertEqual(
             rejection(#"{"id":"a","title":"b","aliases":["x","y","z"]}"#, limits: limits),
-            #"field "aliases": expected at most 2 aliases, got 3; remove some or raise CatalogLimits.maximumAliases"#)
+            #"field "aliases": expected at most 2 aliases, got 3; remove some (a fixed limit of the catalog format)"#)
         let longAlias = String(repeating: "a", count: 1025)
         XCTAssertEqual(
             rejection(#"{"id":"a","title":"b","aliases":["x","\#(longAlias)"]}"#),
-            #"field "aliases"[1]: expected at most 1024 UTF-8 bytes, got 1025; shorten it or raise CatalogLimits.maximumAliasBytes"#)
+            #"field "aliases"[1]: expected at most 1024 UTF-8 bytes, got 1025; shorten it (a fixed limit of the catalog format)"#)
     }
 
     func testAttributes() {
@@ -316,15 +316,15 @@ final class LineParsingTests: XCTestCase {
         let many = (0..<65).map { "\"k\($0)\":\"v\"" }.joined(separator: ",")
         XCTAssertEqual(
             rejection(#"{"id":"a","title":"b","attributes":{\#(many)}}"#),
-            #"field "attributes": expected at most 64 keys, got 65; remove some or raise CatalogLimits.maximumAttributes"#)
+            #"field "attributes": expected at most 64 keys, got 65; remove some (a fixed limit of the catalog format)"#)
         let longKey = String(repeating: "k", count: 257)
         XCTAssertEqual(
             rejection(#"{"id":"a","title":"b","attributes":{"\#(longKey)":"v"}}"#),
-            #"field "attributes": expected keys of at most 256 UTF-8 bytes, got "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk…" (257 bytes); shorten it or raise CatalogLimits.maximumAttributeKeyBytes"#)
+            #"field "attributes": expected keys of at most 256 UTF-8 bytes, got "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk…" (257 bytes); shorten it (a fixed limit of the catalog format)"#)
         let longValue = String(repeating: "v", count: 4097)
         XCTAssertEqual(
             rejection(#"{"id":"a","title":"b","attributes":{"k":"\#(longValue)"}}"#),
-            #"field "attributes"["k"]: expected at most 4096 UTF-8 bytes, got 4097; shorten it or raise CatalogLimits.maximumAttributeValueBytes"#)
+            #"field "attributes"["k"]: expected at most 4096 UTF-8 bytes, got 4097; shorten it (a fixed limit of the catalog format)"#)
     }
 
     // MARK: - Sizes
@@ -333,24 +333,24 @@ final class LineParsingTests: XCTestCase {
         let id257 = String(repeating: "i", count: 257)
         XCTAssertEqual(
             rejection(#"{"id":"\#(id257)","title":"b"}"#),
-            #"field "id": expected at most 256 UTF-8 bytes, got 257; shorten it or raise CatalogLimits.maximumIdBytes"#)
+            #"field "id": expected at most 256 UTF-8 bytes, got 257; shorten it (a fixed limit of the catalog format)"#)
         XCTAssertNil(rejection(#"{"id":"\#(String(id257.dropLast()))","title":"b"}"#))
         // Bytes, not characters: 513 × "é" is 1026 bytes.
         let title = String(repeating: "é", count: 513)
         XCTAssertEqual(
             rejection(#"{"id":"a","title":"\#(title)"}"#),
-            #"field "title": expected at most 1024 UTF-8 bytes, got 1026; shorten it or raise CatalogLimits.maximumTitleBytes"#)
+            #"field "title": expected at most 1024 UTF-8 bytes, got 1026; shorten it (a fixed limit of the catalog format)"#)
         let description = String(repeating: "d", count: 16385)
         XCTAssertEqual(
             rejection(#"{"id":"a","title":"b","description":"\#(description)"}"#),
-            #"field "description": expected at most 16384 UTF-8 bytes, got 16385; shorten it or raise CatalogLimits.maximumDescriptionBytes"#)
+            #"field "description": expected at most 16384 UTF-8 bytes, got 16385; shorten it (a fixed limit of the catalog format)"#)
         let category = String(repeating: "c", count: 257)
         XCTAssertEqual(
             rejection(#"{"id":"a","title":"b","category":"\#(category)"}"#),
-            #"field "category": expected at most 256 UTF-8 bytes, got 257; shorten it or raise CatalogLimits.maximumCategoryBytes"#)
+            #"field "category": expected at most 256 UTF-8 bytes, got 257; shorten it (a fixed limit of the catalog format)"#)
         XCTAssertEqual(
             rejection(#"{"id":"a","title":"b","categories":["x","\#(category)"]}"#),
-            #"field "categories"[1]: expected at most 256 UTF-8 bytes, got 257; shorten it or raise CatalogLimits.maximumCategoryBytes"#)
+            #"field "categories"[1]: expected at most 256 UTF-8 bytes, got 257; shorten it (a fixed limit of the catalog format)"#)
     }
 
     func testOversizedLine() {
@@ -359,7 +359,7 @@ final class LineParsingTests: XCTestCase {
         let line = #"{"id":"a","title":"bcdefghijklmnopq"}"#  // 37 bytes
         XCTAssertEqual(
             rejection(line, limits: limits),
-            "line is 37 bytes long, over the limit of 30; split the entry's text or raise CatalogLimits.maximumLineBytes")
+            "line is 37 bytes long, over the limit of 30; split the entry's text (a fixed limit of the catalog format)")
         limits.maximumLineBytes = 37
         XCTAssertNil(rejection(line + "\r", limits: limits))  // the CR does not count
     }
@@ -379,7 +379,7 @@ final class LineParsingTests: XCTestCase {
         let ok = #"{"id":"a","title":"b","x":\#(String(repeating: "[", count: 31))\#(String(repeating: "]", count: 31))}"#
         XCTAssertNotNil(entry(ok))
         let deep = #"{"id":"a","title":"b","x":\#(String(repeating: "[", count: 32))\#(String(repeating: "]", count: 32))}"#
-        let reason = #"field "x": expected at most 32 levels of nesting, got more; flatten the value or raise CatalogLimits.maximumNestingDepth"#
+        let reason = #"field "x": expected at most 32 levels of nesting, got more; flatten the value (a fixed limit of the catalog format)"#
         XCTAssertEqual(rejection(deep), reason)
         let objects = #"{"id":"a","title":"b","x":\#(String(repeating: #"{"k":"#, count: 40))1\#(String(repeating: "}", count: 40))}"#
         XCTAssertEqual(rejection(objects), reason)

@@ -51,36 +51,36 @@ final class HTTP1CodecTests: XCTestCase {
     }
 
     func testNothingIsParsedAfterTheLastRequest() {
-        let events = parse(["GET / HTTP/1.1\r\nConnection: close\r\n\r\nGARBAGE\r\n\r\n"])
+        let events = parse(["GET / HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\nGARBAGE\r\n\r\n"])
         XCTAssertEqual(requests(events).count, 1)
         XCTAssertNil(refusal(events), "what follows the last request is not even looked at")
     }
 
     func testHeaderBytesAreCountedAsInHTTP2() {
         // ":method" GET + ":path" / + "x-a: <v>", each + 32, as RFC 9113 §6.5.2 counts them.
-        let fixed = (7 + 3 + 32) + (5 + 1 + 32) + (3 + 32)
-        let fits = "GET / HTTP/1.1\r\nx-a: \(String(repeating: "v", count: 100))\r\n\r\n"
+        let fixed = (7 + 3 + 32) + (5 + 1 + 32) + (4 + 1 + 32) + (3 + 32)  // and Host: h
+        let fits = "GET / HTTP/1.1\r\nHost: h\r\nx-a: \(String(repeating: "v", count: 100))\r\n\r\n"
         XCTAssertEqual(requests(parse([fits], maxHeaderListSize: fixed + 100)).count, 1)
         XCTAssertEqual(refusal(parse([fits], maxHeaderListSize: fixed + 99)), .headersTooLarge(limit: fixed + 99))
     }
 
     func testLimitsAndRefusals() {
-        XCTAssertEqual(refusal(parse(["POST / HTTP/1.1\r\nContent-Length: 11\r\n\r\n"], maxBodySize: 10)), .bodyTooLarge(limit: 10))
-        XCTAssertEqual(refusal(parse(["POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nabcdef\r\n6\r\nabcdef\r\n"],
+        XCTAssertEqual(refusal(parse(["POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n\r\n"], maxBodySize: 10)), .bodyTooLarge(limit: 10))
+        XCTAssertEqual(refusal(parse(["POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nabcdef\r\n6\r\nabcdef\r\n"],
                                      maxBodySize: 10)), .bodyTooLarge(limit: 10))
-        XCTAssertEqual(refusal(parse(["POST / HTTP/1.1\r\ncontent-type: Application/GRPC\r\n\r\n"])), .grpcNeedsHTTP2)
+        XCTAssertEqual(refusal(parse(["POST / HTTP/1.1\r\nHost: h\r\ncontent-type: Application/GRPC\r\n\r\n"])), .grpcNeedsHTTP2)
         XCTAssertEqual(refusal(parse(["GET / HTTP/2.0\r\n\r\n"])), .versionNotSupported(major: 2))
         XCTAssertEqual(refusal(parse(["\u{16}\u{03}\u{01}"]))?.status, 400)
         // Request smuggling: both framings, or a transfer coding that is not chunked.
-        XCTAssertEqual(refusal(parse(["POST / HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n"]))?.status, 400)
-        XCTAssertEqual(refusal(parse(["POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n"]))?.status, 400)
-        XCTAssertEqual(refusal(parse(["POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n"]))?.status, 400)
+        XCTAssertEqual(refusal(parse(["POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n"]))?.status, 400)
+        XCTAssertEqual(refusal(parse(["POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip\r\n\r\n"]))?.status, 400)
+        XCTAssertEqual(refusal(parse(["POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n"]))?.status, 400)
     }
 
     func testUpgradeAndConnectDoNotStopParsing() {
-        let events = parse(["GET /u HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n"
+        let events = parse(["GET /u HTTP/1.1\r\nHost: h\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n"
                             + "CONNECT host:443 HTTP/1.1\r\nHost: host:443\r\n\r\n"
-                            + "GET /after HTTP/1.1\r\n\r\n"])
+                            + "GET /after HTTP/1.1\r\nHost: h\r\n\r\n"])
         XCTAssertEqual(requests(events).map(\.0.path), ["/u", "host:443", "/after"])
         XCTAssertEqual(requests(events)[0].0.headers.map(\.name), [], "connection and upgrade are the connection's fields")
     }
@@ -94,7 +94,7 @@ final class HTTP1CodecTests: XCTestCase {
     }
 
     func testExpectContinueIsReportedOnlyWhileTheBodyIsAwaited() {
-        let head = "POST / HTTP/1.1\r\nContent-Length: 2\r\nExpect: 100-Continue\r\n\r\n"
+        let head = "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\nExpect: 100-Continue\r\n\r\n"
         let waiting = parse([head])
         XCTAssertEqual(waiting.count, 1)
         guard case .continueExpected = waiting[0] else { return XCTFail("\(waiting)") }

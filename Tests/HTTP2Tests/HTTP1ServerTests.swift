@@ -186,6 +186,42 @@ final class HTTP1ServerTests: ResourceCheckingTestCase {
         XCTAssertEqual(try client.readToEnd(), [])
     }
 
+    /// RFC 9112: a server must refuse these with 400 (each is read differently by some proxy, the
+    /// stuff of request smuggling); HTTP/1.0 needs no Host, and a higher 1.x minor is read as 1.1.
+    func testHeadsRFC9112RefusesAre400() async throws {
+        let server = try TestServer(handler: echoHandler)
+        defer { server.stop() }
+        let refused: [(String, String)] = [
+            ("GET / HTTP/1.1\r\n\r\n", "without a Host header"),
+            ("GET / HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n", "2 Host headers"),
+            ("GET / HTTP/1.1\r\nHost : x\r\n\r\n", "whitespace between a header field name and its colon"),
+            ("GET / HTTP/1.1\r\nHost: x\r\nX-A: a\r\n b\r\n\r\n", "obs-fold"),
+            ("GET / HTTP/1.1\r\nHost: x\r\nX-A: a\r\n\tb\r\n\r\n", "obs-fold"),
+            ("GET / HTTP/1.9\r\n\r\n", "without a Host header"),
+        ]
+        for (head, reason) in refused {
+            let client = try HTTP1TestClient(port: server.port)
+            try client.send(head)
+            let response = try client.readResponse()
+            XCTAssertEqual(response.status, 400, head)
+            XCTAssertTrue(text(response.body).contains(reason), "\(head): \(text(response.body))")
+        }
+        // A fold split by the network is still a fold; a value split anywhere else is not.
+        let folded = try HTTP1TestClient(port: server.port)
+        try folded.send("GET / HTTP/1.1\r\nHost: x\r\nX-A: a\r\n")
+        try await Task.sleep(for: .milliseconds(30))
+        try folded.send(" b\r\n\r\n")
+        XCTAssertEqual(try folded.readResponse().status, 400)
+        for head in ["GET / HTTP/1.0\r\n\r\n", "GET / HTTP/1.9\r\nHost: x\r\n\r\n", "GET / HTTP/1.1\r\nHost: x\r\nX-A: aaa bbb\r\n\r\n"] {
+            let client = try HTTP1TestClient(port: server.port)
+            let middle = head.index(head.startIndex, offsetBy: head.count - 8)
+            try client.send(String(head[..<middle]))
+            try await Task.sleep(for: .milliseconds(30))
+            try client.send(String(head[middle...]))
+            XCTAssertEqual(try client.readResponse().status, 200, head)
+        }
+    }
+
     func testGRPCOverHTTP1IsRefusedWith505() async throws {
         let handled = Atomic<Int>(0)
         let server = try TestServer { request, responder in

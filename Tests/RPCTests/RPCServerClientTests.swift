@@ -204,6 +204,12 @@ final class RPCServerClientTests: XCTestCase {
         XCTAssertEqual((object["completions"] as? [[String: Any]])?.first?["text"] as? String, "gar")
         XCTAssertEqual(object["revision"] as? String, "3")
 
+        // Media types are case-insensitive.
+        let shouted = try await connection.send(HTTP2ClientRequest(method: "POST", path: Typeahead_V1_TypeaheadService.suggest.path,
+                                                                   headers: [("content-type", "APPLICATION/JSON; charset=UTF-8")],
+                                                                   body: Array(#"{"text":"gar"}"#.utf8)))
+        XCTAssertEqual(shouted.status, 200)
+
         let get = try await connection.send(HTTP2ClientRequest(path: "/v1/suggest?q=gar"))
         XCTAssertEqual(get.status, 200)
         XCTAssertTrue(String(decoding: get.body, as: UTF8.self).contains(#""text":"gar""#))

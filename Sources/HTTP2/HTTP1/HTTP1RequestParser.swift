@@ -69,6 +69,14 @@ final class HTTP1RequestParser {
     private var headerListSize = 0
     /// `expect: 100-continue` (the one expectation there is; the field itself is not kept).
     private var expectsContinue = false
+    /// Host fields seen in this request's head (RFC 9112 §3.2: exactly one in HTTP/1.1).
+    private var hostFields = 0
+    /// The buffer being parsed, and the last bytes of the one before: how a value piece is seen
+    /// to follow a folded line (see ``headerValue(_:)``).
+    private var receiving: UnsafeRawBufferPointer?
+    private var previousTail: [UInt8] = []
+    /// Why the head breaks RFC 9112 in a way a server must refuse (400), once it is complete.
+    private var headViolation: String?
 
     init(maxHeaderListSize: Int, maxBodySize: Int) {
         self.maxHeaderListSize = maxHeaderListSize
@@ -83,6 +91,11 @@ final class HTTP1RequestParser {
     /// Parses `bytes` (any split: a request may arrive over many calls, many requests in one).
     func receive(_ bytes: UnsafeRawBufferPointer) {
         guard var cursor = bytes.baseAddress, bytes.count > 0 else { return }
+        receiving = bytes
+        defer {
+            receiving = nil
+            previousTail = Array((previousTail + bytes.suffix(16)).suffix(16))
+        }
         var remaining = bytes.count
         while remaining > 0, !isStopped {
             let consumed = withUnsafePointer(to: Self.settings) { settings in
@@ -172,6 +185,8 @@ final class HTTP1RequestParser {
         body = []
         headerListSize = 0
         expectsContinue = false
+        hostFields = 0
+        headViolation = nil
         return Self.proceed
     }
 
@@ -202,9 +217,41 @@ final class HTTP1RequestParser {
     }
 
     private func headerValue(_ piece: UnsafeRawBufferPointer) -> Int32 {
+        // A second piece of the same value that comes after a line feed and white space is an
+        // obs-fold (http_parser joins folded lines silently); a piece split by the network is not.
+        if inFieldValue, followsFold(piece) {
+            headViolation = headViolation ?? "a header field folded over several lines (obs-fold)"
+        }
         inFieldValue = true
         fieldValue.append(contentsOf: piece)
         return countHeaderBytes(piece.count)
+    }
+
+    /// Whether the bytes before `piece` (in this buffer, then the end of the previous one) are
+    /// white space preceded by a line feed.
+    private func followsFold(_ piece: UnsafeRawBufferPointer) -> Bool {
+        guard let buffer = receiving, let start = piece.baseAddress, let base = buffer.baseAddress else { return false }
+        var offset = start - base
+        // http_parser may hand the fold's white space over with the piece, or skip it.
+        var sawSpace = piece.first == 0x20 || piece.first == 0x09
+        var tail = previousTail.count
+        while true {
+            let byte: UInt8
+            if offset > 0 {
+                offset -= 1
+                byte = buffer[offset]
+            } else if tail > 0 {
+                tail -= 1
+                byte = previousTail[tail]
+            } else {
+                return false
+            }
+            if byte == 0x20 || byte == 0x09 {
+                sawSpace = true
+                continue
+            }
+            return sawSpace && byte == 0x0A
+        }
     }
 
     /// Ends the field being received: keeps it as a header or a trailer, or takes it apart.
@@ -215,6 +262,15 @@ final class HTTP1RequestParser {
             inFieldValue = false
         }
         guard !fieldName.isEmpty else { return }
+        // RFC 9112 §5.1: whitespace between a field name and its colon must be refused (a
+        // proxy and a server reading "Host : x" differently is how requests get smuggled).
+        if fieldName.contains(where: { $0 == 0x20 || $0 == 0x09 }) {
+            headViolation = headViolation ?? "whitespace between a header field name and its colon"
+        }
+        // §5.2: a line folded onto the next (obs-fold) is refused rather than guessed at.
+        if fieldValue.contains(where: { $0 == 0x0D || $0 == 0x0A }) {
+            headViolation = headViolation ?? "a header field folded over several lines (obs-fold)"
+        }
         let name = String(decoding: fieldName, as: UTF8.self)
         let value = String(decoding: fieldValue, as: UTF8.self)
         if headersDone {
@@ -223,6 +279,7 @@ final class HTTP1RequestParser {
         }
         switch name {
         case "host":
+            hostFields += 1
             if authority.isEmpty { authority = value }
         case "expect":
             expectsContinue = value.lowercased() == "100-continue"
@@ -240,6 +297,15 @@ final class HTTP1RequestParser {
         let major = Int(parser.pointee.http_major)
         if major != 1 {
             refusal = .versionNotSupported(major: major)
+            return Self.stop
+        }
+        // A minor version above 1 is read as HTTP/1.1 (RFC 9110 §2.5), Host rule included.
+        let minor = Int(parser.pointee.http_minor)
+        if headViolation == nil, minor >= 1, hostFields != 1 {
+            headViolation = hostFields == 0 ? "an HTTP/1.1 request without a Host header" : "a request with \(hostFields) Host headers"
+        }
+        if let headViolation {
+            refusal = .malformed(headViolation)
             return Self.stop
         }
         if headers.contains(where: { $0.name == "content-type" && $0.value.lowercased().hasPrefix("application/grpc") }) {

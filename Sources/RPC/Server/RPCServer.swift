@@ -121,7 +121,7 @@ public final class RPCServer: Sendable {
             // A gRPC client reads trailers; a JSON, GET, health or metrics client reads the HTTP
             // status, and would take a 200 for success. (A header block cut before its content
             // type cannot be told apart: it gets the HTTP answer, which gRPC clients also report.)
-            if request.contentType?.hasPrefix("application/grpc") ?? false {
+            if Self.mediaType(request.contentType).hasPrefix("application/grpc") {
                 responder.sendHeaders(status: 200, headers: GRPCResponses.trailersOnly(status), endStream: true)
             } else {
                 responder.respond(status: httpStatus, headers: [("content-type", "application/json")],
@@ -155,6 +155,13 @@ public final class RPCServer: Sendable {
 
     private func series(_ path: String) -> ServerTelemetry.MethodSeries { series[path] ?? unknownSeries }
 
+    /// A content type for comparing: media types are case-insensitive (RFC 9110 §8.3.1), and
+    /// clients do send `APPLICATION/JSON`; the lower-case form every client sends is returned as is.
+    static func mediaType(_ value: String?) -> String {
+        guard let value else { return "" }
+        return value.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) ? value.lowercased() : value
+    }
+
     /// `:path` up to its query string (a gRPC path has none: then the same string, not a copy).
     static func pathWithoutQuery(_ path: String) -> String {
         guard let mark = path.utf8.firstIndex(of: UInt8(ascii: "?")) else { return path }
@@ -171,7 +178,7 @@ public final class RPCServer: Sendable {
             responder.respond(status: 405, headers: [("allow", "GET, POST"), ("content-type", "text/plain")], body: Array("method not allowed\n".utf8))
             return
         }
-        let contentType = request.header("content-type") ?? ""
+        let contentType = Self.mediaType(request.header("content-type"))
         if contentType.hasPrefix("application/grpc") {
             handleGRPC(request, path: path, responder)
         } else if contentType.hasPrefix("application/json") {
