@@ -246,6 +246,9 @@ public final class Shard: Sendable {
     public func upsert(_ entries: [CatalogEntry]) throws -> UpdateSummary {
         try writable()
         try EntryValidation.check(entries)
+        // One entry per id (the API says so): which of two would count is a guess, and the guess
+        // would differ between a node and a cluster that splits the batch.
+        try Self.checkUniqueIDs(entries, in: "the upsert")
         let serving = try current()
         try carryForward(.upsert(entries), serving: serving.number)
         return try Updater(generation: serving, analyzer: analyzer).upsert(entries)
@@ -312,7 +315,7 @@ public final class Shard: Sendable {
             throw IndexError.invalidArgument("index parameters out of range: \(parameters)")
         }
         try EntryValidation.check(entries)
-        try Self.checkUniqueIDs(entries)
+        try Self.checkUniqueIDs(entries, in: "the entries to index")
         let (number, buildLock) = try layout.withLock { () throws -> (Int, Int32) in
             try removeIncompleteGenerations()
             let manifest = try layout.readManifest()
@@ -574,11 +577,11 @@ public final class Shard: Sendable {
         }
     }
 
-    private static func checkUniqueIDs(_ entries: [CatalogEntry]) throws {
+    private static func checkUniqueIDs(_ entries: [CatalogEntry], in what: String) throws {
         var seen = Set<[UInt8]>()  // ids are bytes: canonically equal spellings are different ids
         seen.reserveCapacity(entries.count)
-        for entry in entries where !seen.insert(Array(entry.id.utf8)).inserted {
-            throw IndexError.invalidArgument("duplicate id \"\(entry.id)\" in the entries to index")
+        for (position, entry) in entries.enumerated() where !seen.insert(Array(entry.id.utf8)).inserted {
+            throw IndexError.invalidArgument("duplicate id \"\(entry.id.prefix(64))\" (entry \(position + 1)) in \(what)")
         }
     }
 }

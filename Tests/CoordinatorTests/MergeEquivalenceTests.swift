@@ -246,17 +246,9 @@ final class MergeEquivalenceTests: XCTestCase {
         let layouts = try Layouts(entries: entries, parameters: IndexParameters(listSize: 3, heavyThreshold: 4))
         for batch in 0..<Self.scaled(12) {
             let (upserts, deletes) = generator.randomUpdateBatch(&rng, current: entries)
-            // The same id twice in a batch: the later one wins (as one upsert call would apply it).
-            var latest: [String: CatalogEntry] = [:]
-            var order: [String] = []
-            for entry in upserts {
-                if latest[entry.id] == nil { order.append(entry.id) }
-                latest[entry.id] = entry
-            }
-            let distinct = order.map { latest[$0]! }
-            try layouts.apply(upserts: distinct, deletes: deletes)
+            try layouts.apply(upserts: upserts, deletes: deletes)
             var byID = Dictionary(entries.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
-            for entry in distinct { byID[entry.id] = entry }
+            for entry in upserts { byID[entry.id] = entry }
             for id in deletes { byID[id] = nil }
             entries = Array(byID.values)
             let context = "seed \(seed), after batch \(batch + 1)"

@@ -119,6 +119,12 @@ final class GenerationTests: XCTestCase {
         let before = try titles(shard, "b")
         XCTAssertThrowsError(try shard.upsert([CatalogEntry(id: "z", title: "bad", weight: 1 << 60)]))
         XCTAssertEqual(try titles(shard, "b"), before)
+        // So does one with an id twice (the API says ids are distinct; which would count is a guess).
+        XCTAssertThrowsError(try shard.upsert([CatalogEntry(id: "b2", title: "berry one"), CatalogEntry(id: "b2", title: "berry two")])) { error in
+            XCTAssertEqual((error as? IndexError)?.code, .invalidArgument)
+            XCTAssertTrue("\(error)".contains("duplicate id \"b2\" (entry 2) in the upsert"), "\(error)")
+        }
+        XCTAssertEqual(try titles(shard, "b"), before)
 
         // Durable: a fresh handle sees the same.
         let reopened = try Shard(directory: dir.path, readOnly: true)

@@ -148,9 +148,9 @@ public struct RandomCatalog {
         return entries
     }
 
-    /// A batch of updates: new entries, re-weighted and rewritten existing ones, the same id
-    /// twice (the later wins), deleted ids brought back, and deletions (including ids that do
-    /// not exist).
+    /// A batch of updates: new entries, re-weighted and rewritten existing ones, deleted ids
+    /// brought back, and deletions (including ids that do not exist). Each id at most once among
+    /// the upserts (a batch with an id twice is refused).
     public mutating func randomUpdateBatch(_ rng: inout SeededGenerator, current: [CatalogEntry])
         -> (upserts: [CatalogEntry], deletes: [String]) {
         var upserts: [CatalogEntry] = []
@@ -171,10 +171,8 @@ public struct RandomCatalog {
                 if rng.chance(0.2) { e.description = rng.chance(0.5) ? nil : randomPhrase(&rng, words: 1...3) }
                 upserts.append(e)
             } else if roll == 7 {
-                // The same id twice in one batch: the second one counts.
-                let id = rng.chance(0.5) ? rng.pick(current).id : newId("n")
-                upserts.append(randomEntry(&rng, existing: current, id: id))
-                upserts.append(randomEntry(&rng, existing: current, id: id))
+                // An existing id rewritten from scratch.
+                upserts.append(randomEntry(&rng, existing: current, id: rng.pick(current).id))
             } else if roll == 8, !graveyard.isEmpty {
                 var e = graveyard.remove(at: rng.int(0...(graveyard.count - 1)))
                 if rng.chance(0.5) { e.weight = rng.pick(RandomCatalog.weights) }
@@ -187,6 +185,9 @@ public struct RandomCatalog {
                 deletes.append(rng.chance(0.5) ? "missing-\(rng.int(0...999))" : rng.pick(current).id)
             }
         }
+        // Keep the first entry of an id picked twice.
+        var seen = Set<String>()
+        upserts = upserts.filter { seen.insert($0.id).inserted }
         return (upserts, deletes)
     }
 }
