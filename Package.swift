@@ -2,10 +2,13 @@
 //
 // Typeahead: a sharded search-and-suggestion cluster.
 //
-// Layering (each C library is imported by exactly one Swift module):
+// Layering (each C library is wrapped by one Swift module per use: yajl twice, see below):
 //   CLMDB     -> Storage     (LMDB environments, transactions, cursors)
 //   CUTF8Proc -> Analysis    (normalisation and word splitting)
-//   CYAJL     -> Catalog     (JSON Lines catalog parsing and validation)
+//   CYAJL     -> Catalog     (JSON Lines catalog parsing and validation: yajl events straight
+//                            into the entry builder, the build's hot loop)
+//             -> JSONTree    (request bodies: a bounded tree, limits enforced while parsing,
+//                            numbers kept as text)
 //   Caching   (bounded striped caches: a generation's term walks, a node's encoded answers)
 //   Index     (catalog model, on-disk trie, postings, ranking, suggest/search, generations)
 //   Wire      (the API's messages: generated protobuf codec from proto/, gRPC framing and status,
@@ -48,10 +51,11 @@ let package = Package(
         .target(name: "Catalog", dependencies: ["CYAJL"]),
         .target(name: "Caching"),
         .target(name: "Index", dependencies: ["Storage", "Analysis", "Catalog", "Caching"], exclude: ["Semantics.md"]),
-        .target(name: "Wire"),
+        .target(name: "JSONTree", dependencies: ["CYAJL"]),
+        .target(name: "Wire", dependencies: ["JSONTree"]),
         .target(name: "WireConversions", dependencies: ["Index", "Catalog", "Wire"]),
         .target(name: "HTTP2", dependencies: ["CNghttp2", "CHTTPParser", "CSystem"]),
-        .target(name: "RPC", dependencies: ["Wire", "HTTP2", "Observability"]),
+        .target(name: "RPC", dependencies: ["Wire", "JSONTree", "HTTP2", "Observability"]),
         .target(name: "Node", dependencies: ["Index", "Wire", "WireConversions", "RPC", "Catalog", "Observability", "Caching"]),
         .target(name: "Load", dependencies: ["Catalog", "Wire", "HTTP2", "RPC"]),
         .target(name: "Benchmarks", dependencies: ["Index", "Catalog", "Analysis", "CSQLite", "Load"]),
@@ -67,7 +71,7 @@ let package = Package(
         .testTarget(name: "CatalogTests", dependencies: ["Catalog"]),
         .testTarget(name: "IndexTests", dependencies: ["Index", "Catalog", "Analysis", "Storage", "Caching", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["Wire", "WireConversions", "Index", "TestSupport"]),
-        .testTarget(name: "WireTests", dependencies: ["Wire", "WireConversions", "Index", "Catalog"], exclude: ["Fixtures"]),
+        .testTarget(name: "WireTests", dependencies: ["Wire", "WireConversions", "JSONTree", "Index", "Catalog"], exclude: ["Fixtures"]),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2"]),
         .testTarget(name: "NodeTests", dependencies: ["Node", "Index", "Wire", "RPC", "Observability", "TestSupport"], exclude: ["python"]),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),

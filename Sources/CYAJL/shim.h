@@ -1,5 +1,5 @@
 // Umbrella header for the system library `yajl` (Debian package providing <yajl/yajl_parse.h>).
-// Nothing but the one Swift module that owns this dependency imports CYAJL.
+// Imported by Catalog (the catalog line parser) and JSONTree (request bodies), nothing else.
 #include <yajl/yajl_parse.h>
 
 // `yajl_config` is variadic, and Swift does not import C variadic functions. Every yajl option

@@ -1,4 +1,5 @@
 import Foundation
+import JSONTree
 import Wire
 
 /// One RPC a server serves: its path, who may call it, its handler, and (for the client-facing
@@ -32,7 +33,7 @@ public struct RPCMethod: Sendable {
 
     /// A JSON call's request: a POST body, or a GET query string's parameters.
     enum JSONInput {
-        case body([String: Any])
+        case body(JSONNode)
         case query([URLQueryItem])
     }
 

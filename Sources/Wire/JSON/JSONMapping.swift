@@ -1,4 +1,5 @@
 import Foundation
+import JSONTree
 
 /// How one method speaks JSON: the Connect protocol's unary POST body and, for a method with a GET
 /// form, the query string, each read straight into the typed request; and the typed response
@@ -11,7 +12,7 @@ import Foundation
 public struct JSONMapping<Request: ProtoMessage, Response: ProtoMessage>: Sendable {
     /// The GET path that serves the method from a query string (`/v1/suggest`), if any.
     public let getPath: String?
-    public let request: @Sendable (_ body: [String: Any]) throws(GRPCStatus) -> Request
+    public let request: @Sendable (_ body: JSONNode) throws(GRPCStatus) -> Request
     /// Reads a GET query string's parameters; nil when there is no ``getPath``.
     public let query: (@Sendable (_ items: [URLQueryItem]) throws(GRPCStatus) -> Request)?
     /// The response's JSON text, ending in a line feed.
@@ -20,7 +21,7 @@ public struct JSONMapping<Request: ProtoMessage, Response: ProtoMessage>: Sendab
     /// JSON is small, and a body is refused before it is parsed, so parsing is bounded by this.
     public var maximumBodyBytes = 64 << 10
 
-    public init(getPath: String?, request: @escaping @Sendable ([String: Any]) throws(GRPCStatus) -> Request,
+    public init(getPath: String?, request: @escaping @Sendable (JSONNode) throws(GRPCStatus) -> Request,
                 query: (@Sendable ([URLQueryItem]) throws(GRPCStatus) -> Request)?, response: @escaping @Sendable (Response) -> [UInt8]) {
         precondition((getPath == nil) == (query == nil), "a GET path needs a query reader, and only then")
         self.getPath = getPath

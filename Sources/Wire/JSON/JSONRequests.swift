@@ -1,4 +1,5 @@
 import Foundation
+import JSONTree
 
 /// The client-facing requests in JSON: the Connect protocol's unary POST bodies (proto3 JSON
 /// names) and the GET conveniences' query strings, turned into the same wire messages gRPC
@@ -9,112 +10,72 @@ import Foundation
 /// misspelt field is a bug the caller never sees.
 public enum JSONRequests {
     /// Most values (objects, arrays, strings, numbers, literals) a request body may hold: every
-    /// field of the largest request with every token is under 200. Counted before parsing, so a
-    /// body of many small values is refused at the cost of one pass over its bytes instead of
-    /// being built into a tree (a 3.6 MB body of 100,000 tokens once took a node from 49 to 351 MB).
+    /// field of the largest request with every token is under 200. Enforced while the body is
+    /// parsed (`JSONTree`), so a body of many small values is refused at the cost of reading it, not
+    /// of a tree of it (a 3.6 MB body of 100,000 tokens once took a node from 49 to 351 MB).
     public static let maximumValues = 1024
     /// Deepest nesting of objects and arrays (a request nests three deep).
     public static let maximumDepth = 8
 
-    public static func object(_ body: [UInt8]) throws(GRPCStatus) -> [String: Any] {
-        try checkShape(body)
-        let parsed: Any
+    /// The request body's JSON: one object, within the limits above, no key twice.
+    public static func object(_ body: [UInt8]) throws(GRPCStatus) -> JSONNode {
+        let parsed: JSONNode
         do {
-            parsed = try JSONSerialization.jsonObject(with: Data(body), options: [])
+            parsed = try JSONTree.parse(body, maximumValues: maximumValues, maximumDepth: maximumDepth)
         } catch {
-            throw GRPCStatus(.invalidArgument, "request body is not valid JSON")
+            throw GRPCStatus(.invalidArgument, "request body: \(error.description)")
         }
-        guard let object = parsed as? [String: Any] else { throw GRPCStatus(.invalidArgument, "request body must be a JSON object") }
-        return object
-    }
-
-    /// Refuses a body with more than ``maximumValues`` values or nested deeper than
-    /// ``maximumDepth``, reading it once without allocating: commas, colons and opening brackets
-    /// outside strings bound the number of values from above.
-    static func checkShape(_ body: [UInt8]) throws(GRPCStatus) {
-        var values = 1
-        var depth = 0
-        var inString = false
-        var escaped = false
-        for byte in body {
-            if inString {
-                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "{"), UInt8(ascii: "["):
-                depth += 1
-                values += 1
-                guard depth <= maximumDepth else {
-                    throw GRPCStatus(.invalidArgument, "request body nests deeper than \(maximumDepth) levels")
-                }
-            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
-            case UInt8(ascii: ","), UInt8(ascii: ":"): values += 1
-            default: continue
-            }
-            guard values <= maximumValues else {
-                throw GRPCStatus(.invalidArgument, "request body holds more than \(maximumValues) JSON values; no request needs that many")
-            }
-        }
-    }
-
-    private static func check(_ object: [String: Any], allowed: Set<String>, in message: String) throws(GRPCStatus) {
-        for key in object.keys.sorted() where !allowed.contains(key) {
-            throw GRPCStatus(.invalidArgument, "unknown field \"\(key)\" in \(message)")
-        }
-    }
-
-    private static func string(_ value: Any?, _ field: String) throws(GRPCStatus) -> String? {
-        guard let value else { return nil }
-        guard let string = value as? String else { throw GRPCStatus(.invalidArgument, "\(field) must be a string") }
-        return string
-    }
-
-    /// A JSON number or a quoted integer (proto3 JSON allows both for integers), within `range`.
-    private static func integer<T: FixedWidthInteger>(_ value: Any?, _ field: String, as type: T.Type) throws(GRPCStatus) -> T? {
-        guard let value else { return nil }
-        var parsed: T?
-        if let number = value as? NSNumber, !isBoolean(number) {
-            let double = number.doubleValue
-            if double.rounded() == double, double >= Double(T.min), double <= Double(T.max) {
-                parsed = number.int64Value >= 0 ? T(exactly: number.uint64Value) : T(exactly: number.int64Value)
-            }
-        } else if let text = value as? String {
-            parsed = T(text)
-        }
-        guard let parsed else { throw GRPCStatus(.invalidArgument, "\(field) must be a whole number from \(T.min) to \(T.max)") }
+        guard case .object = parsed else { throw GRPCStatus(.invalidArgument, "request body must be a JSON object") }
         return parsed
     }
 
-    private static func bool(_ value: Any?, _ field: String) throws(GRPCStatus) -> Bool? {
-        guard let value else { return nil }
-        guard let number = value as? NSNumber, isBoolean(number) else {
-            throw GRPCStatus(.invalidArgument, "\(field) must be true or false")
+    /// `typeahead.v1.SuggestRequest` from its JSON form.
+    public static func suggest(_ body: JSONNode) throws(GRPCStatus) -> Typeahead_V1_SuggestRequest {
+        let object = try JSONFields(body, of: "SuggestRequest",
+                                    ["text", "tokens", "limits", "typos", "dedupe", "session", "revision", "requireAllShards"])
+        var request = Typeahead_V1_SuggestRequest(text: try object.string("text") ?? "")
+        request.tokens = try tokens(object)
+        request.typos = try object.enumeration("typos", text: typos(text:)) ?? .unspecified
+        request.dedupe = try object.bool("dedupe")
+        if let node = object["limits"] {
+            let limits = try JSONFields(node, of: "limits", ["entries", "categories", "completions"], path: "limits.")
+            request.limits = Typeahead_V1_SuggestLimits(entries: try limits.integer("entries", as: UInt32.self),
+                                                        categories: try limits.integer("categories", as: UInt32.self),
+                                                        completions: try limits.integer("completions", as: UInt32.self))
         }
-        return number.boolValue
+        request.session = try object.string("session") ?? ""
+        request.revision = try object.integer("revision", as: UInt64.self) ?? 0
+        request.requireAllShards = try object.bool("requireAllShards") ?? false
+        return request
     }
 
-    /// JSON true/false arrive as NSNumber too; their Objective-C type code is "c".
-    private static func isBoolean(_ number: NSNumber) -> Bool {
-        String(cString: number.objCType) == "c"
+    /// `typeahead.v1.SearchRequest` from its JSON form.
+    public static func search(_ body: JSONNode) throws(GRPCStatus) -> Typeahead_V1_SearchRequest {
+        let object = try JSONFields(body, of: "SearchRequest",
+                                    ["text", "tokens", "pageSize", "pageToken", "sort", "facets", "typos", "requireAllShards"])
+        var request = Typeahead_V1_SearchRequest(text: try object.string("text") ?? "")
+        request.tokens = try tokens(object)
+        request.typos = try object.enumeration("typos", text: typos(text:)) ?? .unspecified
+        request.pageSize = try object.integer("pageSize", as: UInt32.self) ?? 0
+        request.pageToken = try object.string("pageToken") ?? ""
+        request.facets = try object.bool("facets")
+        request.sort = try object.enumeration("sort", text: sort(text:)) ?? .unspecified
+        request.requireAllShards = try object.bool("requireAllShards") ?? false
+        return request
     }
 
-    private static func tokens(_ value: Any?) throws(GRPCStatus) -> [Typeahead_V1_SearchToken] {
-        guard let value else { return [] }
-        guard let list = value as? [Any] else { throw GRPCStatus(.invalidArgument, "tokens must be an array") }
+    private static func tokens(_ object: JSONFields) throws(GRPCStatus) -> [Typeahead_V1_SearchToken] {
+        guard let node = object["tokens"] else { return [] }
+        guard case .array(let items) = node else { throw GRPCStatus(.invalidArgument, "tokens must be an array") }
         var tokens: [Typeahead_V1_SearchToken] = []
-        for item in list {
-            guard let object = item as? [String: Any] else { throw GRPCStatus(.invalidArgument, "each token must be an object") }
-            try check(object, allowed: ["kind", "value"], in: "token")
-            tokens.append(Typeahead_V1_SearchToken(kind: try string(object["kind"], "token.kind") ?? "",
-                                                   value: try string(object["value"], "token.value") ?? ""))
+        for (index, item) in items.enumerated() {
+            let token = try JSONFields(item, of: "token", ["kind", "value"], path: "tokens[\(index)].")
+            tokens.append(Typeahead_V1_SearchToken(kind: try token.string("kind") ?? "", value: try token.string("value") ?? ""))
         }
         return tokens
     }
 
-    private static func typos(_ value: Any?) throws(GRPCStatus) -> Typeahead_V1_Typos {
-        guard let text = try string(value, "typos") else { return .unspecified }
+    private static func typos(text: String) throws(GRPCStatus) -> Typeahead_V1_Typos {
         switch text {
         case "auto", "TYPOS_AUTO": return .auto
         case "TYPOS_UNSPECIFIED": return .unspecified
@@ -123,49 +84,13 @@ public enum JSONRequests {
         }
     }
 
-    private static func sort(_ text: String?) throws(GRPCStatus) -> Typeahead_V1_SearchRequest.Sort {
+    private static func sort(text: String) throws(GRPCStatus) -> Typeahead_V1_SearchRequest.Sort {
         switch text {
-        case nil, "SORT_UNSPECIFIED": return .unspecified
+        case "SORT_UNSPECIFIED": return .unspecified
         case "relevance", "SORT_RELEVANCE": return .relevance
         case "weight", "SORT_WEIGHT": return .weight
-        case let other?: throw GRPCStatus(.invalidArgument, "sort must be \"relevance\" or \"weight\", got \"\(other)\"")
+        default: throw GRPCStatus(.invalidArgument, "sort must be \"relevance\" or \"weight\", got \"\(text)\"")
         }
-    }
-
-    /// `typeahead.v1.SuggestRequest` from its JSON form.
-    public static func suggest(_ object: [String: Any]) throws(GRPCStatus) -> Typeahead_V1_SuggestRequest {
-        try check(object, allowed: ["text", "tokens", "limits", "typos", "dedupe", "session", "revision", "requireAllShards"],
-                  in: "SuggestRequest")
-        var request = Typeahead_V1_SuggestRequest(text: try string(object["text"], "text") ?? "")
-        request.tokens = try tokens(object["tokens"])
-        request.typos = try typos(object["typos"])
-        request.dedupe = try bool(object["dedupe"], "dedupe")
-        if let limitsValue = object["limits"] {
-            guard let limits = limitsValue as? [String: Any] else { throw GRPCStatus(.invalidArgument, "limits must be an object") }
-            try check(limits, allowed: ["entries", "categories", "completions"], in: "limits")
-            request.limits = Typeahead_V1_SuggestLimits(entries: try integer(limits["entries"], "limits.entries", as: UInt32.self),
-                                                        categories: try integer(limits["categories"], "limits.categories", as: UInt32.self),
-                                                        completions: try integer(limits["completions"], "limits.completions", as: UInt32.self))
-        }
-        request.session = try string(object["session"], "session") ?? ""
-        request.revision = try integer(object["revision"], "revision", as: UInt64.self) ?? 0
-        request.requireAllShards = try bool(object["requireAllShards"], "requireAllShards") ?? false
-        return request
-    }
-
-    /// `typeahead.v1.SearchRequest` from its JSON form.
-    public static func search(_ object: [String: Any]) throws(GRPCStatus) -> Typeahead_V1_SearchRequest {
-        try check(object, allowed: ["text", "tokens", "pageSize", "pageToken", "sort", "facets", "typos", "requireAllShards"],
-                  in: "SearchRequest")
-        var request = Typeahead_V1_SearchRequest(text: try string(object["text"], "text") ?? "")
-        request.tokens = try tokens(object["tokens"])
-        request.typos = try typos(object["typos"])
-        request.pageSize = try integer(object["pageSize"], "pageSize", as: UInt32.self) ?? 0
-        request.pageToken = try string(object["pageToken"], "pageToken") ?? ""
-        request.facets = try bool(object["facets"], "facets")
-        request.sort = try sort(try string(object["sort"], "sort"))
-        request.requireAllShards = try bool(object["requireAllShards"], "requireAllShards") ?? false
-        return request
     }
 
     /// The query string of `/v1/suggest?q=…&limit=…&categories=…&completions=…&typos=off&dedupe=false&token=category:NAME`.
@@ -179,7 +104,7 @@ public enum JSONRequests {
             case "limit": limits.entries = try number(value, "limit")
             case "categories": limits.categories = try number(value, "categories")
             case "completions": limits.completions = try number(value, "completions")
-            case "typos": request.typos = try typos(value)
+            case "typos": request.typos = try typos(text: value)
             case "dedupe": request.dedupe = try flag(value, "dedupe")
             case "token": request.tokens.append(try token(value))
             case "session": request.session = value
@@ -201,10 +126,10 @@ public enum JSONRequests {
             case "q": request.text = value
             case "pageSize": request.pageSize = try number(value, "pageSize")
             case "pageToken": request.pageToken = value
-            case "typos": request.typos = try typos(value)
+            case "typos": request.typos = try typos(text: value)
             case "facets": request.facets = try flag(value, "facets")
             case "token": request.tokens.append(try token(value))
-            case "sort": request.sort = try sort(value)
+            case "sort": request.sort = try sort(text: value)
             case "requireAllShards": request.requireAllShards = try flag(value, "requireAllShards")
             default: throw GRPCStatus(.invalidArgument, "unknown query parameter \"\(item.name)\"")
             }
