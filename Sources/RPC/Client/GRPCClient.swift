@@ -100,9 +100,11 @@ public enum GRPCClient {
     private static func send(path: String, body: [UInt8], on connection: HTTP2ClientConnection, options: Options,
                              completion: @escaping @Sendable (Result<[UInt8], GRPCStatus>) -> Void) -> HTTP2ClientStream {
         let request = HTTP2ClientRequest(method: "POST", path: path, headers: headers(options), body: body)
-        let peer = "\(connection.host):\(connection.port)"
+        // Named only in failures: the text is made then, not per call.
+        let host = connection.host
+        let port = connection.port
         guard options.enforceTimeoutLocally, let timeout = options.timeout else {
-            return connection.send(request) { completion(status(of: $0, from: peer)) }
+            return connection.send(request) { completion(status(of: $0, from: "\(host):\(port)")) }
         }
         // The local deadline is a timer of the connection's own loop, cancelled when the answer
         // comes: no thread or dispatch timer per call, and the completion stays on the loop.
@@ -110,8 +112,8 @@ public enum GRPCClient {
         let deadline = LocalDeadline()
         let stream = connection.send(request) { result in
             deadline.finish(on: loop)
-            completion(deadline.expired ? .failure(GRPCStatus(.deadlineExceeded, "no answer from \(peer) within the deadline"))
-                                        : status(of: result, from: peer))
+            completion(deadline.expired ? .failure(GRPCStatus(.deadlineExceeded, "no answer from \(host):\(port) within the deadline"))
+                                        : status(of: result, from: "\(host):\(port)"))
         }
         let arm: @Sendable () -> Void = { deadline.arm(on: loop, after: timeout) { stream.cancel() } }
         if loop.inEventLoop { arm() } else { _ = loop.execute(arm) }
@@ -132,10 +134,10 @@ public enum GRPCClient {
     }
 
     /// The payload of a finished exchange, or the status it ended with.
-    static func status(of result: Result<HTTP2Response, HTTP2ClientError>, from peer: String) -> Result<[UInt8], GRPCStatus> {
+    static func status(of result: Result<HTTP2Response, HTTP2ClientError>, from peer: @autoclosure () -> String) -> Result<[UInt8], GRPCStatus> {
         let response: HTTP2Response
         switch result {
-        case .failure(let error): return .failure(status(of: error, from: peer))
+        case .failure(let error): return .failure(status(of: error, from: peer()))
         case .success(let value): response = value
         }
         guard response.status == 200 else {
@@ -146,14 +148,14 @@ public enum GRPCClient {
             case 429, 502, 503, 504: .unavailable
             default: .unknown
             }
-            return .failure(GRPCStatus(code, "\(peer) answered HTTP \(response.status)"))
+            return .failure(GRPCStatus(code, "\(peer()) answered HTTP \(response.status)"))
         }
         // Trailers-only responses carry the status in the headers.
         guard let text = response.trailer("grpc-status") ?? response.header("grpc-status") else {
-            return .failure(GRPCStatus(.internal, "\(peer) answered without grpc-status"))
+            return .failure(GRPCStatus(.internal, "\(peer()) answered without grpc-status"))
         }
         guard let raw = Int(text), let code = GRPCStatus.Code(rawValue: raw) else {
-            return .failure(GRPCStatus(.unknown, "\(peer) answered grpc-status \"\(text)\""))
+            return .failure(GRPCStatus(.unknown, "\(peer()) answered grpc-status \"\(text)\""))
         }
         guard code == .ok else {
             let message = (response.trailer("grpc-message") ?? response.header("grpc-message")).map(GRPCStatus.decodeMessage) ?? ""
@@ -170,21 +172,21 @@ public enum GRPCClient {
         return Data(base64Encoded: padded).map(Array.init)
     }
 
-    static func status(of error: HTTP2ClientError, from peer: String) -> GRPCStatus {
+    static func status(of error: HTTP2ClientError, from peer: @autoclosure () -> String) -> GRPCStatus {
         switch error.code {
         case .cancelled:
             return GRPCStatus(.cancelled, "cancelled")
         case .responseRejected:
-            return GRPCStatus(.resourceExhausted, "the answer from \(peer) is over the client's limit: \(error.message)")
+            return GRPCStatus(.resourceExhausted, "the answer from \(peer()) is over the client's limit: \(error.message)")
         case .streamReset:
             switch error.errorCode {
-            case .refusedStream?: return GRPCStatus(.unavailable, "\(peer) refused the stream")
-            case .cancel?: return GRPCStatus(.cancelled, "\(peer) cancelled the call")
-            case .enhanceYourCalm?: return GRPCStatus(.resourceExhausted, "\(peer) asked to slow down (ENHANCE_YOUR_CALM)")
-            default: return GRPCStatus(.internal, "\(peer) reset the stream (\(error.errorCode.map { "\($0)" } ?? "no code"))")
+            case .refusedStream?: return GRPCStatus(.unavailable, "\(peer()) refused the stream")
+            case .cancel?: return GRPCStatus(.cancelled, "\(peer()) cancelled the call")
+            case .enhanceYourCalm?: return GRPCStatus(.resourceExhausted, "\(peer()) asked to slow down (ENHANCE_YOUR_CALM)")
+            default: return GRPCStatus(.internal, "\(peer()) reset the stream (\(error.errorCode.map { "\($0)" } ?? "no code"))")
             }
         default:
-            return GRPCStatus(.unavailable, "\(peer): \(error)")
+            return GRPCStatus(.unavailable, "\(peer()): \(error)")
         }
     }
 
