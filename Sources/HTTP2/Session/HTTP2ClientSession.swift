@@ -4,7 +4,7 @@
 ///
 /// Not thread-safe: one owner at a time. Many requests may be outstanding; nghttp2 queues those
 /// beyond the server's MAX_CONCURRENT_STREAMS and sends them as streams close.
-public final class HTTP2ClientSession {
+public final class HTTP2ClientSession: HTTP2Session {
     public enum Event: Sendable {
         /// A complete response (END_STREAM received).
         case response(HTTP2Response)
@@ -17,13 +17,9 @@ public final class HTTP2ClientSession {
         case goAway(lastStreamID: Int32, errorCode: HTTP2ErrorCode)
     }
 
-    let core: SessionCore
-
     public init(configuration: HTTP2SessionConfiguration = .init(), logger: HTTP2Logger = .disabled) throws(HTTP2SessionError) {
-        core = try SessionCore(role: .client, configuration: configuration, logger: logger)
+        try super.init(role: .client, configuration: configuration, logger: logger)
     }
-
-    public var configuration: HTTP2SessionConfiguration { core.configuration }
 
     /// Submits a request and returns its stream id. Nothing is sent until ``send(into:limit:)``.
     /// `authority` must not be empty (nghttp2 servers refuse requests without `:authority`).
@@ -32,24 +28,6 @@ public final class HTTP2ClientSession {
                             body: [UInt8] = []) throws(HTTP2SessionError) -> Int32 {
         try core.submitRequest(method: method, scheme: scheme, authority: authority, path: path,
                                headers: headers, body: body)
-    }
-
-    /// RST_STREAM (`.cancel` to abandon a request).
-    public func resetStream(streamID: Int32, errorCode: HTTP2ErrorCode = .cancel) throws(HTTP2SessionError) {
-        try core.resetStream(streamID: streamID, errorCode: errorCode)
-    }
-
-    /// GOAWAY: the client will open no more streams.
-    public func goAway(errorCode: HTTP2ErrorCode = .noError) throws(HTTP2SessionError) {
-        try core.goAway(errorCode: errorCode)
-    }
-
-    public func receive(_ bytes: UnsafeRawBufferPointer) throws(HTTP2SessionError) {
-        try core.receive(bytes)
-    }
-
-    public func receive(_ bytes: [UInt8]) throws(HTTP2SessionError) {
-        try core.receive(bytes)
     }
 
     public func drainEvents(_ body: (Event) throws -> Void) rethrows {
@@ -63,13 +41,4 @@ public final class HTTP2ClientSession {
             }
         }
     }
-
-    @discardableResult
-    public func send(into buffer: inout [UInt8], limit: Int = .max) throws(HTTP2SessionError) -> Int {
-        try core.send(into: &buffer, limit: limit)
-    }
-
-    public var wantsRead: Bool { core.wantsRead }
-    public var wantsWrite: Bool { core.wantsWrite }
-    public var openStreamCount: Int { core.openStreamCount }
 }

@@ -17,7 +17,7 @@
 /// ``finish(streamID:trailers:)``). Body bytes are queued per stream and handed to nghttp2 as flow
 /// control allows; ``send(into:limit:)`` stops at `limit`, which is where a caller applies
 /// backpressure from the socket.
-public final class HTTP2ServerSession {
+public final class HTTP2ServerSession: HTTP2Session {
     public enum Event: Sendable {
         /// A complete request (END_STREAM received) within the configured limits.
         case request(HTTP2Request)
@@ -32,22 +32,8 @@ public final class HTTP2ServerSession {
         case goAway(lastStreamID: Int32, errorCode: HTTP2ErrorCode)
     }
 
-    let core: SessionCore
-
     public init(configuration: HTTP2SessionConfiguration = .init(), logger: HTTP2Logger = .disabled) throws(HTTP2SessionError) {
-        core = try SessionCore(role: .server, configuration: configuration, logger: logger)
-    }
-
-    public var configuration: HTTP2SessionConfiguration { core.configuration }
-
-    /// Processes bytes read from the client. Throws only for connection-fatal errors (not the
-    /// HTTP/2 preface, flooding); the caller then closes the connection.
-    public func receive(_ bytes: UnsafeRawBufferPointer) throws(HTTP2SessionError) {
-        try core.receive(bytes)
-    }
-
-    public func receive(_ bytes: [UInt8]) throws(HTTP2SessionError) {
-        try core.receive(bytes)
+        try super.init(role: .server, configuration: configuration, logger: logger)
     }
 
     /// Hands every pending event to `body`, in order, and forgets them. Responding from inside
@@ -64,19 +50,6 @@ public final class HTTP2ServerSession {
         }
     }
 
-    /// Appends the bytes to send to `buffer` until there are none or `buffer.count >= limit`
-    /// (overshooting by at most one frame). Returns the number of bytes appended.
-    @discardableResult
-    public func send(into buffer: inout [UInt8], limit: Int = .max) throws(HTTP2SessionError) -> Int {
-        try core.send(into: &buffer, limit: limit)
-    }
-
-    /// nghttp2 still expects input (false once GOAWAY has been exchanged and streams are done).
-    public var wantsRead: Bool { core.wantsRead }
-    /// nghttp2 has frames to send.
-    public var wantsWrite: Bool { core.wantsWrite }
-    /// Streams the session is tracking (open, or awaiting their close).
-    public var openStreamCount: Int { core.openStreamCount }
 
     // MARK: Responding
 
@@ -104,16 +77,6 @@ public final class HTTP2ServerSession {
         try core.submitResponse(streamID: streamID, status: status, headers: headers, endStream: false)
         try core.appendBody(streamID: streamID, body, endStream: false)
         try core.finish(streamID: streamID, trailers: trailers)
-    }
-
-    /// RST_STREAM with `errorCode`.
-    public func resetStream(streamID: Int32, errorCode: HTTP2ErrorCode) throws(HTTP2SessionError) {
-        try core.resetStream(streamID: streamID, errorCode: errorCode)
-    }
-
-    /// GOAWAY with the last stream processed: no new streams are accepted, open ones may finish.
-    public func goAway(errorCode: HTTP2ErrorCode = .noError) throws(HTTP2SessionError) {
-        try core.goAway(errorCode: errorCode)
     }
 
     /// GOAWAY with `errorCode`, ending the session: nothing more is read or processed.
