@@ -246,6 +246,11 @@ final class RPCServerClientTests: XCTestCase {
         _ = try await GRPCClient.call(Typeahead_V1_TypeaheadService.suggest, Typeahead_V1_SuggestRequest(text: "x"), on: connection)
         let metrics = String(decoding: try await connection.send(HTTP2ClientRequest(path: "/metrics")).body, as: UTF8.self)
         XCTAssertTrue(metrics.contains(#"typeahead_requests_total{method="/typeahead.v1.Typeahead/Suggest",code="OK"} 1"#), metrics)
+        // A health check is counted like any call, and leaves nothing in flight.
+        _ = try await GRPCClient.call(Grpc_Health_V1_HealthService.check, Grpc_Health_V1_HealthCheckRequest(), on: connection)
+        let after = String(decoding: try await connection.send(HTTP2ClientRequest(path: "/metrics")).body, as: UTF8.self)
+        XCTAssertTrue(after.contains(#"typeahead_requests_total{method="/grpc.health.v1.Health/Check",code="OK"} 1"#), after)
+        XCTAssertTrue(after.contains(#"typeahead_requests_in_flight{method="/grpc.health.v1.Health/Check"} 0"#), after)
     }
 
     func waitUntil(timeout: Duration = .seconds(10), _ condition: @escaping () -> Bool) async throws {

@@ -191,38 +191,34 @@ public final class RPCServer: Sendable {
 
     private func handleGRPC(_ request: HTTP2Request, path: String, _ responder: HTTP2Responder) {
         let started = ContinuousClock.now
-        let identity = CallIdentity(header: request.header("x-request-id"))
-        let metrics = series(path)
-        let finish: @Sendable (String, GRPCStatus, [UInt8]?) -> Void = { [telemetry] _, status, message in
+        let call = beginCall(request, label: path, started: started) { status, message in
             if let message, status.code == .ok {
                 responder.respond(status: 200, headers: GRPCResponses.headers, body: GRPCFraming.frame(message),
                                   trailers: GRPCResponses.trailers(.ok))
             } else {
                 responder.sendHeaders(status: 200, headers: GRPCResponses.trailersOnly(status), endStream: true)
             }
-            telemetry.finished(metrics, status: status, since: started, requestID: identity.text)
         }
         if path == Grpc_Health_V1_HealthService.check.path || path == Grpc_Health_V1_HealthService.watch.path {
-            health.handle(request, path: path, responder: responder, finish: finish)
+            health.handle(request, path: path, responder: responder) { _, status, message in call.finish(status, message) }
             return
         }
-        telemetry.started(metrics)
         guard let method = methods[path] else {
-            finish(path, GRPCStatus(.unimplemented, "unknown method \(path)"), nil)
+            call.finish(GRPCStatus(.unimplemented, "unknown method \(path)"), nil)
             return
         }
         if let encoding = request.header("grpc-encoding"), encoding != "identity" {
-            finish(path, GRPCStatus(.unimplemented, "grpc-encoding \(encoding) is not supported; send identity"), nil)
+            call.finish(GRPCStatus(.unimplemented, "grpc-encoding \(encoding) is not supported; send identity"), nil)
             return
         }
         if let status = authorize(method, request.header("authorization")) {
-            finish(path, status, nil)
+            call.finish(status, nil)
             return
         }
         var deadline: ContinuousClock.Instant?
         if let timeout = request.header("grpc-timeout") {
             guard let duration = GRPCTimeout.parse(timeout) else {
-                finish(path, GRPCStatus(.invalidArgument, "malformed grpc-timeout \"\(timeout)\""), nil)
+                call.finish(GRPCStatus(.invalidArgument, "malformed grpc-timeout \"\(timeout)\""), nil)
                 return
             }
             deadline = started.advanced(by: duration)
@@ -231,15 +227,40 @@ public final class RPCServer: Sendable {
         do {
             messages = try GRPCFraming.messages(in: request.body, maximumMessageBytes: configuration.maximumMessageBytes)
         } catch {
-            finish(path, error, nil)
+            call.finish(error, nil)
             return
         }
-        let context = CallContext(identity: identity, deadline: deadline, responder: responder)
-        method.invoke(messages, context) { result in
-            switch result {
-            case .success(let bytes): finish(path, .ok, bytes)
-            case .failure(let status): finish(path, status, nil)
+        method.invoke(messages, CallContext(identity: call.identity, deadline: deadline, responder: responder), call.reply)
+    }
+
+    /// What every call shares, whatever its form (gRPC, Connect JSON, GET): its request id, its
+    /// metric series (started now), and its ending, which answers in the call's form (`answer`)
+    /// and is counted, timed and, on failure, logged.
+    private struct Call: Sendable {
+        let identity: CallIdentity
+        let finish: @Sendable (GRPCStatus, [UInt8]?) -> Void
+
+        /// The method's reply, ending the call.
+        var reply: RPCMethod.Reply<[UInt8]> {
+            let finish = self.finish
+            return { result in
+                switch result {
+                case .success(let bytes): finish(.ok, bytes)
+                case .failure(let status): finish(status, nil)
+                }
             }
+        }
+    }
+
+    private func beginCall(_ request: HTTP2Request, label: String, started: ContinuousClock.Instant,
+                           answer: @escaping @Sendable (GRPCStatus, [UInt8]?) -> Void) -> Call {
+        let identity = CallIdentity(header: request.header("x-request-id"))
+        let metrics = series(label)
+        let telemetry = self.telemetry
+        telemetry.started(metrics)
+        return Call(identity: identity) { status, bytes in
+            answer(status, bytes)
+            telemetry.finished(metrics, status: status, since: started, requestID: identity.text)
         }
     }
 
@@ -302,33 +323,21 @@ public final class RPCServer: Sendable {
     private func handleJSON(_ request: HTTP2Request, method: RPCMethod?, label: String, started: ContinuousClock.Instant,
                             deadline: ContinuousClock.Instant?, _ responder: HTTP2Responder,
                             input: (RPCMethod.JSONEndpoint) throws(GRPCStatus) -> RPCMethod.JSONInput) {
-        let identity = CallIdentity(header: request.header("x-request-id"))
-        let metrics = series(label)
-        let finish: @Sendable (GRPCStatus, [UInt8]?) -> Void = { [telemetry] status, body in
-            Self.sendJSON(status, body: body, to: responder)
-            telemetry.finished(metrics, status: status, since: started, requestID: identity.text)
-        }
-        telemetry.started(metrics)
+        let call = beginCall(request, label: label, started: started) { status, body in Self.sendJSON(status, body: body, to: responder) }
         guard let method, let endpoint = method.json else {
-            finish(GRPCStatus(.unimplemented, "\(label) has no JSON form; use gRPC"), nil)
+            call.finish(GRPCStatus(.unimplemented, "\(label) has no JSON form; use gRPC"), nil)
             return
         }
         if let refusal = authorize(method, request.header("authorization")) {
-            finish(refusal, nil)
+            call.finish(refusal, nil)
             return
         }
         let decoded: RPCMethod.JSONInput
         do throws(GRPCStatus) { decoded = try input(endpoint) } catch {
-            finish(error, nil)
+            call.finish(error, nil)
             return
         }
-        let context = CallContext(identity: identity, deadline: deadline, responder: responder, format: .json)
-        endpoint.invoke(decoded, context) { result in
-            switch result {
-            case .success(let bytes): finish(.ok, bytes)
-            case .failure(let status): finish(status, nil)
-            }
-        }
+        endpoint.invoke(decoded, CallContext(identity: call.identity, deadline: deadline, responder: responder, format: .json), call.reply)
     }
 
     static func sendJSON(_ status: GRPCStatus, body: [UInt8]?, to responder: HTTP2Responder) {
