@@ -143,7 +143,8 @@ final class SessionTests: XCTestCase {
         XCTAssertFalse(busy.clientEvents.contains { if case .goAway = $0 { true } else { false } })
 
         let strict = try resetStreams(50, limit: .init(burst: 20, perSecond: 1))
-        XCTAssertTrue(strict.clientEvents.contains { if case .goAway = $0 { true } else { false } }, "a flood past the bucket gets GOAWAY")
+        XCTAssertTrue(strict.clientEvents.contains { if case .goAway(_, .enhanceYourCalm) = $0 { true } else { false } },
+                      "a flood past the bucket gets GOAWAY ENHANCE_YOUR_CALM: \(strict.clientEvents)")
         XCTAssertEqual(strict.responses.count, 0)
     }
 

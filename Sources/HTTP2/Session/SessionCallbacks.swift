@@ -82,6 +82,7 @@ enum SessionCallbacks {
 private let frameHeaders = UInt8(NGHTTP2_HEADERS.rawValue)
 private let frameData = UInt8(NGHTTP2_DATA.rawValue)
 private let frameGoAway = UInt8(NGHTTP2_GOAWAY.rawValue)
+private let frameResetStream = UInt8(NGHTTP2_RST_STREAM.rawValue)
 private let flagEndStream = UInt8(NGHTTP2_FLAG_END_STREAM.rawValue)
 
 extension SessionCore {
@@ -151,6 +152,13 @@ extension SessionCore {
         case frameGoAway:
             events.append(.goAway(lastStreamID: frame.pointee.goaway.last_stream_id,
                                   errorCode: HTTP2ErrorCode(rawValue: frame.pointee.goaway.error_code)))
+        case frameResetStream where role == .server:
+            // Rapid reset (CVE-2023-44487): past the bucket, GOAWAY ENHANCE_YOUR_CALM, the code
+            // RFC 9113 gives for "the peer might be generating excessive load" (nghttp2's own
+            // bucket, kept as a backstop at twice the size, would say INTERNAL_ERROR).
+            if !resetBucket.take(at: monotonicNow()) {
+                _ = nghttp2_session_terminate_session(session, HTTP2ErrorCode.enhanceYourCalm.rawValue)
+            }
         default:
             break
         }

@@ -48,8 +48,10 @@ final class SessionCore {
             var options: OpaquePointer?
             try check(nghttp2_option_new(&options), "nghttp2_option_new")
             defer { nghttp2_option_del(options) }
-            nghttp2_option_set_stream_reset_rate_limit(options, configuration.streamResetLimit.burst,
-                                                       configuration.streamResetLimit.perSecond)
+            // A backstop: our own bucket (`resetBucket`, checked as each RST_STREAM arrives)
+            // ends the connection first, with the right error code.
+            nghttp2_option_set_stream_reset_rate_limit(options, configuration.streamResetLimit.burst * 2 + 16,
+                                                       configuration.streamResetLimit.perSecond * 2)
             try check(nghttp2_session_server_new2(&handle, callbacks, context, options), "nghttp2_session_server_new2")
         case .client: try check(nghttp2_session_client_new(&handle, callbacks, context), "nghttp2_session_client_new")
         }
@@ -217,6 +219,10 @@ final class SessionCore {
     /// The number of streams in the stream table (open, or closed by us but not yet by nghttp2).
     var openStreamCount: Int { streams.count }
 
+    /// Incoming RST_STREAMs allowed (server role; see ``HTTP2SessionConfiguration/streamResetLimit``).
+    lazy var resetBucket = TokenBucket(burst: Double(configuration.streamResetLimit.burst),
+                                       perSecond: Double(configuration.streamResetLimit.perSecond), now: monotonicNow())
+
     /// Set when a request's header block begins; the owner clears it when it has looked (see
     /// ``oldestIncompleteHead()``), so checking costs nothing on the read path.
     var headsBegun = false
@@ -265,4 +271,27 @@ final class SessionCore {
 @inline(__always)
 func check(_ rc: Int32, _ operation: String) throws(HTTP2SessionError) {
     if rc < 0 { throw HTTP2SessionError(code: rc, operation: operation) }
+}
+
+/// A token bucket: `burst` tokens, refilled at `perSecond`; ``take(at:)`` spends one if there is one.
+struct TokenBucket {
+    let burst: Double
+    let perSecond: Double
+    private var tokens: Double
+    private var refilled: UInt64
+
+    init(burst: Double, perSecond: Double, now: UInt64) {
+        self.burst = burst
+        self.perSecond = perSecond
+        tokens = burst
+        refilled = now
+    }
+
+    mutating func take(at now: UInt64) -> Bool {
+        tokens = min(burst, tokens + Double(now &- refilled) / 1e9 * perSecond)
+        refilled = now
+        guard tokens >= 1 else { return false }
+        tokens -= 1
+        return true
+    }
 }
