@@ -43,6 +43,7 @@ class Servers:
     def __init__(self, work):
         self.work = work
         self.procs = []
+        self.pids = {}
 
     def start(self, name, args, cpu="0"):
         log = open(os.path.join(self.work, name + ".log"), "w")
@@ -52,6 +53,7 @@ class Servers:
         proc = subprocess.Popen(["taskset", "-c", cpu] + args + ["--port-file", port_file],
                                 stdout=log, stderr=log, start_new_session=True)
         self.procs.append(proc)
+        self.pids[name] = proc.pid  # taskset execs the server: the same process
         for _ in range(600):
             if os.path.exists(port_file):
                 text = open(port_file).read().strip()
@@ -108,6 +110,28 @@ def summed(values, prefix, **labels):
         if all(f'{k}="{v}"' in name for k, v in labels.items()):
             total += value
     return total
+
+
+def cpu_seconds(pids):
+    """User + system CPU of the processes so far."""
+    total = 0
+    for pid in pids:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+SUGGEST = "/typeahead.v1.Typeahead/Suggest"
+
+
+def measured_load(servers, names, port, *load_args):
+    """A load run, with the CPU the named servers spent per Suggest they answered."""
+    pids = [servers.pids[name] for name in names]
+    before, calls_before = cpu_seconds(pids), summed(metrics(port), "typeahead_requests_total", method=SUGGEST)
+    report = load(*load_args)
+    after, calls_after = cpu_seconds(pids), summed(metrics(port), "typeahead_requests_total", method=SUGGEST)
+    calls = calls_after - calls_before
+    return report, ((after - before) / calls * 1e6 if calls else 0)
 
 
 def load(binary, port, catalog, args, work, label):
@@ -180,10 +204,17 @@ def main():
         # 1. Maximum throughput.
         port = servers.start("single", node_args("single"))
         wait_ready(port)
-        reports["node max"] = load(binary, port, catalog, ["--max", "--streams", "16"] + closed, work, "node-max")
+        reports["node max"], node_cpu = measured_load(servers, ["single"], port, binary, port, catalog,
+                                                      ["--max", "--streams", "16"] + closed, work, "node-max")
         servers.stop()
         port = start_cluster()
-        reports["coordinator max"] = load(binary, port, catalog, ["--max", "--streams", "16"] + closed, work, "coordinator-max")
+        shard_names = [f"s{s}r{r}" for s in range(4) for r in range(2)]
+        coordinator_pids = [servers.pids["coordinator"]] + [servers.pids[name] for name in shard_names]
+        before_all = cpu_seconds(coordinator_pids)
+        reports["coordinator max"], coordinator_cpu = measured_load(servers, ["coordinator"], port, binary, port, catalog,
+                                                                    ["--max", "--streams", "16"] + closed, work, "coordinator-max")
+        layout_cpu = cpu_seconds(coordinator_pids) - before_all
+        layout_calls = reports["coordinator max"]["requests"]["answered"]
         servers.stop()
         rate = args.rate or round(min(reports["node max"]["requests"]["perSecond"],
                                       reports["coordinator max"]["requests"]["perSecond"]) / 2)
@@ -228,6 +259,8 @@ def main():
             print(row(label))
         node, coordinator = reports["node"]["suggest"]["latency"], reports["coordinator"]["suggest"]["latency"]
         print(f"\nmax throughput: coordinator / node = {reports['coordinator max']['requests']['perSecond'] / reports['node max']['requests']['perSecond']:.2f}")
+        print(f"CPU per Suggest at max: node {node_cpu:.1f} µs; coordinator {coordinator_cpu:.1f} µs (target ≤ 30); "
+              f"the whole layout (coordinator and 8 nodes) about {layout_cpu / layout_calls * 1e6 if layout_calls else 0:.1f} µs")
         print(f"at {rate} requests/s: coordinator adds {(coordinator['p50'] - node['p50']):.0f} µs at p50 (target ≤ 100); "
               f"p99 ratio {coordinator['p99'] / node['p99']:.2f} (target ≤ 1.5)")
         unstalled = coordinator["p999"]
