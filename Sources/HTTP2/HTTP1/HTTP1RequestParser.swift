@@ -74,7 +74,9 @@ final class HTTP1RequestParser {
     /// The buffer being parsed, and the last bytes of the one before: how a value piece is seen
     /// to follow a folded line (see ``headerValue(_:)``).
     private var receiving: UnsafeRawBufferPointer?
-    private var previousTail: [UInt8] = []
+    /// How the previous buffer ended, for a fold split across reads: nil, not after a line feed;
+    /// else after one and only white space, and whether there was any. Not a copy of its bytes.
+    private var tailAfterLineFeed: Bool?
     /// Why the head breaks RFC 9112 in a way a server must refuse (400), once it is complete.
     private var headViolation: String?
 
@@ -94,7 +96,7 @@ final class HTTP1RequestParser {
         receiving = bytes
         defer {
             receiving = nil
-            previousTail = Array((previousTail + bytes.suffix(16)).suffix(16))
+            tailAfterLineFeed = Self.lineFeedBefore(bytes.count, in: bytes, carried: tailAfterLineFeed)
         }
         var remaining = bytes.count
         while remaining > 0, !isStopped {
@@ -231,27 +233,28 @@ final class HTTP1RequestParser {
     /// white space preceded by a line feed.
     private func followsFold(_ piece: UnsafeRawBufferPointer) -> Bool {
         guard let buffer = receiving, let start = piece.baseAddress, let base = buffer.baseAddress else { return false }
-        var offset = start - base
         // http_parser may hand the fold's white space over with the piece, or skip it.
-        var sawSpace = piece.first == 0x20 || piece.first == 0x09
-        var tail = previousTail.count
-        while true {
-            let byte: UInt8
-            if offset > 0 {
-                offset -= 1
-                byte = buffer[offset]
-            } else if tail > 0 {
-                tail -= 1
-                byte = previousTail[tail]
-            } else {
-                return false
-            }
+        let leadingSpace = piece.first == 0x20 || piece.first == 0x09
+        guard let sawSpace = Self.lineFeedBefore(start - base, in: buffer, carried: tailAfterLineFeed) else { return false }
+        return leadingSpace || sawSpace
+    }
+
+    /// Whether the bytes before `offset` in `buffer` (then, past its start, the previous buffer's
+    /// end as `carried` says) are a line feed followed by nothing but white space: nil if not,
+    /// else whether there was any white space.
+    private static func lineFeedBefore(_ offset: Int, in buffer: UnsafeRawBufferPointer, carried: Bool?) -> Bool? {
+        var offset = offset
+        var sawSpace = false
+        while offset > 0 {
+            offset -= 1
+            let byte = buffer[offset]
             if byte == 0x20 || byte == 0x09 {
                 sawSpace = true
                 continue
             }
-            return sawSpace && byte == 0x0A
+            return byte == 0x0A ? sawSpace : nil
         }
+        return carried.map { sawSpace || $0 }
     }
 
     /// Ends the field being received: keeps it as a header or a trailer, or takes it apart.

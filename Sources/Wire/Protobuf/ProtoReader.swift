@@ -255,9 +255,10 @@ public struct ProtoReader {
     /// A string field's bytes, validated as UTF-8 as ``readString(_:_:)`` does but not copied: the
     /// range of the reader's buffer they occupy (for views that keep the buffer, e.g.
     /// ``EncodedEntryHit``).
-    public mutating func readUTF8Range(_ tag: ProtoTag, _ name: StaticString) throws(ProtoError) -> Range<Int> {
+    public mutating func readUTF8Range(_ tag: ProtoTag, _ name: StaticString, validate: Bool = true) throws(ProtoError) -> Range<Int> {
         try expect(tag, .lengthDelimited, name)
         let range = try readLength(tag.number, name)
+        guard validate else { return range }  // read (and checked) once before
         let valid = UnsafeRawBufferPointer(rebasing: buffer[range]).withMemoryRebound(to: UInt8.self) { utf8 in
             Self.isASCII(utf8) || String(validating: utf8, as: UTF8.self) != nil
         }

@@ -64,7 +64,7 @@ public struct ProtoWriter: Sendable {
     }
 
     /// Writes a length-delimited field whose content `body` writes, e.g. a map entry.
-    public mutating func writeNested(_ number: Int, _ body: (inout ProtoWriter) throws -> Void) rethrows {
+    public mutating func writeNested<E: Error>(_ number: Int, _ body: (inout ProtoWriter) throws(E) -> Void) throws(E) {
         writeKey(number, .lengthDelimited)
         let lengthAt = bytes.count
         bytes.append(0)

@@ -49,14 +49,15 @@ public struct EncodedEntryHit: EntryHitFields, Sendable {
         if unsorted { sortedAttributes = sortAttributes() }
     }
 
-    private static func readAttribute(_ reader: inout ProtoReader, _ tag: ProtoTag) throws(ProtoError) -> (Range<Int>, Range<Int>) {
+    /// `validate`: check the UTF-8 (the first reading); re-readings of checked bytes skip it.
+    private static func readAttribute(_ reader: inout ProtoReader, _ tag: ProtoTag, validate: Bool = true) throws(ProtoError) -> (Range<Int>, Range<Int>) {
         var key = 0..<0
         var value = 0..<0
         try reader.readNested(tag, "attributes") { entry throws(ProtoError) in
             while let field = try entry.nextTag() {
                 switch field.number {
-                case 1: key = try entry.readUTF8Range(field, "key")
-                case 2: value = try entry.readUTF8Range(field, "value")
+                case 1: key = try entry.readUTF8Range(field, "key", validate: validate)
+                case 2: value = try entry.readUTF8Range(field, "value", validate: validate)
                 default: try entry.skip(field)
                 }
             }
@@ -95,7 +96,7 @@ public struct EncodedEntryHit: EntryHitFields, Sendable {
     private func sortAttributes() -> [(key: Range<Int>, value: Range<Int>)] {
         var entries: [(key: Range<Int>, value: Range<Int>)] = []
         forEachField { reader, tag throws(ProtoError) in
-            if tag.number == 5 { entries.append(try Self.readAttribute(&reader, tag)) } else { try reader.skip(tag) }
+            if tag.number == 5 { entries.append(try Self.readAttribute(&reader, tag, validate: false)) } else { try reader.skip(tag) }
         }
         var byKey: [ArraySlice<UInt8>: Int] = [:]
         for (index, entry) in entries.enumerated() { byKey[storage[entry.key]] = index }
@@ -117,7 +118,7 @@ public struct EncodedEntryHit: EntryHitFields, Sendable {
 
     public func forEachCategory(_ body: (UnsafeRawBufferPointer) -> Void) {
         forEachField { reader, tag throws(ProtoError) in
-            if tag.number == 3 { with(try reader.readUTF8Range(tag, "categories"), body) } else { try reader.skip(tag) }
+            if tag.number == 3 { with(try reader.readUTF8Range(tag, "categories", validate: false), body) } else { try reader.skip(tag) }
         }
     }
 
@@ -128,7 +129,7 @@ public struct EncodedEntryHit: EntryHitFields, Sendable {
         }
         forEachField { reader, tag throws(ProtoError) in
             guard tag.number == 5 else { return try reader.skip(tag) }
-            let (key, value) = try Self.readAttribute(&reader, tag)
+            let (key, value) = try Self.readAttribute(&reader, tag, validate: false)
             with(key) { key in with(value) { value in body(key, value) } }
         }
     }

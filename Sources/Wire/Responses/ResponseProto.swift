@@ -27,13 +27,11 @@ public enum ResponseProto {
         var writer = ProtoWriter(reservingCapacity: 128 + 320 * entries.count)
         for index in 0..<entries.count {
             let hit = try entries.hit(at: index)
-            var failure: Hits.Hit.Failure?
             // RankedEntry: the hit (1), its rank key (2).
-            writer.writeNested(1) { entry in
-                do throws(Hits.Hit.Failure) { try writeEntry(hit, field: 1, to: &entry) } catch { failure = error }
+            try writer.writeNested(1) { entry throws(Hits.Hit.Failure) in
+                try writeEntry(hit, field: 1, to: &entry)
                 entry.writeMessage(2, ranks[index])
             }
-            if let failure { throw failure }
         }
         rest.encode(to: &writer)
         return writer.bytes
@@ -50,10 +48,7 @@ public enum ResponseProto {
 
     /// One `EntryHit` as message field `field`, in `typeahead.v1.EntryHit`'s field numbers.
     public static func writeEntry<Hit: EntryHitFields>(_ hit: Hit, field: Int, to writer: inout ProtoWriter) throws(Hit.Failure) {
-        // writeNested's body cannot throw a typed error through `rethrows`; the failure is carried out.
-        var failure: Hit.Failure?
-        writer.writeNested(field) { writer in
-            do throws(Hit.Failure) {
+        try writer.writeNested(field) { writer throws(Hit.Failure) in
             try hit.withID { writeString(1, $0, to: &writer) }
             try hit.withTitle { writeString(2, $0, to: &writer) }
             try hit.forEachCategory { category in
@@ -79,11 +74,7 @@ public enum ResponseProto {
                     highlight.write(ProtoUInt32.self, 2, end)
                 }
             }
-            } catch {
-                failure = error
-            }
         }
-        if let failure { throw failure }
     }
 
     /// A singular string field, skipped when empty (proto3 implicit presence).
