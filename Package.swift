@@ -58,7 +58,7 @@ let package = Package(
         .target(name: "RPC", dependencies: ["Wire", "JSONTree", "HTTP2", "Observability"]),
         .target(name: "Node", dependencies: ["Index", "Wire", "WireConversions", "RPC", "Catalog", "Observability", "Caching"]),
         .target(name: "Load", dependencies: ["Catalog", "Wire", "HTTP2", "RPC"]),
-        .target(name: "Benchmarks", dependencies: ["Index", "Catalog", "Analysis", "CSQLite", "Load"]),
+        .target(name: "Benchmarks", dependencies: ["Index", "Catalog", "Analysis", "CSQLite", "Load", "WireConversions"]),
         .target(name: "Observability"),
         .target(name: "Cluster"),
         .target(name: "Coordinator", dependencies: ["Index", "Wire", "WireConversions", "Cluster", "HTTP2", "RPC", "Observability"]),

@@ -91,12 +91,8 @@ final class SuggestAnswers: Sendable {
                      shouldStop: @escaping @Sendable () -> Bool) throws -> [UInt8] {
         let version = try shard.readVersion(generation: pinned)
         return try cached(Key(version: version, form: .shardPart, request: message)) {
-            try shard.suggest(request, form: .shardPart, generation: version.generation, shouldStop: shouldStop) { answer in
-                let rest = Typeahead_V1_ShardSuggestResponse(SuggestResponse(categories: answer.categories, completions: answer.completions,
-                                                                             categoriesTruncated: answer.categoriesTruncated),
-                                                             generation: UInt64(version.generation))
-                return try ResponseProto.shardSuggest(entries: StoredHits(hits: answer.hits), ranks: answer.hits.map { Typeahead_V1_RankKey($0.rank) },
-                                                      rest: rest)
+            try shard.suggest(request, form: .shardPart, generation: version.generation, shouldStop: shouldStop) {
+                try $0.shardPart(generation: version.generation)
             }
         }
     }
@@ -111,12 +107,9 @@ final class SuggestAnswers: Sendable {
     static func opening(_ request: SuggestRequest, format: WireFormat, shard: Shard, generation: Int,
                         shouldStop: (@Sendable () -> Bool)?) throws -> [UInt8] {
         try shard.suggest(request, generation: generation, shouldStop: shouldStop) { answer in
-            // The small sections go through their messages; only the hits are written from the map.
-            let rest = Typeahead_V1_SuggestResponse(SuggestResponse(categories: answer.categories, completions: answer.completions))
-            let hits = StoredHits(hits: answer.hits)
             switch format {
-            case .protobuf: return try ResponseProto.suggest(entries: hits, rest: rest)
-            case .json: return try ResponseJSON.suggestOpening(entries: hits, rest: rest)
+            case .protobuf: return try answer.protobufOpening()
+            case .json: return try answer.jsonOpening()
             }
         }
     }
