@@ -120,7 +120,7 @@ public final class Shard: Sendable {
         try Generation.shared(number: number, path: layout.generationPath(number), readOnly: readOnly)
     }
 
-    private func current() throws -> Generation {
+    func current() throws -> Generation {
         guard let generation = state.withLock({ $0 }) else {
             throw IndexError(.failedPrecondition, "shard \(directory) has no active generation; build one first")
         }

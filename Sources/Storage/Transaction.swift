@@ -78,6 +78,11 @@ public struct ReadTransaction: ~Copyable, ReadableTransaction {
     public func withCursor<R>(_ db: Database, _ body: (inout Cursor) throws -> R) throws -> R { try core.withCursor(db, body) }
     public func count(_ db: Database) throws -> Int { try core.statistics(db).entries }
     public func statistics(_ db: Database) throws -> Database.Statistics { try core.statistics(db) }
+
+    /// The id of the write transaction whose data this snapshot sees (`mdb_txn_id`): two read
+    /// transactions of one environment with the same id see the same data, so a reader may key a
+    /// cache of computed results by it. Every commit gives later snapshots a larger id. O(1).
+    public var snapshotID: Int { Int(mdb_txn_id(core.txn)) }
 }
 
 /// The environment's single read-write transaction.

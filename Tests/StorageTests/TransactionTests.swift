@@ -37,6 +37,26 @@ final class TransactionTests: StorageTestCase {
         }
     }
 
+    /// Reads with no write between them see one snapshot id, the environment's last committed
+    /// transaction; a commit gives later reads a larger one, and a reader that began before it
+    /// keeps its own (what keys the index's snapshot caches).
+    func testSnapshotIDsFollowCommits() throws {
+        let env = try makeEnvironment()
+        let db = try env.database(named: "kv", create: true)
+        try env.write { txn in try txn.put(db, "a", "1") }
+        let first = try env.read { $0.snapshotID }
+        XCTAssertEqual(try env.read { $0.snapshotID }, first)
+        XCTAssertEqual(first, env.lastCommittedTransaction)
+        try env.read { old in
+            try env.write { txn in try txn.put(db, "a", "2") }
+            XCTAssertEqual(old.snapshotID, first, "an open snapshot keeps its id")
+            XCTAssertEqual(try old.get(db, "a")?.string, "1")
+        }
+        let second = try env.read { $0.snapshotID }
+        XCTAssertGreaterThan(second, first)
+        XCTAssertEqual(second, env.lastCommittedTransaction)
+    }
+
     func testStringAndSubstringKeysAreTheirUTF8() throws {
         let env = try makeEnvironment()
         let db = try env.database(named: "kv", create: true)

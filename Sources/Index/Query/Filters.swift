@@ -1,15 +1,29 @@
 import Storage
 
 extension Generation {
-    /// The documents that pass every filter — each of `words` (through any term it matches) and
-    /// each token — computed from postings alone, intersecting the cheapest list first so a
-    /// document failing a filter is never read. Deleted documents are removed.
+    /// The live documents that pass every filter — each of `words` (through any term it matches)
+    /// and each token — computed from postings alone, intersecting the cheapest list first so a
+    /// document failing a filter is never read.
     ///
     /// - Returns: nil when there is no filter at all (every document passes), and for each word the
     ///   smallest distance any of its terms has (0 when the word itself is a term).
     /// - Complexity: O(Σ postings of the filters' terms) plus the term expansion of typo'd words.
+    /// - Note: kept per read snapshot in ``filtered`` (see ``FilterCache``): the keystrokes of a
+    ///   word after complete ones ask the same.
     func filteredDocuments(words: [QueryWord], tokens: [SearchToken], includeDescription: Bool,
-                           deleted: DeletedSet?, in txn: borrowing ReadTransaction) throws -> (docs: [UInt32]?, nearest: [Int]) {
+                           in txn: borrowing ReadTransaction) throws -> (docs: [UInt32]?, nearest: [Int]) {
+        guard !words.isEmpty || !tokens.isEmpty else { return (nil, []) }
+        let key = FilterCache.Key(snapshot: txn.snapshotID, words: words, tokens: tokens, includeDescription: includeDescription)
+        let value = try filtered.value(key) {
+            let (docs, nearest) = try computeFilteredDocuments(words: words, tokens: tokens, includeDescription: includeDescription,
+                                                               deleted: try deletedSet(in: txn), in: txn)
+            return FilterCache.Value(docs: docs, nearest: nearest)
+        }
+        return (value.docs, value.nearest)
+    }
+
+    private func computeFilteredDocuments(words: [QueryWord], tokens: [SearchToken], includeDescription: Bool,
+                                          deleted: DeletedSet?, in txn: borrowing ReadTransaction) throws -> (docs: [UInt32]?, nearest: [Int]) {
         var filters: [(cost: Int, terms: [[UInt8]])] = []
         var nearest: [Int] = []
         for word in words {

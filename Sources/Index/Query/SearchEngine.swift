@@ -34,7 +34,7 @@ struct SearchEngine {
         // verified per document unless it is the only word (then its terms' postings are the set).
         let deleted = try generation.deletedSet(in: txn)
         var (candidates, _) = try generation.filteredDocuments(words: query.complete, tokens: query.tokens,
-                                                                includeDescription: true, deleted: deleted, in: txn)
+                                                                includeDescription: true, in: txn)
         if candidates == nil, let partial = query.partial {
             var docs = try generation.documents(of: try generation.terms(matching: partial, in: txn).map(\.term),
                                                 includeDescription: true, in: txn)

@@ -20,7 +20,7 @@ extension SuggestContext {
 
         // 1. The rest of the query (complete words and tokens) as a sorted list of documents.
         let (filtered, nearest) = try generation.filteredDocuments(words: query.complete, tokens: query.tokens,
-                                                                   includeDescription: false, deleted: deleted, in: txn)
+                                                                   includeDescription: false, in: txn)
         guard let rest = filtered else {
             throw IndexError(.internal, "the general suggest plan was given a query without complete words or tokens")
         }
@@ -121,7 +121,7 @@ extension SuggestContext {
         var exactComplete: [UInt32]?
         if query.complete.contains(where: { $0.budget > 0 }) {
             exactComplete = try generation.filteredDocuments(words: query.complete.map { $0.withoutTypos() }, tokens: query.tokens,
-                                                             includeDescription: false, deleted: deleted, in: txn).docs ?? []
+                                                             includeDescription: false, in: txn).docs ?? []
         }
         var exactPartial: [UInt32]?
         if let partial = query.partial, partial.budget > 0, acc.bestPartialDistance == 0,

@@ -1,0 +1,50 @@
+import Caching
+
+/// The documents that pass a query's filters (its complete words and its tokens, see
+/// ``Generation/filteredDocuments(words:tokens:includeDescription:deleted:in:)``), kept for the
+/// next query that asks the same of the same data.
+///
+/// Why: a person typing "stomwü staungrou cr", "… cru", "… crug" asks for the same complete words
+/// on every keystroke of the last word, and on a big catalog decoding and intersecting their
+/// posting lists (10⁵ documents for a common word) is most of the keystroke's cost. A kept list
+/// costs a look-up: arrays are shared, not copied.
+///
+/// Exact by construction: the key holds the read snapshot's id (``ReadTransaction/snapshotID``),
+/// and two snapshots with one id see the same postings, delta and deleted set. A write makes every
+/// older entry unreachable; it then ages out.
+///
+/// Bounded by bytes: 16 stripes of 2 MiB (32 MiB a generation, of lists of at most 512k
+/// documents), first in, first out (a ``StripedCache``).
+enum FilterCache {
+    struct Key: Hashable, Sendable {
+        struct Word: Hashable, Sendable {
+            var scalars: [UInt32]
+            var budget: Int
+            var isPartial: Bool
+        }
+        var snapshot: Int
+        var words: [Word]
+        var tokens: [SearchToken]
+        var includeDescription: Bool
+
+        init(snapshot: Int, words: [QueryWord], tokens: [SearchToken], includeDescription: Bool) {
+            self.snapshot = snapshot
+            self.words = words.map { Word(scalars: $0.scalars, budget: $0.budget, isPartial: $0.isPartial) }
+            self.tokens = tokens
+            self.includeDescription = includeDescription
+        }
+    }
+
+    /// The filtered documents (nil: no filter at all) and each word's nearest distance.
+    struct Value: Sendable {
+        var docs: [UInt32]?
+        var nearest: [Int]
+    }
+
+    static let bytesPerStripe = 2 << 20
+
+    static func make() -> StripedCache<Key, Value> {
+        StripedCache(stripes: 16, entriesPerStripe: 128, costPerStripe: bytesPerStripe, maximumCost: bytesPerStripe,
+                     cost: { 64 + 4 * ($0.docs?.count ?? 0) + 8 * $0.nearest.count })
+    }
+}

@@ -1,0 +1,53 @@
+import Catalog
+@testable import Index
+import XCTest
+
+/// The filtered documents of complete words and tokens are kept per read snapshot
+/// (``FilterCache``): the same multi-word query asked before and after every kind of write must
+/// still agree with the brute-force reference, and a repeated query must be served from the cache.
+final class FilterCacheTests: XCTestCase {
+    func testWritesNeverServeAnOlderSnapshotsDocuments() throws {
+        var entries: [CatalogEntry] = []
+        for n in 0..<40 {
+            entries.append(CatalogEntry(id: "r\(n)", title: "red apple \(["box", "bag", "bar", "tree"][n % 4]) \(n)",
+                                        categories: [n % 2 == 0 ? "Fruit" : "Garden"], weight: UInt64(10 + n)))
+        }
+        for n in 0..<20 { entries.append(CatalogEntry(id: "g\(n)", title: "green apple \(n)", weight: UInt64(n))) }
+        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters())
+        var reference = ReferenceIndex(entries: entries)
+        let suggests = ["red apple ba", "red apple b", "red aple ba", "red apple banana ", "apple", "red apple "].map {
+            SuggestRequest(text: $0, limits: .init(entries: 3, categories: 2, completions: 3))
+        } + [SuggestRequest(text: "apple b", tokens: [.category("Fruit")], limits: .init(entries: 3, categories: 2, completions: 3))]
+        let searches = [SearchRequest(text: "red apple", pageSize: 5), SearchRequest(text: "red apple banana", pageSize: 5)]
+
+        func checkAll(_ phase: String) {
+            for request in suggests {
+                // Twice: the second is a cache hit.
+                for round in 0..<2 {
+                    XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request),
+                                 "\(phase), round \(round): \"\(request.text)\"")
+                }
+            }
+            for request in searches {
+                XCTAssertNil(searchDiff(shard: fixture.shard, reference: reference, request: request), "\(phase): \"\(request.text)\"")
+            }
+        }
+        checkAll("built")
+        let generation = try fixture.shard.current()
+        XCTAssertGreaterThan(generation.filtered.statistics().hits, 0, "repeated multi-word queries are served from the cache")
+
+        let banana = CatalogEntry(id: "new", title: "red apple banana", categories: ["Fruit"], weight: 1_000)
+        _ = try fixture.shard.upsert([banana])
+        reference.upsert([banana])
+        checkAll("after an upsert")
+
+        _ = try fixture.shard.delete(ids: ["r0", "r1", "r2", "new"])
+        reference.delete(ids: ["r0", "r1", "r2", "new"])
+        checkAll("after deletes")
+
+        let moved = CatalogEntry(id: "r3", title: "red apple bark", categories: ["Fruit"], weight: 500)
+        _ = try fixture.shard.upsert([moved])
+        reference.upsert([moved])
+        checkAll("after an upsert that changes a title and a category")
+    }
+}
