@@ -13,17 +13,29 @@ struct QueryWord {
     private var automaton: EditAutomaton
 
     init(_ text: String, isPartial: Bool, typos: TypoMode) {
+        let scalars = text.unicodeScalars.map(\.value)
+        self.init(text, scalars: scalars, isPartial: isPartial,
+                  budget: typos == .off ? 0 : EditDistance.budget(forLength: scalars.count))
+    }
+
+    private init(_ text: String, scalars: [UInt32], isPartial: Bool, budget: Int) {
         self.text = text
         bytes = Array(text.utf8)
-        scalars = text.unicodeScalars.map(\.value)
+        self.scalars = scalars
         self.isPartial = isPartial
-        budget = typos == .off ? 0 : EditDistance.budget(forLength: scalars.count)
+        self.budget = budget
         automaton = EditAutomaton(query: scalars, budget: budget, prefixMode: isPartial)
     }
 
     /// The same word, matched exactly.
     func withoutTypos() -> QueryWord {
-        QueryWord(text, isPartial: isPartial, typos: .off)
+        withBudget(0)
+    }
+
+    /// The same word with at most `budget` edits (no more than its own): what a plan walks first
+    /// when the nearer matches may already decide the answer.
+    func withBudget(_ budget: Int) -> QueryWord {
+        QueryWord(text, scalars: scalars, isPartial: isPartial, budget: min(budget, self.budget))
     }
 
     /// A fresh automaton for walking terms.

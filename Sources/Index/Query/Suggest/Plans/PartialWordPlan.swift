@@ -20,19 +20,36 @@ import Storage
 /// nothing past its last document. The merge stops there; if the entries still want more, the
 /// region is expanded into its terms' posting lists from that document on, and the merge
 /// continues. No cap ever changes an answer.
+///
+/// **Nearer matches first.** A word of eight letters or more may have two typos, and a walk within
+/// two edits visits every one- and two-letter prefix of the trie (on a multilingual catalog, over
+/// 40,000 nodes: milliseconds). Every match with two typos ranks after every match with fewer, in
+/// entries and in completions alike, so the plan first answers within one edit; when that fills
+/// the entries and the completions, two-typo matches cannot enter and that answer is the answer.
+/// Only otherwise is the wider walk made.
 enum PartialWordPlan: SuggestPlan {
     static func evaluate(_ context: inout SuggestContext, in txn: borrowing ReadTransaction) throws -> PlanOutcome {
-        guard context.query.complete.isEmpty, context.query.tokens.isEmpty, context.query.partial != nil else { return .unproven }
+        guard context.query.complete.isEmpty, context.query.tokens.isEmpty, let partial = context.query.partial else { return .unproven }
+        if partial.budget >= 2 {
+            var nearer = context.newAccumulator(countCategories: false)
+            if try context.evaluatePartialOnly(partial.withBudget(partial.budget - 1), &nearer, in: txn) {
+                return .exact(nearer)
+            }
+        }
         var acc = context.newAccumulator(countCategories: false)
-        try context.evaluatePartialOnly(&acc, in: txn)
+        try context.evaluatePartialOnly(partial, &acc, in: txn)
         return .exact(acc)
     }
 }
 
 extension SuggestContext {
-    fileprivate mutating func evaluatePartialOnly(_ acc: inout SuggestAccumulator, in txn: borrowing ReadTransaction) throws {
+    /// Reads the matches of `partial` (the query's partial word, perhaps with a smaller budget)
+    /// into `acc`. Returns whether the answer is full: every section wanted is filled, so matches
+    /// with more typos than `partial.budget` could not change it.
+    @discardableResult
+    fileprivate mutating func evaluatePartialOnly(_ partial: QueryWord, _ acc: inout SuggestAccumulator,
+                                                  in txn: borrowing ReadTransaction) throws -> Bool {
         let completionLimit = request.limits.completions
-        let partial = query.partial!
         let wantsCompletions = acc.wantsCompletions
         // Completions need the terms themselves: the same walk lists them.
         var baseTerms: [(term: [UInt8], distance: Int)]? = wantsCompletions ? [] : nil
@@ -78,6 +95,8 @@ extension SuggestContext {
             let matches = Generation.merged(baseTerms ?? [], deltaMatches)
             try completeFromPostings(matches, limit: completionLimit, hasDelta: hasDelta, into: &acc, in: txn)
         }
+        let entriesFull = acc.entries.limit == 0 || acc.entries.isFull
+        return entriesFull && (!wantsCompletions || acc.completions.count >= completionLimit)
     }
 
     /// Completions of a partial word that is the whole query. An entry's typos are the smallest
