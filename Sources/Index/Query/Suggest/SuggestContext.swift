@@ -43,15 +43,7 @@ struct SuggestContext {
                 guard try doc.hasCategory(category) else { return }
             }
         }
-        var typos = 0
-        for i in query.complete.indices where !filtersHold || query.complete[i].budget > 0 {
-            guard let d = Self.bestNameDistance(&query.complete[i], doc) else { return }
-            typos += d
-        }
-        if query.partial != nil {
-            guard let d = Self.bestNameDistance(&query.partial!, doc) else { return }
-            typos += d
-        }
+        guard let typos = typos(of: doc, filtersHold: filtersHold) else { return }
         if !entryKnown {
             let key = CandidateKey(typos: typos, field: 0, startsWith: query.startsWith(doc.sortTitle),
                                    weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
@@ -67,6 +59,22 @@ struct SuggestContext {
                 }
             }
         }
+    }
+
+    /// The entry's typos (the smallest distance of each query word to the document's name words,
+    /// summed), or nil when some word matches none. With `filtersHold`, exact complete words are
+    /// known to match (the document passed their postings) and are not checked again.
+    mutating func typos(of doc: DocumentView, filtersHold: Bool) -> Int? {
+        var typos = 0
+        for i in query.complete.indices where !filtersHold || query.complete[i].budget > 0 {
+            guard let d = Self.bestNameDistance(&query.complete[i], doc) else { return nil }
+            typos += d
+        }
+        if query.partial != nil {
+            guard let d = Self.bestNameDistance(&query.partial!, doc) else { return nil }
+            typos += d
+        }
+        return typos
     }
 
     /// A completion's best entry is its best match by rank key without startsWith (Semantics.md).

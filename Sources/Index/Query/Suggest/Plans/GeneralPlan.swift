@@ -70,13 +70,32 @@ extension SuggestContext {
         // `rest`) narrow the candidates when they have few postings ("camakee sholfumastgro" reads
         // the documents of the rare word, not the 500,000 of the common one).
         var typoMatches: [(term: [UInt8], distance: Int)]?
+        var narrowedToTypoMatches = false
         if let partial = query.partial, partial.budget > 0, rest.count > 2048 {
             let matches = try generation.terms(matching: partial, in: txn)
             typoMatches = matches
             if let docs = try fewDocuments(of: matches.map(\.term), comparedWith: rest.count, in: txn) {
                 candidates = intersect(rest, docs)
+                narrowedToTypoMatches = true
             }
         }
+        // Then every candidate has one of the few matching words, and each word's best entry is
+        // found from its own postings (`completeTypoWords`), so the walk below reads only until the
+        // entries settle. Likewise for the few words of an exact partial word when complete words
+        // may have typos (an entry's typos then vary, so `completeWithin` does not apply).
+        // Even unnarrowed, postings are cheaper to merge than candidates to verify, up to a
+        // point: ``completionPostingsFactor``.
+        var typoCompletionTerms: [(term: [UInt8], distance: Int)]?
+        if acc.wantsCompletions, let typoMatches {
+            let few = try narrowedToTypoMatches
+                || postings(of: typoMatches.map(\.term), atMost: Self.completionPostingsFactor * candidates.count, in: txn)
+            if few {
+                typoCompletionTerms = typoMatches
+            }
+        } else if acc.wantsCompletions, completionTerms == nil, let partialTerms {
+            typoCompletionTerms = partialTerms.map { ($0, 0) }
+        }
+        if typoCompletionTerms != nil { acc.wantsCompletions = false }
         // Completions settle only when enough of them are final. Without typos in the partial word
         // enough final ones are usually there early; with typos, few words are near the typed one
         // and some may never co-occur with the complete words, so reading would go on to the end
@@ -140,6 +159,10 @@ extension SuggestContext {
             acc.wantsCompletions = true
             try completeWithin(rest, terms: completionTerms, limit: completionLimit, into: &acc, in: txn)
         }
+        if let typoCompletionTerms {
+            acc.wantsCompletions = true
+            try completeTypoWords(candidates, terms: typoCompletionTerms, floor: bestTypos, limit: completionLimit, into: &acc, in: txn)
+        }
         return acc
     }
 
@@ -169,6 +192,22 @@ extension SuggestContext {
     /// candidate document about a microsecond.
     static let narrowingFactor = 4
 
+    /// Completions come from the partial word's postings (``completeTypoWords``) when these number
+    /// at most this many times the candidates: merging a posting costs a few nanoseconds,
+    /// verifying a candidate about a microsecond, and the merge reads every word's postings where
+    /// reading candidates in rank order may stop early.
+    static let completionPostingsFactor = 32
+
+    /// Whether the name postings of `terms` number at most `limit` (counted until they pass it).
+    private func postings(of terms: [[UInt8]], atMost limit: Int, in txn: borrowing ReadTransaction) throws -> Bool {
+        var postings = 0
+        for term in terms {
+            postings += try generation.postingCount(of: term, includeDescription: false, in: txn)
+            if postings > limit { return false }
+        }
+        return true
+    }
+
     /// The documents with a name word among `terms`, sorted; nil when their postings number more
     /// than ``narrowingFactor`` times `count` (then listing them costs more than it saves). The
     /// postings are counted first, so a "no" reads no posting list.
@@ -194,38 +233,6 @@ extension SuggestContext {
         var delta: [UInt32] = []
         try generation.appendDeltaPostings(of: term, includeDescription: false, to: &delta, in: txn)
         return delta.contains { contains(docs, $0) }
-    }
-
-    /// Completions when every match is typo-free: each word's best entry is its first document in
-    /// `rest` (base numbers are rank order; delta documents are compared by key).
-    private func completeWithin(_ rest: [UInt32], terms: [[UInt8]], limit: Int, into acc: inout SuggestAccumulator,
-                                in txn: borrowing ReadTransaction) throws {
-        var bests: [(doc: UInt32, term: [UInt8])] = []
-        var deltaBests: [(doc: UInt32, term: [UInt8])] = []
-        let hasDelta = try txn.count(generation.schema.deltaTerms) > 0
-        for term in terms {
-            // Base: decode the word's postings lazily, probing `rest` by binary search, and stop at
-            // the first hit (the best base one). Delta: every hit is kept and compared by key.
-            var firstBase: UInt32?
-            if let value = try txn.get(generation.schema.terms, term) {
-                var cursor = try PostingCursor(value)
-                while let doc = cursor.current {
-                    if contains(rest, doc) { firstBase = doc; break }
-                    try cursor.advance()
-                }
-            }
-            if hasDelta {
-                var delta: [UInt32] = []
-                try generation.appendDeltaPostings(of: term, includeDescription: false, to: &delta, in: txn)
-                for doc in delta where contains(rest, doc) { deltaBests.append((doc, term)) }
-            }
-            if let firstBase { bests.append((firstBase, term)) }
-        }
-        bests.sort { $0.doc != $1.doc ? $0.doc < $1.doc : $0.term.lexicographicallyPrecedes($1.term) }
-        for item in bests.prefix(limit) + deltaBests {
-            guard let doc = try generation.document(item.doc, in: txn) else { continue }
-            acc.noteCompletion(item.term, distance: 0, key: Self.completionKey(doc, typos: 0), docnum: item.doc)
-        }
     }
 
     /// Reads, verifies and ranks `candidates` (sorted) in document order, skipping the rest of the

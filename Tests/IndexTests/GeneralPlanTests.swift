@@ -1,0 +1,75 @@
+import Catalog
+@testable import Index
+import TestSupport
+import XCTest
+
+/// The general plan's paths for big candidate sets (more than 2,048 documents with the complete
+/// words, where the plan walks the partial word's typo matches and takes completions from their
+/// postings), against the brute-force reference. The random catalogs of `ExactnessTests` are too
+/// small to reach them: here one common word is in thousands of titles, beside a family of words
+/// near the one being typed, some rare, some common, in titles and aliases, with tied weights,
+/// deleted and updated entries (delta documents), and a typo'd twin of the common word.
+final class GeneralPlanTests: XCTestCase {
+    static let family = ["stoucriagou", "staucriangbru", "stoucia", "ploucriarer", "soucrai", "stucria", "stoucriag",
+                         "stroucria", "tsoucria", "stoucr", "stouxria"]
+    static let filler = ["adria", "plouait", "jaucro", "tolomcai", "bukorga", "chenamku", "poflo", "camak", "camel", "cambric"]
+
+    static func makeEntries(_ rng: inout SeededGenerator) -> [CatalogEntry] {
+        var entries: [CatalogEntry] = []
+        for n in 0..<3200 {
+            let common = rng.chance(0.85) ? "thou" : (rng.chance(0.5) ? "thom" : "camakee")
+            var words = [common]
+            // Family words are rare on purpose: most titles have only filler.
+            if rng.chance(0.08) { words.append(family.randomElement(using: &rng)!) }
+            words.append(filler.randomElement(using: &rng)!)
+            if rng.chance(0.3) { words.append(filler.randomElement(using: &rng)!) }
+            words.shuffle(using: &rng)
+            let aliases = rng.chance(0.05) ? [family.randomElement(using: &rng)! + " " + common] : []
+            entries.append(CatalogEntry(id: "e\(n)", title: words.joined(separator: " "), categories: ["c\(n % 5)"],
+                                        weight: UInt64(rng.chance(0.3) ? 100 : Int.random(in: 1...10_000, using: &rng)),
+                                        aliases: aliases))
+        }
+        return entries
+    }
+
+    func testBigCandidateSetsMatchTheReference() throws {
+        var rng = SeededGenerator(seed: 20261202)
+        let entries = Self.makeEntries(&rng)
+        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters())
+        var reference = ReferenceIndex(entries: entries)
+
+        var texts: [String] = []
+        for word in ["stoucriagou", "stouxriagou", "ploucria", "camakee"] {
+            for length in 3...word.count { texts.append("thou " + word.prefix(length)) }
+        }
+        texts += ["thuo stoucria", "thou stoucria", "thom stoucri", "camakee cam", "camakee thou sto", "thou camak", "thou thom stouc"]
+        func check(_ phase: String) {
+            var compared = 0
+            for text in texts {
+                for limits in [SuggestLimits(entries: 10, categories: 3, completions: 5), SuggestLimits(entries: 0, categories: 0, completions: 3),
+                               SuggestLimits(entries: 2, categories: 0, completions: 1)] {
+                    for tokens in [[], [SearchToken.category("c1")]] {
+                        let request = SuggestRequest(text: text, tokens: tokens, limits: limits)
+                        XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request),
+                                     "\(phase): \"\(text)\" \(tokens) \(limits)")
+                        compared += 1
+                    }
+                }
+            }
+            print("[general plan, big candidate sets] \(phase): \(compared) answers compared")
+        }
+        check("built")
+
+        // Delta documents and deletions: a new best entry for family words, and the best ones gone.
+        var updates: [CatalogEntry] = []
+        for (n, word) in Self.family.enumerated() {
+            updates.append(CatalogEntry(id: "new\(n)", title: "thou \(word) poflo", categories: ["c1"], weight: UInt64(500 + n * 700)))
+        }
+        _ = try fixture.shard.upsert(updates)
+        reference.upsert(updates)
+        let heaviest = entries.filter { $0.title.contains("stou") }.sorted { $0.weight > $1.weight }.prefix(5).map(\.id)
+        _ = try fixture.shard.delete(ids: heaviest)
+        reference.delete(ids: heaviest)
+        check("after updates")
+    }
+}
