@@ -2,9 +2,10 @@ import Catalog
 @testable import Index
 import XCTest
 
-/// The filtered documents of complete words and tokens are kept per read snapshot
-/// (``FilterCache``): the same multi-word query asked before and after every kind of write must
-/// still agree with the brute-force reference, and a repeated query must be served from the cache.
+/// What is kept per read snapshot — the filtered documents of complete words and tokens
+/// (``FilterCache``), a partial word's typo-tolerant walk of the category words — must never
+/// outlive a write: the same query asked before and after every kind of write still agrees with
+/// the brute-force reference, and a repeated query is served from the cache.
 final class FilterCacheTests: XCTestCase {
     func testWritesNeverServeAnOlderSnapshotsDocuments() throws {
         var entries: [CatalogEntry] = []
@@ -49,5 +50,32 @@ final class FilterCacheTests: XCTestCase {
         _ = try fixture.shard.upsert([moved])
         reference.upsert([moved])
         checkAll("after an upsert that changes a title and a category")
+    }
+
+    func testCategoriesAddedByAnUpsertAreSuggestedAtOnce() throws {
+        var entries: [CatalogEntry] = []
+        for n in 0..<30 { entries.append(CatalogEntry(id: "p\(n)", title: "garden hose \(n)", categories: ["Patio"], weight: UInt64(n))) }
+        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters())
+        var reference = ReferenceIndex(entries: entries)
+        // Typo-tolerant partial words (five letters and more), so the category walk is kept.
+        let requests = ["gardn", "patoi", "orchad", "garden orchad"].map { SuggestRequest(text: $0, limits: .init(entries: 2, categories: 5, completions: 2)) }
+        func checkAll(_ phase: String) {
+            for request in requests {
+                for round in 0..<2 {
+                    XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request),
+                                 "\(phase), round \(round): \"\(request.text)\"")
+                }
+            }
+        }
+        checkAll("built")
+        XCTAssertGreaterThan(try fixture.shard.current().categoryMatches.statistics().hits, 0)
+        let added = [CatalogEntry(id: "o1", title: "garden orchard ladder", categories: ["Orchard Supplies"], weight: 99),
+                     CatalogEntry(id: "o2", title: "garden gnome", categories: ["Garden Decor"], weight: 98)]
+        _ = try fixture.shard.upsert(added)
+        reference.upsert(added)
+        checkAll("after an upsert with new categories")
+        _ = try fixture.shard.delete(ids: ["o1", "o2"])
+        reference.delete(ids: ["o1", "o2"])
+        checkAll("after deleting them")
     }
 }

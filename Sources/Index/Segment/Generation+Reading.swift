@@ -194,7 +194,16 @@ extension Generation {
     }
 
     /// Categories whose name has a word the partial word matches, with the smallest distance.
+    /// A walk with typos is kept per read snapshot (``categoryMatches``): it is made on every
+    /// keystroke, and updates change the category words.
     func categories(matching word: QueryWord, in txn: borrowing ReadTransaction) throws -> [[UInt8]: Int] {
+        guard word.budget > 0 else { return try walkCategories(matching: word, in: txn) }
+        let key = TermMatchCache.SnapshotKey(snapshot: txn.snapshotID,
+                                             word: TermMatchCache.Key(word: word.scalars, budget: word.budget, prefixMode: word.isPartial))
+        return try categoryMatches.value(key) { try walkCategories(matching: word, in: txn) }
+    }
+
+    private func walkCategories(matching word: QueryWord, in txn: borrowing ReadTransaction) throws -> [[UInt8]: Int] {
         var matches: [[UInt8]: Int] = [:]
         var words: [(term: [UInt8], distance: Int)] = []
         try txn.withCursor(schema.categoryWords) { cursor in

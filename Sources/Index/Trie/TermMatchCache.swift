@@ -20,9 +20,16 @@ enum TermMatchCache {
         var prefixMode: Bool
     }
 
+    /// A walk of a database that updates change (the category words): also keyed by the read
+    /// snapshot (``ReadTransaction/snapshotID``), so a write makes older entries unreachable.
+    struct SnapshotKey: Hashable, Sendable {
+        var snapshot: Int
+        var word: Key
+    }
+
     /// A cache of walks whose results have `size` terms (larger than 4096 are not kept: a short
     /// partial word with typos can match thousands of words).
-    static func make<Value: Sendable>(size: @escaping @Sendable (Value) -> Int) -> StripedCache<Key, Value> {
+    static func make<K, Value: Sendable>(size: @escaping @Sendable (Value) -> Int) -> StripedCache<K, Value> {
         StripedCache(stripes: 16, entriesPerStripe: 256, maximumCost: 4096, cost: size)
     }
 }
