@@ -13,7 +13,11 @@ extension Environment {
     /// asynchronous (`MDB_MAPASYNC`). Needed only with ``Options/noSync``; throws `EACCES` on a
     /// read-only environment.
     public func sync(force: Bool = true) throws {
-        try check(mdb_env_sync(handle, force ? 1 : 0), "mdb_env_sync")
+        do {
+            try check(mdb_env_sync(handle, force ? 1 : 0), "mdb_env_sync")
+        } catch {
+            throw DiskSpace.diagnose(error, in: path)
+        }
     }
 
     /// Writes a consistent snapshot of the environment to `directory` (`mdb_env_copy2`), which is
@@ -23,7 +27,11 @@ extension Environment {
     public func copy(to directory: String, compacting: Bool) throws {
         try makeDirectories(directory)
         let flags = compacting ? UInt32(MDB_CP_COMPACT) : 0
-        try check(mdb_env_copy2(handle, directory, flags), "mdb_env_copy2(\"\(directory)\")")
+        do {
+            try check(mdb_env_copy2(handle, directory, flags), "mdb_env_copy2(\"\(directory)\")")
+        } catch {
+            throw DiskSpace.diagnose(error, in: directory)
+        }
     }
 
     /// Sizes and usage of the environment (`mdb_env_info` and `mdb_env_stat`).

@@ -73,7 +73,9 @@ public final class Environment: @unchecked Sendable {
     let writer = Mutex<pthread_t?>(nil)
 
     /// Opens the environment in directory `path`, creating the directory (with parents) and its files
-    /// if needed, unless ``Options/readOnly``.
+    /// if needed, unless ``Options/readOnly``. The lock file's blocks are reserved first (see
+    /// ``DiskSpace``), so a full file system fails the open with ``StorageError/isNoSpace``
+    /// instead of crashing the process later.
     ///
     /// Always opened with `MDB_NOTLS` (read transactions are not tied to threads, which Swift
     /// concurrency requires) and `MDB_NORDAHEAD` (random access; read-ahead would only evict hot
@@ -90,6 +92,7 @@ public final class Environment: @unchecked Sendable {
         if !options.readOnly {
             try makeDirectories(path)
         }
+        try DiskSpace.reserveLockFile(in: path, maxReaders: options.maxReaders)
         let directory = try OpenEnvironments.DirectoryID(path: path)
         let id = try OpenEnvironments.register(directory, path: path)
 
@@ -113,7 +116,8 @@ public final class Environment: @unchecked Sendable {
             // lmdb.h: "If this function fails, mdb_env_close() must be called to discard the handle."
             mdb_env_close(handle)
             OpenEnvironments.unregister(directory)
-            throw error
+            // A new environment's meta pages are its first writes.
+            throw DiskSpace.diagnose(error, in: path)
         }
         self.path = path
         self.options = options
@@ -152,13 +156,19 @@ public final class Environment: @unchecked Sendable {
     ///
     /// Throws `EACCES` (``StorageError/isReadOnly``) on a read-only environment, `EDEADLK` when
     /// called from inside another `write` on the same thread, ``StorageError/isMapFull`` and other
-    /// errors of the writes or of `mdb_txn_commit`, or what `body` throws.
+    /// errors of the writes or of `mdb_txn_commit` (a full file system as ``StorageError/isNoSpace``,
+    /// naming the directory and its free space), or what `body` throws.
     public func write<R>(_ body: (borrowing WriteTransaction) throws -> R) throws -> R {
         let txn = try beginWrite(operation: "Environment.write")
         defer { endWrite() }
-        let result = try body(txn)
-        try txn.commit()
-        return result
+        do {
+            let result = try body(txn)
+            try txn.commit()
+            return result
+        } catch let error as StorageError {
+            // A page spilled by a put, or the commit's writes, may find the disk full.
+            throw DiskSpace.diagnose(error, in: path)
+        }
     }
 
     /// Begins the write transaction and records the calling thread as the writer; pair with

@@ -66,6 +66,11 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
     /// `MDB_INCOMPATIBLE`: the database exists with different ``DatabaseFlags``.
     public var isIncompatible: Bool { code == MDB_INCOMPATIBLE }
 
+    /// `ENOSPC`: the file system holding the environment is full (or the writer's quota is used
+    /// up). The write that hit it was rolled back and the committed data is unchanged; the
+    /// ``operation`` names the directory and its free space.
+    public var isNoSpace: Bool { code == ENOSPC || code == EDQUOT }
+
     /// `EACCES`: a write was attempted on an environment opened ``Environment/Options/readOnly``.
     public var isReadOnly: Bool { code == EACCES }
 }
