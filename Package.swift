@@ -58,6 +58,7 @@ let package = Package(
         .target(name: "RPC", dependencies: ["Wire", "JSONTree", "HTTP2", "Observability"]),
         .target(name: "Node", dependencies: ["Index", "Wire", "WireConversions", "RPC", "Catalog", "Observability", "Caching"]),
         .target(name: "Load", dependencies: ["Catalog", "Wire", "HTTP2", "RPC"]),
+        .target(name: "FuzzTargets", dependencies: ["Catalog", "HTTP2", "Index", "Wire", "WireConversions"]),
         .target(name: "Benchmarks", dependencies: ["Index", "Catalog", "Analysis", "CSQLite", "Load", "WireConversions"]),
         .target(name: "Observability"),
         .target(name: "Cluster"),
@@ -66,6 +67,7 @@ let package = Package(
         .target(name: "Admin", dependencies: ["Index", "Catalog", "Cluster", "Wire", "WireConversions", "RPC", "HTTP2"]),
         .executableTarget(name: "typeahead", dependencies: ["Index", "Catalog", "Wire", "WireConversions", "Node", "RPC", "Cluster", "Coordinator", "Launcher", "Admin", "Benchmarks", "Load"]),
 
+        .testTarget(name: "FuzzTargetTests", dependencies: ["FuzzTargets", "TestSupport"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
         .testTarget(name: "AnalysisTests", dependencies: ["Analysis"]),
         .testTarget(name: "CatalogTests", dependencies: ["Catalog"]),

@@ -8,6 +8,17 @@ log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 status=0
 swift test --skip-build 2>&1 | tee "$log" || status=$?
+# Every fuzz target briefly (libFuzzer with the address sanitizer, from the corpus in Tests/Fuzz):
+# a smoke run that keeps the targets building and finds shallow regressions. Long runs are by
+# hand: scripts/fuzz.sh TARGET SECONDS.
+fuzz_log="$(mktemp)"
+trap 'rm -f "$log" "$fuzz_log"' EXIT
+if ! bash scripts/fuzz.sh all "${TYPEAHEAD_FUZZ_SECONDS:-10}" > "$fuzz_log" 2>&1; then
+  status=1
+  tail -n 80 "$fuzz_log"
+  echo "fuzz: a target failed (logs in .build/fuzz/)"
+fi
+grep -E "^fuzz: " "$fuzz_log" || true
 # One plain closing line, whatever runner printed last: XCTest's "Executed N tests, with
 # S tests skipped and F failures" becomes "tests: P passed, F failed, S skipped".
 summary="$(grep -E "Executed [0-9]+ tests?, with" "$log" | tail -n 1 || true)"
