@@ -80,6 +80,15 @@ struct Arguments {
         return number
     }
 
+    /// A duration given in seconds (fractions allowed), within `range` seconds.
+    func seconds(_ name: String, default fallback: Duration, range: ClosedRange<Double>) throws -> Duration {
+        guard let text = value(name) else { return fallback }
+        guard let number = Double(text), number.isFinite, range.contains(number) else {
+            throw UsageError(description: "typeahead \(command): \(name) must be a number of seconds from \(range.lowerBound) to \(range.upperBound), got \"\(text)\"")
+        }
+        return .milliseconds(Int64((number * 1000).rounded()))
+    }
+
     func choice<T: RawRepresentable & CaseIterable>(_ name: String, default fallback: T) throws -> T where T.RawValue == String {
         guard let text = value(name) else { return fallback }
         guard let choice = T(rawValue: text) else {

@@ -7,6 +7,7 @@ enum CoordinatorCommand {
     static let help = """
     usage: typeahead coordinator --cluster FILE [--listen HOST:PORT] [--token-file F] [--read-token-file F]
                                  [--node-token-file F] [--threads N] [--log-format logfmt|json] [--port-file F]
+                                 [--request-head-timeout S]
 
     Serves a cluster to clients: the typeahead.v1.Typeahead service (gRPC, JSON POST, GET
     /v1/suggest and /v1/search) exactly as one node holding the whole catalog would answer it, by
@@ -22,6 +23,8 @@ enum CoordinatorCommand {
       --read-token-file F      require a bearer token from clients (default: settings.readTokenFile)
       --node-token-file F      token sent to nodes with every call (default: the read token)
       --threads N              event-loop threads (default: one per core)
+      --request-head-timeout S seconds a client has to send a whole request head (HTTP/1.1) or
+                               header block (HTTP/2), however slowly it trickles (default 10)
       --log-format F           logfmt (default) or json, one line per event on standard error
       --port-file F            write the bound port to F once serving (for --listen HOST:0)
     """
@@ -29,7 +32,7 @@ enum CoordinatorCommand {
     static func run(_ argv: [String]) throws -> Int32 {
         let args = try Arguments(argv, command: "coordinator", flags: [],
                                  options: ["--cluster", "--listen", "--token-file", "--read-token-file", "--node-token-file",
-                                           "--threads", "--log-format", "--port-file"])
+                                           "--threads", "--log-format", "--port-file", "--request-head-timeout"])
         if args.wantsHelp { print(help); return 0 }
         guard args.positionals.isEmpty else {
             throw UsageError(description: "typeahead coordinator: unexpected argument \"\(args.positionals[0])\"")
@@ -44,6 +47,8 @@ enum CoordinatorCommand {
         (configuration.server.host, configuration.server.port) = try ListenAddress.parse(args.value("--listen") ?? "127.0.0.1:7700",
                                                                                          command: "coordinator")
         configuration.server.threads = try args.integer("--threads", default: configuration.server.threads, range: 1...256)
+        configuration.server.requestHeadTimeout = try args.seconds("--request-head-timeout", default: configuration.server.requestHeadTimeout,
+                                                                   range: 0.1...3600)
         configuration.server.adminToken = try Tokens.read(file: args.value("--token-file") ?? cluster.settings.tokenFile,
                                                           environment: "TYPEAHEAD_ADMIN_TOKEN", command: "coordinator")
         configuration.server.readToken = try Tokens.read(file: args.value("--read-token-file") ?? cluster.settings.readTokenFile,

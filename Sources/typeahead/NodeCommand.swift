@@ -8,7 +8,7 @@ enum NodeCommand {
     static let help = """
     usage: typeahead node --dir DIR [--listen HOST:PORT] [--admin-token-file F] [--read-token-file F]
                           [--threads N] [--max-message-bytes N] [--answer-cache-mb N]
-                          [--log-format logfmt|json] [--port-file F]
+                          [--log-format logfmt|json] [--port-file F] [--request-head-timeout S]
 
     Serves one shard over HTTP/2 (cleartext, prior knowledge): gRPC on the typeahead.v1.Typeahead,
     typeahead.v1.Shard and grpc.health.v1.Health services; the same client methods as JSON (POST
@@ -27,6 +27,8 @@ enum NodeCommand {
       --answer-cache-mb N      megabytes of encoded Suggest answers kept for callers asking the
                                same again (default 64; 0 turns it off). Exact: answers are kept
                                per data version, and any write or activation retires them
+      --request-head-timeout S seconds a client has to send a whole request head (HTTP/1.1) or
+                               header block (HTTP/2), however slowly it trickles (default 10)
       --log-format F           logfmt (default) or json, one line per event on standard error
       --port-file F            write the bound port to F once serving (for --listen HOST:0)
       --fault-stall P:MS       fault injection for benchmarks and chaos tests: answer P percent of
@@ -36,7 +38,7 @@ enum NodeCommand {
     static func run(_ argv: [String]) throws -> Int32 {
         let args = try Arguments(argv, command: "node", flags: [],
                                  options: ["--dir", "--listen", "--admin-token-file", "--read-token-file", "--threads",
-                                           "--max-message-bytes", "--answer-cache-mb", "--log-format", "--port-file", "--fault-stall"])
+                                           "--max-message-bytes", "--answer-cache-mb", "--log-format", "--port-file", "--fault-stall", "--request-head-timeout"])
         if args.wantsHelp { print(help); return 0 }
         guard args.positionals.isEmpty else {
             throw UsageError(description: "typeahead node: unexpected argument \"\(args.positionals[0])\"")
@@ -44,6 +46,8 @@ enum NodeCommand {
         var configuration = NodeConfiguration()
         (configuration.server.host, configuration.server.port) = try ListenAddress.parse(args.value("--listen") ?? "127.0.0.1:7701", command: "node")
         configuration.server.threads = try args.integer("--threads", default: configuration.server.threads, range: 1...256)
+        configuration.server.requestHeadTimeout = try args.seconds("--request-head-timeout", default: configuration.server.requestHeadTimeout,
+                                                                   range: 0.1...3600)
         configuration.server.maximumMessageBytes = try args.integer("--max-message-bytes", default: configuration.server.maximumMessageBytes,
                                                                     range: 1024...(256 << 20))
         configuration.answerCacheBytes = try args.integer("--answer-cache-mb", default: configuration.answerCacheBytes >> 20, range: 0...65_536) << 20

@@ -288,6 +288,20 @@ final class NodeTests: XCTestCase {
         XCTAssertTrue(node.process.isRunning, "the node died:\n\(node.logText)")
     }
 
+    /// The hostile-client probe of issue 14 as one suite (`hostile_client_test.py`): floods of
+    /// SETTINGS, PING and CONTINUATION frames and rapid resets, smuggling, pipelining, traversal,
+    /// RFC 9112 heads, slowloris, query-string and JSON edge cases, malformed gRPC, admin calls
+    /// without or with a wrong token, absurd generation numbers. Each case asserts its answer; the
+    /// node keeps serving throughout and its memory stays bounded.
+    func testHostileClients() throws {
+        let node = try startNode(["--request-head-timeout", "1"])
+        let result = try python("hostile_client_test.py", ["--addr", node.address, "--pid", String(node.pid),
+                                                           "--admin-token", Self.adminToken, "--shard-dir", shard,
+                                                           "--request-head-timeout", "1", "--rss-limit-mib", "400"], timeout: 240)
+        assertPassed(result, "hostile_client_test.py")
+        XCTAssertTrue(node.process.isRunning, "the node died:\n\(node.logText)")
+    }
+
     /// SIGTERM with searches in flight: they complete, the node exits 0 within the grace period.
     func testGracefulShutdownCompletesInFlightSearches() throws {
         let node = try startNode()

@@ -107,14 +107,7 @@ def seeds_http1():
 
 def seeds_page_token():
     # u8 version=1, u8 sort, u64be fingerprint, varint typos, varint field, u8 startsWith, varint weight, string id
-    def varint(n):
-        out = b""
-        while True:
-            b = n & 0x7F
-            n >>= 7
-            out += bytes([b | (0x80 if n else 0)])
-            if not n:
-                return out
+    from google.protobuf.internal.encoder import _VarintBytes as varint
     def token(sort, fingerprint, typos, field, starts, weight, ident):
         raw = bytes([1, sort]) + struct.pack(">Q", fingerprint) + varint(typos) + varint(field) + bytes([starts]) \
             + varint(weight) + varint(len(ident)) + ident

@@ -16,16 +16,8 @@ import time
 import traceback
 
 import grpc
+from report import check, failures, finish
 
-failures = []
-
-
-def check(name, condition, detail=""):
-    if condition:
-        print(f"ok {name}", flush=True)
-    else:
-        print(f"FAIL {name}: {detail}", flush=True)
-        failures.append(name)
 
 
 def expect_code(name, call, code):
@@ -259,5 +251,4 @@ if __name__ == "__main__":
         traceback.print_exc()
         print("FAIL unexpected exception", flush=True)
         sys.exit(2)
-    print(f"{'FAILED' if failures else 'PASSED'}: {len(failures)} failure(s) {failures}", flush=True)
-    sys.exit(1 if failures else 0)
+    sys.exit(finish())

@@ -21,23 +21,10 @@ import time
 import traceback
 
 import hpack
+from h2client import frame_bytes as frame, grpc_frame, read_or_close
+from report import check, failures, finish
 
-failures = []
 SEARCH = "/typeahead.v1.Typeahead/Search"
-
-
-def check(name, condition, detail=""):
-    print(f"ok {name}" if condition else f"FAIL {name}: {detail}", flush=True)
-    if not condition:
-        failures.append(name)
-
-
-def frame(frame_type, flags, stream_id, payload):
-    return struct.pack(">I", len(payload))[1:] + bytes([frame_type, flags]) + struct.pack(">I", stream_id) + payload
-
-
-def grpc_frame(message):
-    return struct.pack(">BI", 0, len(message)) + message
 
 
 def search_message(text, page_size):
@@ -71,15 +58,8 @@ class RawConnection:
         self.sock.sendall(frame(0x0, 0x1 if end else 0, stream_id, data))
 
     def pump(self, timeout):
-        self.sock.settimeout(timeout)
-        try:
-            data = self.sock.recv(1 << 20)
-        except (socket.timeout, BlockingIOError):
-            return
-        except OSError:
-            data = b""
-        if not data:
-            self.closed = True
+        data = read_or_close(self, timeout)
+        if data is None:
             return
         self.buffer += data
         while len(self.buffer) >= 9:
@@ -183,5 +163,4 @@ if __name__ == "__main__":
         traceback.print_exc()
         print("FAIL unexpected exception", flush=True)
         sys.exit(2)
-    print(f"{'FAILED' if failures else 'PASSED'}: {len(failures)} failure(s) {failures}", flush=True)
-    sys.exit(1 if failures else 0)
+    sys.exit(finish())
