@@ -73,6 +73,8 @@ public struct Reindex: Sendable {
         var totalErrors: Int
         var bytes: Int
         var label: String
+        /// How blank or differently written values were read (see ``CatalogNotices``).
+        var warnings: [String] = []
     }
 
     /// One pass over the catalog: errors, per-shard counts, the fingerprint.
@@ -93,6 +95,7 @@ public struct Reindex: Sendable {
             }
         }
         validation.bytes = reader.summary.bytes
+        validation.warnings = reader.summary.notices.warnings
         validation.label = "catalog-\(fingerprint.hex)-\(validation.perShard.reduce(0, +))"
         return validation
     }
@@ -117,6 +120,7 @@ public struct Reindex: Sendable {
             }
             progress.note("skipping \(validation.totalErrors) invalid lines:\n\(listed)\(more)")
         }
+        for warning in validation.warnings { progress.note("warning: \(warning)") }
         let total = validation.perShard.reduce(0, +)
         progress.note("\(total) entries in \(shardCount) shards (" + validation.perShard.map(String.init).joined(separator: ", ")
                       + "), label \(validation.label)")

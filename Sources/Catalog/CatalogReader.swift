@@ -14,6 +14,8 @@ public struct CatalogSummary: Sendable, Hashable {
     public var invalid: Int
     /// Occurrences of unknown top-level fields in valid entries.
     public var unknownFields: Int
+    /// Valid lines whose blank or differently written values were read as meant (see ``CatalogNotices``).
+    public var notices = CatalogNoticeTally()
     /// Bytes consumed, newlines included.
     public var bytes: Int
 
@@ -126,7 +128,7 @@ public final class CatalogReader {
             case .invalid(let reason):
                 summary.invalid += 1
                 return .failure(CatalogLineError(line: lineNumber, reason: reason))
-            case .entry(let entry, let unknownFields):
+            case .entry(let entry, let unknownFields, let notices):
                 // One hash lookup: the defaulted subscript inserts our line number when absent.
                 var firstLine = 0
                 update(&firstLineOfId[Array(entry.id.utf8), default: lineNumber]) { firstLine = $0 }
@@ -137,6 +139,7 @@ public final class CatalogReader {
                 }
                 summary.entries += 1
                 summary.unknownFields += unknownFields
+                summary.notices.record(notices, line: lineNumber)
                 return .success(entry)
             }
         }

@@ -49,9 +49,9 @@ enum CatalogField: UInt8 {
         case .id, .category: "a non-empty string"
         case .title: "a non-blank string"
         case .categories, .aliases: "an array of strings"
-        case .weight: "a non-negative integer"
+        case .weight: "a non-negative integer (or a string of its digits)"
         case .description: "a string"
-        case .attributes: "an object with string values"
+        case .attributes: "an object with string, number or boolean values"
         case .unknown: "any value"
         }
     }
@@ -112,6 +112,8 @@ struct EntryBuilder {
     private(set) var finished = false
     /// Unknown top-level fields seen on this line.
     private(set) var unknownFields = 0
+    /// What this line said that was read as meant rather than as written (blank optional fields…).
+    private(set) var notices: CatalogNotices = []
 
     // Where the line's bytes are. Strings outside it came from yajl's escape decoder and are
     // validated again, since `\uDC00` decodes to bytes that are not UTF-8 (module quirk 4).
@@ -148,6 +150,7 @@ struct EntryBuilder {
         failure = nil
         finished = false
         unknownFields = 0
+        notices = []
         depth = 0
         field = .unknown
         seenFields = 0
@@ -312,8 +315,10 @@ struct EntryBuilder {
             self.title = title
         case .category:
             if case .null = value { return true }
-            guard case .string(let bytes) = value, bytes.count > 0 else {
-                return failType(got: value.got)
+            guard case .string(let bytes) = value else { return failType(got: value.got) }
+            if bytes.count == 0 {
+                notices.insert(.blankCategory)
+                return true
             }
             if categorySource == .categories { return fail(Self.bothCategoryFields) }
             categorySource = .category
@@ -325,20 +330,24 @@ struct EntryBuilder {
             case .null:
                 return true
             case .number(let text):
-                switch readJSONInteger(text, maximum: limits.maximumWeight) {
-                case .value(let weight): self.weight = weight
-                case .negative, .notAnInteger: return failType(got: value.got)
-                case .tooLarge:
-                    return fail(
-                        "field \"weight\": expected a non-negative integer of at most \(limits.maximumWeight), "
-                            + "got \(value.got)")
-                }
+                return readWeight(text, value)
+            case .string(let bytes) where bytes.count == 0:
+                notices.insert(.blankWeight)
+            case .string(let bytes):
+                // What CSV converters write: digits only (no sign, point or exponent).
+                guard bytes.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return failType(got: value.got) }
+                notices.insert(.weightAsText)
+                return readWeight(bytes, value)
             default:
                 return failType(got: value.got)
             }
         case .description:
             if case .null = value { return true }
             guard case .string(let bytes) = value else { return failType(got: value.got) }
+            if bytes.count == 0 {
+                notices.insert(.blankDescription)
+                return true
+            }
             guard checkLength(bytes, limits.maximumDescriptionBytes, "maximumDescriptionBytes") else { return false }
             guard let text = makeString(bytes) else { return false }
             description = text
@@ -352,8 +361,12 @@ struct EntryBuilder {
     private mutating func categoryElement(_ value: JSONScalar) -> Bool {
         let index = elementCount
         elementCount += 1
-        guard case .string(let bytes) = value, bytes.count > 0 else {
-            return fail("field \"categories\"[\(index)]: expected a non-empty string, got \(value.got)")
+        guard case .string(let bytes) = value else {
+            return fail("field \"categories\"[\(index)]: expected a string, got \(value.got)")
+        }
+        if bytes.count == 0 {
+            notices.insert(.blankInCategories)
+            return true
         }
         guard checkLength(bytes, limits.maximumCategoryBytes, "maximumCategoryBytes", index: index) else {
             return false
@@ -372,7 +385,11 @@ struct EntryBuilder {
         guard case .string(let bytes) = value else {
             return fail("field \"aliases\"[\(index)]: expected a string, got \(value.got)")
         }
-        guard bytes.count > 0, elementCount <= limits.maximumAliases else { return true }
+        if bytes.count == 0 {
+            notices.insert(.blankAlias)
+            return true
+        }
+        guard elementCount <= limits.maximumAliases else { return true }
         guard checkLength(bytes, limits.maximumAliasBytes, "maximumAliasBytes", index: index) else { return false }
         guard let alias = makeString(bytes) else { return false }
         aliases.append(alias)
@@ -380,8 +397,20 @@ struct EntryBuilder {
     }
 
     private mutating func attributeValue(_ value: JSONScalar) -> Bool {
-        guard case .string(let bytes) = value else {
-            return fail("field \"attributes\"[\(quoted(attributeKey))]: expected a string, got \(value.got)")
+        let bytes: UnsafeBufferPointer<UInt8>
+        switch value {
+        case .string(let text):
+            bytes = text
+        case .number(let text):
+            // A number is kept as written ("19.90" stays "19.90"); yajl checked its grammar.
+            notices.insert(.attributeAsText)
+            bytes = text
+        case .bool(let flag):
+            notices.insert(.attributeAsText)
+            return keepAttribute(flag ? "true" : "false")
+        case .null:
+            notices.insert(.nullAttribute)
+            return true
         }
         guard bytes.count <= limits.maximumAttributeValueBytes else {
             return fail(
@@ -390,10 +419,29 @@ struct EntryBuilder {
         }
         guard elementCount <= limits.maximumAttributes else { return true }  // reported at the object's end
         guard let text = makeString(bytes) else { return false }
+        return keepAttribute(text)
+    }
+
+    private mutating func keepAttribute(_ text: String) -> Bool {
         if attributes.updateValue(text, forKey: attributeKey) != nil {
             return fail("field \"attributes\": duplicate key \(quoted(attributeKey)); give each key once")
         }
         return true
+    }
+
+    /// The weight in `text` (digits, or a JSON number's text): an integer within the limit.
+    private mutating func readWeight(_ text: UnsafeBufferPointer<UInt8>, _ value: JSONScalar) -> Bool {
+        switch readJSONInteger(text, maximum: limits.maximumWeight) {
+        case .value(let weight):
+            self.weight = weight
+            return true
+        case .negative, .notAnInteger:
+            return failType(got: value.got)
+        case .tooLarge:
+            return fail(
+                "field \"weight\": expected a non-negative integer of at most \(limits.maximumWeight), "
+                    + "got \(value.got)")
+        }
     }
 
     // MARK: - Helpers

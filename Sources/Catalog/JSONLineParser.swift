@@ -19,7 +19,7 @@ import CYAJL
 final class JSONLineParser {
     enum Outcome {
         case blank
-        case entry(CatalogEntry, unknownFields: Int)
+        case entry(CatalogEntry, unknownFields: Int, notices: CatalogNotices)
         case invalid(String)
     }
 
@@ -105,7 +105,7 @@ final class JSONLineParser {
             return .invalid(reason)
         }
         switch builder.pointee.takeEntry() {
-        case .success(let entry): return .entry(entry, unknownFields: builder.pointee.unknownFields)
+        case .success(let entry): return .entry(entry, unknownFields: builder.pointee.unknownFields, notices: builder.pointee.notices)
         case .failure(let failure): return .invalid(failure.reason)
         }
     }

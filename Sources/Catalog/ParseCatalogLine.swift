@@ -26,7 +26,7 @@ public func parseCatalogLine(
         ?? Array(bytes).withUnsafeBufferPointer { parser.parse($0) }
     switch outcome {
     case .blank: return nil
-    case .entry(let entry, _): return .success(entry)
+    case .entry(let entry, _, _): return .success(entry)
     case .invalid(let reason): return .failure(CatalogLineError(line: line, reason: reason))
     }
 }

@@ -51,6 +51,7 @@ enum IndexCommand {
             printError("nothing was indexed; the current generation keeps serving. Fix the lines above or pass --skip-invalid.")
             return 1
         }
+        for warning in loaded.summary.notices.warnings { printError("typeahead index: warning: \(warning)") }
         if !loaded.errors.isEmpty {
             for error in loaded.errors.prefix(20) { printError("skipped \(error)") }
             if loaded.errors.count > 20 { printError("… and \(loaded.errors.count - 20) more invalid lines") }

@@ -26,6 +26,7 @@ enum UpsertCommand {
             printError("nothing was changed.")
             return 1
         }
+        for warning in loaded.summary.notices.warnings { printError("typeahead upsert: warning: \(warning)") }
         let summary = try shard.upsert(loaded.entries)
         print("upserted \(loaded.entries.count) entries: \(summary.inserted) new, \(summary.replaced) replaced")
         return 0

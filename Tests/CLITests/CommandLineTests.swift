@@ -38,6 +38,33 @@ final class CommandLineTests: XCTestCase {
 
     """
 
+    /// What CSV exports and database dumps write (a byte-order mark, CRLF, blank optional fields,
+    /// numbers as strings, numeric attributes) is indexed as meant, with one warning per kind.
+    func testRealWorldCatalogsIndexWithWarnings() throws {
+        let lines = [
+            #"{"id":"1","title":"Red Running Shoes","category":"","weight":"50","attributes":{"price":19.90}}"#,
+            #"{"id":"2","title":"Red Shirt","categories":["Clothing",""],"aliases":[""],"description":"","weight":""}"#,
+        ]
+        let catalog = try write("export.jsonl", "\u{FEFF}" + lines.joined(separator: "\r\n") + "\r\n")
+        let shard = directory + "/shard"
+        let indexed = try run(["index", "--catalog", catalog, "--dir", shard])
+        XCTAssertEqual(indexed.status, 0, indexed.stderr)
+        XCTAssertTrue(indexed.stdout.contains("indexed 2 entries"), indexed.stdout)
+        for warning in [#"1 line has "category": "" (read as no category): line 1"#,
+                        #"1 line has "weight" as a string of digits (read as the number): line 1"#,
+                        #"1 line has number or boolean attribute values (read as their JSON text): line 1"#,
+                        #"1 line has "" in "categories" (left out): line 2"#] {
+            XCTAssertTrue(indexed.stderr.contains("typeahead index: warning: " + warning), indexed.stderr)
+        }
+        let suggested = try run(["suggest", "--dir", shard, "--json", "red run"])
+        XCTAssertEqual(suggested.status, 0, suggested.stderr)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(suggested.stdout.utf8)) as? [String: Any])
+        let first = try XCTUnwrap((json["entries"] as? [[String: Any]])?.first)
+        XCTAssertEqual(first["weight"] as? Int, 50)
+        XCTAssertEqual(first["attributes"] as? [String: String], ["price": "19.90"])
+        XCTAssertEqual(first["categories"] as? [String], [])
+    }
+
     func testIndexAndSuggestAsJSON() throws {
         let catalog = try write("good.jsonl", good)
         let shard = directory + "/shard"
