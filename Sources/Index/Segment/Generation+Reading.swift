@@ -115,13 +115,28 @@ extension Generation {
         return found.regions
     }
 
-    /// Merges delta terms into base terms (both in byte order), keeping each term's smallest distance.
+    /// Merges delta terms into base terms (both in byte order, each without repeats), keeping each
+    /// term's smallest distance, in byte order. O(n): one pass over both, no hashing.
     static func merged(_ base: [(term: [UInt8], distance: Int)], _ delta: [(term: [UInt8], distance: Int)])
         -> [(term: [UInt8], distance: Int)] {
         guard !delta.isEmpty else { return base }
-        var found: [[UInt8]: Int] = [:]
-        for (term, distance) in base + delta { found[term] = min(found[term] ?? distance, distance) }
-        return found.map { ($0.key, $0.value) }.sorted { $0.term.lexicographicallyPrecedes($1.term) }
+        var merged: [(term: [UInt8], distance: Int)] = []
+        merged.reserveCapacity(base.count + delta.count)
+        var i = 0, j = 0
+        while i < base.count || j < delta.count {
+            if j == delta.count || (i < base.count && base[i].term.lexicographicallyPrecedes(delta[j].term)) {
+                merged.append(base[i])
+                i += 1
+            } else if i == base.count || delta[j].term.lexicographicallyPrecedes(base[i].term) {
+                merged.append(delta[j])
+                j += 1
+            } else {
+                merged.append((base[i].term, min(base[i].distance, delta[j].distance)))
+                i += 1
+                j += 1
+            }
+        }
+        return merged
     }
 
     /// The words (base and delta, sorted, distinct) that start with `prefix`, or nil as soon as
