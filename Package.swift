@@ -33,6 +33,8 @@ let package = Package(
     name: "Typeahead",
     products: [
         .executable(name: "typeahead", targets: ["typeahead"]),
+        // The client side: a Swift library over the JSON API, Foundation only.
+        .library(name: "TypeaheadClient", targets: ["TypeaheadClient"]),
     ],
     targets: [
         .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
@@ -58,6 +60,7 @@ let package = Package(
         .target(name: "RPC", dependencies: ["Wire", "JSONTree", "HTTP2", "Observability"]),
         .target(name: "Node", dependencies: ["Index", "Wire", "WireConversions", "RPC", "Catalog", "Observability", "Caching"]),
         .target(name: "Load", dependencies: ["Catalog", "Wire", "HTTP2", "RPC"]),
+        .target(name: "TypeaheadClient"),
         .target(name: "FuzzTargets", dependencies: ["Catalog", "HTTP2", "Index", "Wire", "WireConversions"]),
         .target(name: "Benchmarks", dependencies: ["Index", "Catalog", "Analysis", "CSQLite", "Load", "WireConversions"]),
         .target(name: "Observability"),
@@ -68,6 +71,7 @@ let package = Package(
         .executableTarget(name: "typeahead", dependencies: ["Index", "Catalog", "Wire", "WireConversions", "Node", "RPC", "Cluster", "Coordinator", "Launcher", "Admin", "Benchmarks", "Load"]),
 
         .testTarget(name: "FuzzTargetTests", dependencies: ["FuzzTargets", "TestSupport"]),
+        .testTarget(name: "TypeaheadClientTests", dependencies: ["TypeaheadClient", "Launcher", "Cluster", "TestSupport"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
         .testTarget(name: "AnalysisTests", dependencies: ["Analysis"]),
         .testTarget(name: "CatalogTests", dependencies: ["Catalog"]),
