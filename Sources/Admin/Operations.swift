@@ -145,13 +145,19 @@ public enum Operations {
 
     /// Upserts a JSON Lines file: validated first (nothing sent if a line is bad, unless
     /// `skipInvalid`), each entry sent to every replica of its shard in batches of 1000.
-    public static func upsert(_ admin: AdminClient, path: String, skipInvalid: Bool) async throws -> UpdateSummary {
+    /// `report` hears, before anything is sent, each line skipped and one warning per kind of
+    /// value read as meant (blank optional fields…, see `CatalogNotices`).
+    public static func upsert(_ admin: AdminClient, path: String, skipInvalid: Bool,
+                              report: (String) -> Void = { _ in }) async throws -> UpdateSummary {
         let loaded: (entries: [CatalogEntry], errors: [CatalogLineError], summary: CatalogSummary)
         do {
             loaded = try loadCatalog(path: path, policy: skipInvalid ? .skipInvalid : .strict)
         } catch let error as CatalogValidationError {
             throw AdminError("\(error.description)\nnothing was sent. Fix the lines above or pass --skip-invalid.")
         }
+        for error in loaded.errors.prefix(20) { report("skipped \(error)") }
+        if loaded.errors.count > 20 { report("… and \(loaded.errors.count - 20) more invalid lines skipped") }
+        for warning in loaded.summary.notices.warnings { report("warning: \(warning)") }
         var byShard = [[Typeahead_V1_Entry]](repeating: [], count: admin.layout.shards.count)
         for entry in loaded.entries {
             byShard[ShardAssignment.shard(of: entry.id, shardCount: byShard.count)].append(Typeahead_V1_Entry(entry))

@@ -196,7 +196,9 @@ enum AdminCommand {
         case "upsert":
             let args = try Arguments(argv, command: "admin upsert", flags: ["--skip-invalid"], options: [])
             guard args.positionals.count == 1 else { throw UsageError(description: "typeahead admin upsert: give one JSON Lines file") }
-            let summary = try await Operations.upsert(admin, path: args.positionals[0], skipInvalid: args.flag("--skip-invalid"))
+            let summary = try await Operations.upsert(admin, path: args.positionals[0], skipInvalid: args.flag("--skip-invalid")) {
+                printError("typeahead admin upsert: \($0)")
+            }
             print("upserted: \(summary.inserted) inserted, \(summary.replaced) replaced")
         case "delete":
             let args = try Arguments(argv, command: "admin delete", flags: [], options: [])

@@ -284,12 +284,15 @@ final class AdminTests: XCTestCase {
         let changes = directory.path + "/changes.jsonl"
         try Data("""
         {"id":"new-1","title":"Quokka Lamp","categories":["Home"],"weight":99999999}
-        {"id":"sku-00380","title":"Quokka Shirt","categories":["Clothing"],"weight":5}
+        {"id":"sku-00380","title":"Quokka Shirt","categories":["Clothing"],"weight":"5","description":""}
 
         """.utf8).write(to: URL(fileURLWithPath: changes))
         let (status, output) = try admin(summary, ["upsert", changes])
         XCTAssertEqual(status, 0, output)
         XCTAssertTrue(output.contains("1 inserted, 1 replaced"), output)
+        // Values read as meant are said, as typeahead index says them.
+        XCTAssertTrue(output.contains(#"typeahead admin upsert: warning: 1 line has "weight" as a string of digits (read as the number): line 2"#), output)
+        XCTAssertTrue(output.contains(#"warning: 1 line has "description": "" (read as no description): line 2"#), output)
         let client = try HTTP2Client()
         defer { client.shutdown() }
         let connection = try await client.connect(host: summary.coordinator.host, port: summary.coordinator.port)
