@@ -37,6 +37,9 @@ public struct Benchmark {
     public var measure = true
     /// Measure ranking quality (``QualityBenchmark``, `sessions` typed titles) instead of latency.
     public var quality = false
+    /// After the latency figures, re-weight this percentage of the entries with upserts and
+    /// measure the same workload again (live updates; 0: skip).
+    public var updatedPercent = 0
     /// Where report lines go; by default straight to standard output, unbuffered, so a long run
     /// shows progress even when piped to a file.
     public var output: (String) -> Void = { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) }
@@ -97,7 +100,8 @@ public struct Benchmark {
 
         // Open a fresh handle and answer one query.
         let openStart = monotonicNanoseconds()
-        let shard = try Shard(directory: shardDirectory, readOnly: true)
+        // Read-only, as a serving node opens it, unless the live-update pass will write to it.
+        let shard = try Shard(directory: shardDirectory, readOnly: updatedPercent == 0)
         _ = try shard.suggest(SuggestRequest(text: "a"))
         output(String(format: "  open       %.2f ms to open the shard and answer the first query", Self.seconds(monotonicNanoseconds() - openStart) * 1000))
 
@@ -129,33 +133,47 @@ public struct Benchmark {
         guard measure else { return }
         // (one word, all) per typo mode, for the ratios to the peers.
         var typeahead: [TypoMode: (oneWord: LatencyRecorder, all: LatencyRecorder)] = [:]
+        var fresh: [TypoMode: KeystrokeLatencies] = [:]
         for typos in [TypoMode.auto, .off] {
-            // Warm up, then measure.
-            for query in warmup.queries { _ = try Self.responseBytes(shard, SuggestRequest(text: query.text, typos: typos)) }
-            var oneWord = LatencyRecorder(), multiWord = LatencyRecorder(), withTypo = LatencyRecorder(), all = LatencyRecorder()
-            var slow: [(UInt64, String)] = []
-            for query in workload.queries {
-                let request = SuggestRequest(text: query.text, typos: typos)
-                let t0 = monotonicNanoseconds()
-                _ = try Self.responseBytes(shard, request)
-                let elapsed = monotonicNanoseconds() - t0
-                if slowest > 0 {
-                    slow.append((elapsed, query.text))
-                    if slow.count > slowest * 4 { slow.sort { $0.0 > $1.0 }; slow.removeLast(slow.count - slowest) }
-                }
-                all.record(elapsed)
-                if query.hasTypo { withTypo.record(elapsed) }
-                if query.words <= 1 { oneWord.record(elapsed) } else { multiWord.record(elapsed) }
-            }
+            var measured = try Self.measure(shard, workload: workload, warmup: warmup, typos: typos, slowest: slowest)
             output("  suggest typos=\(typos.rawValue)")
-            for (elapsed, text) in slow.sorted(by: { $0.0 > $1.0 }).prefix(slowest) {
+            for (elapsed, text) in measured.slow {
                 output("             slow: \(Self.micros(elapsed))  \"\(text)\"")
             }
-            output("             " + Self.line("one word", &oneWord))
-            output("             " + Self.line("multi-word", &multiWord))
-            output("             " + Self.line("typo'd keystrokes", &withTypo))
-            output("             " + Self.line("all", &all))
-            typeahead[typos] = (oneWord, all)
+            for line in measured.lines() { output("             " + line) }
+            typeahead[typos] = (measured.oneWord, measured.all)
+            fresh[typos] = measured
+        }
+
+        if updatedPercent > 0 {
+            // Live updates: re-weight a share of the entries (as a catalog whose popularity changes
+            // daily would), then the same workload again, beside the fresh shard's figures.
+            var rng = SplitMix64(seed: 11)
+            let chosen = loaded.entries.indices.filter { _ in Int.random(in: 0..<100, using: &rng) < updatedPercent }
+            let updateStart = monotonicNanoseconds()
+            var batch: [CatalogEntry] = []
+            for index in chosen {
+                var entry = loaded.entries[index]
+                entry.weight = UInt64.random(in: 1...1_000_000, using: &rng)
+                batch.append(entry)
+                if batch.count == 1000 {
+                    _ = try shard.upsert(batch)
+                    batch.removeAll(keepingCapacity: true)
+                }
+            }
+            if !batch.isEmpty { _ = try shard.upsert(batch) }
+            output(String(format: "  updated    %d entries (%d%%) re-weighted with upserts in %.2f s", chosen.count, updatedPercent,
+                          Self.seconds(monotonicNanoseconds() - updateStart)))
+            for typos in [TypoMode.auto, .off] {
+                var measured = try Self.measure(shard, workload: workload, warmup: warmup, typos: typos, slowest: 0)
+                guard var before = fresh[typos] else { continue }
+                output("  suggest typos=\(typos.rawValue), after the upserts")
+                for line in measured.lines() { output("             " + line) }
+                output(String(format: "  ratio      updated / fresh, typos=%@: all p50 %.1f×, p99 %.1f×, mean %.1f×; one word p50 %.1f×; multi-word p50 %.1f×",
+                              typos.rawValue, Self.ratio(&measured.all, &before.all, 0.5), Self.ratio(&measured.all, &before.all, 0.99),
+                              Double(Self.mean(measured.all)) / Double(max(1, Self.mean(before.all))),
+                              Self.ratio(&measured.oneWord, &before.oneWord, 0.5), Self.ratio(&measured.multiWord, &before.multiWord, 0.5)))
+            }
         }
 
         guard compareWithSQLite else { return }
@@ -187,6 +205,41 @@ public struct Benchmark {
         }
     }
 
+    /// One typo mode's latencies over a workload, by keystroke class.
+    struct KeystrokeLatencies {
+        var oneWord = LatencyRecorder(), multiWord = LatencyRecorder(), withTypo = LatencyRecorder(), all = LatencyRecorder()
+        /// The slowest keystrokes, slowest first.
+        var slow: [(UInt64, String)] = []
+
+        mutating func lines() -> [String] {
+            [Benchmark.line("one word", &oneWord), Benchmark.line("multi-word", &multiWord),
+             Benchmark.line("typo'd keystrokes", &withTypo), Benchmark.line("all", &all)]
+        }
+    }
+
+    /// Warms up on `warmup`, then answers every keystroke of `workload` (the bytes a node sends).
+    static func measure(_ shard: Shard, workload: KeystrokeWorkload, warmup: KeystrokeWorkload, typos: TypoMode,
+                        slowest: Int) throws -> KeystrokeLatencies {
+        for query in warmup.queries { _ = try responseBytes(shard, SuggestRequest(text: query.text, typos: typos)) }
+        var latencies = KeystrokeLatencies()
+        var slow: [(UInt64, String)] = []
+        for query in workload.queries {
+            let request = SuggestRequest(text: query.text, typos: typos)
+            let t0 = monotonicNanoseconds()
+            _ = try responseBytes(shard, request)
+            let elapsed = monotonicNanoseconds() - t0
+            if slowest > 0 {
+                slow.append((elapsed, query.text))
+                if slow.count > slowest * 4 { slow.sort { $0.0 > $1.0 }; slow.removeLast(slow.count - slowest) }
+            }
+            latencies.all.record(elapsed)
+            if query.hasTypo { latencies.withTypo.record(elapsed) }
+            if query.words <= 1 { latencies.oneWord.record(elapsed) } else { latencies.multiWord.record(elapsed) }
+        }
+        latencies.slow = Array(slow.sorted { $0.0 > $1.0 }.prefix(slowest))
+        return latencies
+    }
+
     /// What a node sends for `request` (its protobuf answer, written from the memory map): what
     /// the latency figures include, as the targets ask.
     static func responseBytes(_ shard: Shard, _ request: SuggestRequest) throws -> Int {
@@ -198,10 +251,14 @@ public struct Benchmark {
         Double(peer.percentile(p)) / Double(max(1, ours.percentile(p)))
     }
 
+    /// The mean is what bounds a server's throughput: one core answers 1 s / mean per second.
+    static func mean(_ recorder: LatencyRecorder) -> UInt64 {
+        recorder.count > 0 ? recorder.samples.reduce(0, +) / UInt64(recorder.count) : 0
+    }
+
     static func line(_ label: String, _ recorder: inout LatencyRecorder) -> String {
         guard recorder.count > 0 else { return "\(label): no samples" }
-        // The mean is what bounds a server's throughput: one core answers 1 s / mean per second.
-        let mean = recorder.samples.reduce(0, +) / UInt64(recorder.count)
+        let mean = Self.mean(recorder)
         return String(format: "%@: p50 %@  p99 %@  p99.9 %@  max %@  mean %@  (n=%d)", label.padding(toLength: 18, withPad: " ", startingAt: 0),
                       micros(recorder.percentile(0.5)), micros(recorder.percentile(0.99)), micros(recorder.percentile(0.999)),
                       micros(recorder.percentile(1.0)), micros(mean), recorder.count)

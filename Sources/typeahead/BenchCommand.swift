@@ -4,7 +4,7 @@ import Foundation
 enum BenchCommand {
     static let help = """
     usage: typeahead bench [--catalog NAME=FILE]... [--synthetic N] [--sessions N] [--no-sqlite] [--work-dir DIR]
-                           [--slowest N] [--keystrokes-out DIR] [--build-only] [--quality]
+                           [--slowest N] [--keystrokes-out DIR] [--build-only] [--quality] [--updated PERCENT]
 
     Builds an index per catalog and replays a keystroke workload (every prefix of titles sampled by
     popularity, 20% with a typo), printing build rate, index size, open time and suggest latency
@@ -23,11 +23,13 @@ enum BenchCommand {
       --quality             measure ranking quality instead of latency: --sessions simulated
                             people type an entry (one in ten with a typo); how often it is in the
                             top 10 at the end, and how many keystrokes until it is in the top 5
+      --updated PERCENT     then re-weight PERCENT of the entries with upserts (live updates) and
+                            measure the same workload again, with the ratios to the fresh shard
     """
 
     static func run(_ argv: [String]) throws -> Int32 {
         let args = try Arguments(argv, command: "bench", flags: ["--no-sqlite", "--build-only", "--quality"],
-                                 options: ["--catalog", "--synthetic", "--sessions", "--work-dir", "--slowest", "--keystrokes-out"])
+                                 options: ["--catalog", "--synthetic", "--sessions", "--work-dir", "--slowest", "--keystrokes-out", "--updated"])
         if args.wantsHelp { print(help); return 0 }
         var datasets: [Benchmark.Dataset] = try args.all("--catalog").map { spec in
             let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
@@ -49,6 +51,7 @@ enum BenchCommand {
         benchmark.keystrokesDirectory = args.value("--keystrokes-out")
         benchmark.measure = !args.flag("--build-only")
         benchmark.quality = args.flag("--quality")
+        benchmark.updatedPercent = try args.integer("--updated", default: 0, range: 0...100)
         if !benchmark.measure && args.value("--work-dir") == nil {
             throw UsageError(description: "typeahead bench: --build-only needs --work-dir DIR (where the shards stay)")
         }
