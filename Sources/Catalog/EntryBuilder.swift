@@ -397,21 +397,24 @@ struct EntryBuilder {
     }
 
     private mutating func attributeValue(_ value: JSONScalar) -> Bool {
-        let bytes: UnsafeBufferPointer<UInt8>
         switch value {
         case .string(let text):
-            bytes = text
+            return keepAttribute(text)
         case .number(let text):
             // A number is kept as written ("19.90" stays "19.90"); yajl checked its grammar.
             notices.insert(.attributeAsText)
-            bytes = text
+            return keepAttribute(text)
         case .bool(let flag):
             notices.insert(.attributeAsText)
-            return keepAttribute(flag ? "true" : "false")
+            return Array((flag ? "true" : "false").utf8).withUnsafeBufferPointer { keepAttribute($0) }
         case .null:
             notices.insert(.nullAttribute)
             return true
         }
+    }
+
+    /// Keeps `bytes` as the value of the current attribute key, within the format's limits.
+    private mutating func keepAttribute(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard bytes.count <= limits.maximumAttributeValueBytes else {
             return fail(
                 "field \"attributes\"[\(quoted(attributeKey))]: expected at most \(limits.maximumAttributeValueBytes) "
@@ -419,10 +422,6 @@ struct EntryBuilder {
         }
         guard elementCount <= limits.maximumAttributes else { return true }  // reported at the object's end
         guard let text = makeString(bytes) else { return false }
-        return keepAttribute(text)
-    }
-
-    private mutating func keepAttribute(_ text: String) -> Bool {
         if attributes.updateValue(text, forKey: attributeKey) != nil {
             return fail("field \"attributes\": duplicate key \(quoted(attributeKey)); give each key once")
         }

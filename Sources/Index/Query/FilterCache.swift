@@ -1,7 +1,7 @@
 import Caching
 
 /// The documents that pass a query's filters (its complete words and its tokens, see
-/// ``Generation/filteredDocuments(words:tokens:includeDescription:deleted:in:)``), kept for the
+/// ``Generation/filteredDocuments(words:tokens:includeDescription:in:)``), kept for the
 /// next query that asks the same of the same data.
 ///
 /// Why: a person typing "stomwü staungrou cr", "… cru", "… crug" asks for the same complete words

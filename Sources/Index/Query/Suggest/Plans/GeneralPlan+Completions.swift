@@ -6,29 +6,22 @@ import Storage
 
 extension SuggestContext {
     /// Completions when every match is typo-free: each word's best entry is its first document in
-    /// `rest` (base numbers are rank order; delta documents are compared by key).
+    /// `rest` (base numbers are rank order; delta documents are compared by key). No document is
+    /// verified: passing `rest` and having the word is matching with no typo.
     func completeWithin(_ rest: [UInt32], terms: [[UInt8]], limit: Int, into acc: inout SuggestAccumulator,
-                                in txn: borrowing ReadTransaction) throws {
+                        in txn: borrowing ReadTransaction) throws {
         var bests: [(doc: UInt32, term: [UInt8])] = []
         var deltaBests: [(doc: UInt32, term: [UInt8])] = []
         let hasDelta = try txn.count(generation.schema.deltaTerms) > 0
+        var read = 0
         for term in terms {
-            // Base: decode the word's postings lazily, probing `rest` by binary search, and stop at
-            // the first hit (the best base one). Delta: every hit is kept and compared by key.
-            var firstBase: UInt32?
-            if let value = try txn.get(generation.schema.terms, term) {
-                var cursor = try PostingCursor(value)
-                while let doc = cursor.current {
-                    if contains(rest, doc) { firstBase = doc; break }
-                    try cursor.advance()
-                }
+            try forEachBasePosting(of: term, in: rest, read: &read, in: txn) { doc in
+                bests.append((doc, term))
+                return false
             }
             if hasDelta {
-                var delta: [UInt32] = []
-                try generation.appendDeltaPostings(of: term, includeDescription: false, to: &delta, in: txn)
-                for doc in delta where contains(rest, doc) { deltaBests.append((doc, term)) }
+                for doc in try deltaPostings(of: term, in: rest, in: txn) { deltaBests.append((doc, term)) }
             }
-            if let firstBase { bests.append((firstBase, term)) }
         }
         bests.sort { $0.doc != $1.doc ? $0.doc < $1.doc : $0.term.lexicographicallyPrecedes($1.term) }
         for item in bests.prefix(limit) + deltaBests {
@@ -54,45 +47,60 @@ extension SuggestContext {
     mutating func completeTypoWords(_ candidates: [UInt32], terms: [(term: [UInt8], distance: Int)], floor: Int, limit: Int,
                                     into acc: inout SuggestAccumulator, in txn: borrowing ReadTransaction) throws {
         let hasDelta = try txn.count(generation.schema.deltaTerms) > 0
-        // A document shared by several words is verified once.
-        var verified: [UInt32: Int?] = [:]
-        func typos(_ docnum: UInt32, _ context: inout SuggestContext) throws -> (Int, DocumentView)? {
-            guard let doc = try context.generation.document(docnum, in: txn) else { return nil }
-            if let known = verified[docnum] { return known.map { ($0, doc) } }
-            let found = context.typos(of: doc, filtersHold: true)
+        // A document shared by several words is read and verified once.
+        var verified: [UInt32: (typos: Int, doc: DocumentView)?] = [:]
+        func verify(_ docnum: UInt32, _ context: inout SuggestContext) throws -> (typos: Int, doc: DocumentView)? {
+            if let known = verified[docnum] { return known }
+            var found: (typos: Int, doc: DocumentView)?
+            if let doc = try context.generation.document(docnum, in: txn), let typos = context.typos(of: doc, filtersHold: true) {
+                found = (typos, doc)
+            }
             verified[docnum] = found
-            return found.map { ($0, doc) }
+            return found
         }
         var read = 0
         for distance in Set(terms.map(\.distance)).sorted() where acc.completions.count < limit {
             for (term, termDistance) in terms where termDistance == distance {
                 var best: (typos: Int, doc: DocumentView)?
-                if let value = try txn.get(generation.schema.terms, term) {
-                    var postings = try PostingCursor(value)
-                    var index = 0
-                    while let docnum = postings.current, index < candidates.count {
-                        try checkStop(&read)
-                        index = gallop(candidates, to: docnum, from: index)
-                        if index < candidates.count, candidates[index] == docnum, let (found, doc) = try typos(docnum, &self) {
-                            if best == nil || found < best!.typos { best = (found, doc) }
-                            if found <= floor { break }
-                        }
-                        try postings.advance()
-                    }
+                try forEachBasePosting(of: term, in: candidates, read: &read, in: txn) { docnum in
+                    guard let found = try verify(docnum, &self) else { return true }
+                    if best == nil || found.typos < best!.typos { best = found }
+                    return found.typos > floor
                 }
                 if let best {
                     acc.noteCompletion(term, distance: distance, key: Self.completionKey(best.doc, typos: best.typos), docnum: best.doc.docnum)
                 }
                 if hasDelta {
-                    var delta: [UInt32] = []
-                    try generation.appendDeltaPostings(of: term, includeDescription: false, to: &delta, in: txn)
-                    for docnum in delta where contains(candidates, docnum) {
-                        guard let (found, doc) = try typos(docnum, &self) else { continue }
-                        acc.noteCompletion(term, distance: distance, key: Self.completionKey(doc, typos: found), docnum: docnum)
+                    for docnum in try deltaPostings(of: term, in: candidates, in: txn) {
+                        guard let found = try verify(docnum, &self) else { continue }
+                        acc.noteCompletion(term, distance: distance, key: Self.completionKey(found.doc, typos: found.typos), docnum: docnum)
                     }
                 }
             }
         }
+    }
+
+    /// Calls `body` with each base document of `term`'s name postings (rank order) that is in
+    /// sorted `candidates`, until it returns false. The postings are galloped against the
+    /// candidates, so a run of probes costs O(log gap) each.
+    private func forEachBasePosting(of term: [UInt8], in candidates: [UInt32], read: inout Int, in txn: borrowing ReadTransaction,
+                                    _ body: (UInt32) throws -> Bool) throws {
+        guard let value = try txn.get(generation.schema.terms, term) else { return }
+        var postings = try PostingCursor(value)
+        var index = 0
+        while let docnum = postings.current, index < candidates.count {
+            try checkStop(&read)
+            index = gallop(candidates, to: docnum, from: index)
+            if index < candidates.count, candidates[index] == docnum, try !body(docnum) { return }
+            try postings.advance()
+        }
+    }
+
+    /// The delta documents of `term` (name postings) that are in sorted `candidates`.
+    private func deltaPostings(of term: [UInt8], in candidates: [UInt32], in txn: borrowing ReadTransaction) throws -> [UInt32] {
+        var delta: [UInt32] = []
+        try generation.appendDeltaPostings(of: term, includeDescription: false, to: &delta, in: txn)
+        return delta.filter { contains(candidates, $0) }
     }
 }
 

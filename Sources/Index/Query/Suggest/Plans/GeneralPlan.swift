@@ -212,11 +212,7 @@ extension SuggestContext {
     /// than ``narrowingFactor`` times `count` (then listing them costs more than it saves). The
     /// postings are counted first, so a "no" reads no posting list.
     private func fewDocuments(of terms: [[UInt8]], comparedWith count: Int, in txn: borrowing ReadTransaction) throws -> [UInt32]? {
-        var postings = 0
-        for term in terms {
-            postings += try generation.postingCount(of: term, includeDescription: false, in: txn)
-            if postings > Self.narrowingFactor * count { return nil }
-        }
+        guard try postings(of: terms, atMost: Self.narrowingFactor * count, in: txn) else { return nil }
         return try generation.documents(of: terms, includeDescription: false, in: txn)
     }
 
