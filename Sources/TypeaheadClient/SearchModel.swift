@@ -7,9 +7,9 @@ import Observation
 /// ``select(_:)``), and call ``submit()`` from `.onSubmit(of: .search)`.
 ///
 /// Every change of `text` or `tokens` is a keystroke: the model numbers it (one session, rising
-/// revisions), cancels the request of the keystroke it supersedes, and never shows an answer older
-/// than the one shown — a slow answer to "re" cannot replace the answer to "red". It debounces
-/// only if ``debounce`` is set.
+/// revisions), cancels the request of the keystroke it supersedes (on Linux the HTTP request runs
+/// to its end: see ``TypeaheadClient``), and never shows an answer older than the one shown — a
+/// slow answer to "re" cannot replace the answer to "red". It debounces only if ``debounce`` is set.
 ///
 /// ```swift
 /// let model = SearchModel(client: TypeaheadClient(baseURL: url))

@@ -32,8 +32,8 @@ public enum TypeaheadError: Error, Sendable, Equatable, CustomStringConvertible 
 /// print(answer.completions.map(\.text))   // ["red Shoes", "red Shirt", …]
 /// ```
 ///
-/// Cancelling the calling task cancels the request (what ``SearchModel`` does with a superseded
-/// keystroke).
+/// Cancelling the calling task cancels the request on Apple platforms (what ``SearchModel`` does
+/// with a superseded keystroke); on Linux the request runs to its end (see `send`).
 public struct TypeaheadClient: Sendable {
     public let baseURL: URL
     /// Sent as `authorization: Bearer …` when the server requires a read token.
@@ -88,59 +88,29 @@ public struct TypeaheadClient: Sendable {
 }
 
 extension TypeaheadClient {
-    /// `session.data(for:)`, cancellable without deadlock. FoundationNetworking's own
-    /// `data(for:)` cancels its `URLSessionTask` from inside the Swift task's cancellation
-    /// handler, which runs under the task's status lock, while a network thread holding the
-    /// session's work queue may be resuming the same task: a lock-order inversion that hangs
-    /// both (swift-corelibs-foundation#5412). Here the handler only hands the cancel to another
-    /// queue.
+    /// One HTTP exchange. On Apple platforms, `URLSession.data(for:)`: cancelling the calling task
+    /// cancels the request. FoundationNetworking (Linux) cannot cancel safely: its `data(for:)`
+    /// can deadlock when cancelled (swift-corelibs-foundation#5412), and `URLSessionTask.cancel()`
+    /// racing a task's completion traps in its task registry ("Trying to access a behaviour for a
+    /// task that in not in the registry", seen in this project's tests). So there the request runs
+    /// to its end and a superseded answer is dropped by its caller (``SearchModel`` keeps only the
+    /// newest); keystroke requests are small.
     fileprivate func send(_ request: URLRequest) async throws -> (Data, URLResponse) {
-        let pending = PendingTask()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in
-                let task = session.dataTask(with: request) { data, response, error in
-                    if let error {
-                        continuation.resume(throwing: error)
-                    } else if let data, let response {
-                        continuation.resume(returning: (data, response))
-                    } else {
-                        continuation.resume(throwing: URLError(.badServerResponse))
-                    }
+        #if canImport(FoundationNetworking)
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in
+            session.dataTask(with: request) { data, response, error in
+                if let error {
+                    continuation.resume(throwing: error)
+                } else if let data, let response {
+                    continuation.resume(returning: (data, response))
+                } else {
+                    continuation.resume(throwing: URLError(.badServerResponse))
                 }
-                pending.start(task)
-            }
-        } onCancel: {
-            pending.cancel()
+            }.resume()
         }
-    }
-}
-
-/// The data task of one call, and whether the call was cancelled before the task existed.
-private final class PendingTask: @unchecked Sendable {
-    // @unchecked: both fields are only touched under `lock`.
-    private let lock = NSLock()
-    private var task: URLSessionDataTask?
-    private var cancelled = false
-
-    func start(_ task: URLSessionDataTask) {
-        lock.lock()
-        self.task = task
-        let cancelled = self.cancelled
-        lock.unlock()
-        task.resume()
-        if cancelled { Self.cancelLater(task) }
-    }
-
-    func cancel() {
-        lock.lock()
-        cancelled = true
-        let task = self.task
-        lock.unlock()
-        if let task { Self.cancelLater(task) }
-    }
-
-    private static func cancelLater(_ task: URLSessionDataTask) {
-        DispatchQueue.global().async { task.cancel() }
+        #else
+        try await session.data(for: request)
+        #endif
     }
 }
 
