@@ -242,7 +242,7 @@ public struct Benchmark {
 
     /// What a node sends for `request` (its protobuf answer, written from the memory map): what
     /// the latency figures include, as the targets ask.
-    static func responseBytes(_ shard: Shard, _ request: SuggestRequest) throws -> Int {
+    public static func responseBytes(_ shard: Shard, _ request: SuggestRequest) throws -> Int {
         try shard.suggest(request) { try $0.protobufOpening().count }
     }
 

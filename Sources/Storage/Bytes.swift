@@ -102,6 +102,14 @@ public struct Bytes: RandomAccessCollection {
         return value
     }
 
+    /// Reads a `T` stored in native byte order at byte `offset` (an ``IntegerKey``), without any
+    /// alignment requirement. Traps unless the bytes are inside the view.
+    @inlinable
+    public func loadNative<T: FixedWidthInteger>(_: T.Type, at offset: Int) -> T {
+        precondition(offset >= 0 && T.bitWidth / 8 <= count &- offset, "Bytes.loadNative out of range")
+        return (base.unsafelyUnwrapped + offset).loadUnaligned(as: T.self)
+    }
+
     /// Calls `body` with the raw bytes. For hot decoders in other modules.
     ///
     /// The buffer is valid only inside `body` *and* only while the producing transaction is alive;

@@ -54,6 +54,16 @@ public struct DatabaseFlags: OptionSet, Sendable, Hashable {
     /// corrupts that key's duplicates. Debug builds check it on every put (``StorageError/isBadValueSize``);
     /// release builds trust you. Write such databases through one helper that always stores one type.
     public static let duplicateFixed = DatabaseFlags(rawValue: UInt32(MDB_DUPFIXED))
+
+    /// `MDB_INTEGERKEY`: every key is one native-endian unsigned integer of one size (4 or 8 bytes),
+    /// compared as a number. Write and look up its keys as ``IntegerKey`` only.
+    ///
+    /// Why: a lookup compares the key with some twenty stored keys on its way down the tree, and
+    /// LMDB's byte-wise comparison is a `memcmp` call each time, where this is one integer
+    /// comparison (a point read by document number is the commonest read there is).
+    /// Caller's contract: LMDB does not check key sizes here either; keys of mixed sizes corrupt
+    /// the order.
+    public static let integerKey = DatabaseFlags(rawValue: UInt32(MDB_INTEGERKEY))
 }
 
 /// Options for ``WriteTransaction/put(_:_:_:flags:)``.

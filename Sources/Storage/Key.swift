@@ -10,6 +10,8 @@
 /// - `UInt32`, `UInt64`: **big-endian**, 4 and 8 bytes, so that LMDB's byte-wise key order equals
 ///   numeric order (`2 < 10` as keys, unlike little-endian or decimal text). Read them back with
 ///   ``Bytes/loadBigEndian(_:at:)``.
+/// - ``IntegerKey``: 4 bytes, **native-endian**, for ``DatabaseFlags/integerKey`` databases, where
+///   LMDB compares keys as numbers. Read them back with ``Bytes/loadNative(_:at:)``.
 /// - ``EmptyValue``: zero bytes, for sets stored as keys only (LMDB rejects empty *keys*).
 ///
 /// ## Implementation requirements
@@ -91,5 +93,22 @@ public struct EmptyValue: StorageKey, Sendable, Hashable {
     @inlinable
     public func withStorageBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try body(UnsafeRawBufferPointer(start: nil, count: 0))
+    }
+}
+
+/// A key of a ``DatabaseFlags/integerKey`` database: a `UInt32` in native byte order, which is what
+/// LMDB's integer comparison reads. Cursor order over such keys is numeric order.
+///
+/// ```swift
+/// try txn.put(docs, IntegerKey(7), record)
+/// let number = key.loadNative(UInt32.self, at: 0)   // 7
+/// ```
+public struct IntegerKey: StorageKey, Sendable, Hashable {
+    public var value: UInt32
+    @inlinable public init(_ value: UInt32) { self.value = value }
+
+    @inlinable
+    public func withStorageBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try Swift.withUnsafeBytes(of: value, body)
     }
 }

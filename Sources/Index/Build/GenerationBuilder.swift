@@ -34,6 +34,9 @@ public struct BuildStatistics: Sendable, Hashable {
 /// Memory: the entries, their encoded records, and 8 bytes per posting.
 struct GenerationBuilder {
     var parameters = TrieParameters()
+    /// How `docs` is keyed: integers (``DatabaseFlags/integerKey``) unless a test asks for the
+    /// big-endian keys of earlier versions.
+    var documentKeys = DocumentKey.Encoding.native
     let analyzer = Analyzer()
 
     func build(_ entries: [CatalogEntry], at path: String) throws -> BuildStatistics {
@@ -99,13 +102,13 @@ struct GenerationBuilder {
         var options = Environment.Options()
         options.noSync = true
         let environment = try Environment(path: path, options: options)
-        let schema = try Schema(environment: environment, create: true)
+        let schema = try Schema(environment: environment, create: true, documentKeys: documentKeys)
         var statistics = BuildStatistics(entries: order.count, terms: terms.count, heavyNodes: 0,
                                          postings: namePairs.count + descriptionPairs.count, bytes: 0)
 
         try environment.write { txn in
             for (docnum, index) in order.enumerated() {
-                try txn.put(schema.docs, UInt32(docnum), analysed[index].record, flags: .append)
+                try txn.put(schema.docs, schema.documentKey(UInt32(docnum)), analysed[index].record, flags: .append)
             }
             let byID = order.indices.sorted { compareUTF8(ids[order[$0]], ids[order[$1]]) < 0 }
             for docnum in byID { try txn.put(schema.ids, ids[order[docnum]], UInt32(docnum), flags: .append) }

@@ -57,7 +57,7 @@ extension Generation {
         try txn.withCursor(schema.docs) { cursor in
             var entry = try cursor.first()
             while let key = entry?.key {
-                docs.append(key.loadBigEndian(UInt32.self, at: 0))
+                docs.append(schema.documentNumber(key))
                 entry = try cursor.next()
             }
         }

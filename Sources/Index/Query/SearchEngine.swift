@@ -62,13 +62,12 @@ struct SearchEngine {
                 : CandidateKey(typos: 0, field: 0, startsWith: true, weight: key.weight, sortTitle: nil, id: key.id)
             if let after, !ranked.isAfter(after) { continue }
             remaining += 1
-            try page.insert(ranked, docnum: docnum, title: doc.title, categories: doc.categoryList)
+            try page.insert(ranked, doc)
         }
 
         var response = SearchResponse(totalHits: total)
         for item in page.items {
-            guard let doc = try generation.document(item.docnum, in: txn) else { continue }
-            response.hits.append(try HitBuilder.hit(doc, key: item.key, words: &words, form: form).materialized())
+            response.hits.append(try HitBuilder.hit(item.doc, key: item.key, words: &words, form: form).materialized())
         }
         if remaining > request.pageSize, let last = page.items.last {
             response.nextPageToken = PageToken(sort: request.sort, fingerprint: fingerprint, after: last.key.rankKey()).encoded()

@@ -52,10 +52,12 @@ struct CandidateKey {
 struct TopCandidates {
     struct Item {
         var key: CandidateKey
-        var docnum: UInt32
-        var title: Bytes
+        /// The document as it was read: the answer is written from it without reading it again.
+        var doc: DocumentView
         /// ``DocumentView/categoryList``: with the title, what the person sees.
         var categories: Bytes
+        var docnum: UInt32 { doc.docnum }
+        var title: Bytes { doc.title }
     }
     let limit: Int
     let dedupe: Bool
@@ -70,11 +72,12 @@ struct TopCandidates {
     var isFull: Bool { items.count >= limit }
     var worst: CandidateKey? { items.last?.key }
 
-    /// `categories` is read only for a candidate that enters (most are rejected by one comparison).
-    mutating func insert(_ key: CandidateKey, docnum: UInt32, title: Bytes, categories: @autoclosure () throws -> Bytes) rethrows {
+    /// The categories are read only for a candidate that enters (most are rejected by one comparison).
+    mutating func insert(_ key: CandidateKey, _ doc: DocumentView) throws {
         guard limit > 0 else { return }
         if items.count >= limit, let last = items.last, !(key < last.key) { return }
-        let categories = try categories()
+        let categories = try doc.categoryList
+        let title = doc.title
         if dedupe, let existing = items.firstIndex(where: { $0.title.compare(title) == 0 && $0.categories.compare(categories) == 0 }) {
             if !(key < items[existing].key) { return }
             items.remove(at: existing)
@@ -84,7 +87,7 @@ struct TopCandidates {
             let mid = (low + high) / 2
             if items[mid].key < key { low = mid + 1 } else { high = mid }
         }
-        items.insert(Item(key: key, docnum: docnum, title: title, categories: categories), at: low)
+        items.insert(Item(key: key, doc: doc, categories: categories), at: low)
         if items.count > limit { items.removeLast() }
     }
 }

@@ -9,7 +9,7 @@ extension Generation {
     }
 
     func document(_ docnum: UInt32, in txn: borrowing ReadTransaction) throws -> DocumentView? {
-        guard let record = try txn.get(schema.docs, docnum) else { return nil }
+        guard let record = try txn.get(schema.docs, schema.documentKey(docnum)) else { return nil }
         return try DocumentView(docnum: docnum, record: record)
     }
 

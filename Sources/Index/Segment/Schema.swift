@@ -5,7 +5,7 @@ import Storage
 /// | database         | key                         | value                                    |
 /// |------------------|-----------------------------|------------------------------------------|
 /// | `meta`           | ASCII name                  | see ``MetaKey``                          |
-/// | `docs`           | u32be document number       | ``DocumentRecord``                       |
+/// | `docs`           | document number (``DocumentKey``) | ``DocumentRecord``                 |
 /// | `ids`            | entry id, UTF-8             | u32be document number of its live version|
 /// | `terms`          | analysed term, UTF-8        | ``PostingList`` (base segment)           |
 /// | `trie`           | term prefix, UTF-8          | ``HeavyNode``                            |
@@ -31,10 +31,22 @@ struct Schema {
     let deleted: Database
     let categories: Database
     let categoryWords: Database
+    /// How `docs` is keyed in this file (see ``DocumentKey``).
+    let documentKeys: DocumentKey.Encoding
 
-    init(environment: Environment, create: Bool) throws {
+    /// Opens the databases; `create` makes them, with `docs` keyed as `documentKeys` says. An
+    /// existing `docs` is read as it was written: generations built since document keys became
+    /// integers have an integer-key `docs`, older ones u32be keys compared byte-wise.
+    init(environment: Environment, create: Bool, documentKeys: DocumentKey.Encoding = .native) throws {
         meta = try environment.database(named: "meta", create: create)
-        docs = try environment.database(named: "docs", create: create)
+        do {
+            docs = try environment.database(named: "docs", flags: documentKeys == .native ? .integerKey : [], create: create)
+            self.documentKeys = documentKeys
+        } catch let error as StorageError where error.isIncompatible {
+            let other: DocumentKey.Encoding = documentKeys == .native ? .bigEndian : .native
+            docs = try environment.database(named: "docs", flags: other == .native ? .integerKey : [], create: false)
+            self.documentKeys = other
+        }
         ids = try environment.database(named: "ids", create: create)
         terms = try environment.database(named: "terms", create: create)
         trie = try environment.database(named: "trie", create: create)
@@ -43,6 +55,18 @@ struct Schema {
         deleted = try environment.database(named: "deleted", create: create)
         categories = try environment.database(named: "categories", create: create)
         categoryWords = try environment.database(named: "category_words", flags: [.duplicateSort], create: create)
+    }
+
+    /// The `docs` key of a document number.
+    @inline(__always)
+    func documentKey(_ docnum: UInt32) -> DocumentKey {
+        DocumentKey(number: docnum, encoding: documentKeys)
+    }
+
+    /// The document number of a `docs` key.
+    @inline(__always)
+    func documentNumber(_ key: Bytes) -> UInt32 {
+        documentKeys == .native ? key.loadNative(UInt32.self, at: 0) : key.loadBigEndian(UInt32.self, at: 0)
     }
 
     /// The pseudo-term that lists the entries carrying a token.
@@ -66,4 +90,19 @@ enum MetaKey {
     static let complete = "complete"
     /// Trie parameters as "listSize,heavyThreshold".
     static let trieParameters = "trie_parameters"
+}
+
+/// A key of the `docs` database: a document number, native-endian in an integer-key database
+/// (``DatabaseFlags/integerKey``: a point read compares numbers, not bytes, on its way down the
+/// tree, which is most of what reading a document costs), or big-endian in generations written
+/// before that. Both orders are numeric, so cursor walks read documents in rank order either way.
+struct DocumentKey: StorageKey {
+    enum Encoding { case native, bigEndian }
+    let number: UInt32
+    let encoding: Encoding
+
+    @inline(__always)
+    func withStorageBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        encoding == .native ? try Swift.withUnsafeBytes(of: number, body) : try Swift.withUnsafeBytes(of: number.bigEndian, body)
+    }
 }

@@ -46,7 +46,7 @@ struct Updater {
                 next += 1
                 writer.removeAll()
                 DocumentRecord.encode(doc, into: &writer)
-                try txn.put(schema.docs, number, writer.bytes)
+                try txn.put(schema.docs, schema.documentKey(number), writer.bytes)
                 try txn.put(schema.ids, doc.entry.id, number)
                 for term in doc.nameTerms { try txn.put(schema.deltaTerms, term, Self.posting(number, field: 0)) }
                 for term in doc.descriptionWords { try txn.put(schema.deltaTerms, term, Self.posting(number, field: 1)) }
@@ -89,7 +89,7 @@ struct Updater {
     /// Removes one live document from the query path (its id mapping is the caller's business).
     private func remove(_ docnum: UInt32, _ txn: borrowing WriteTransaction) throws {
         let schema = generation.schema
-        guard let record = try txn.get(schema.docs, docnum) else {
+        guard let record = try txn.get(schema.docs, schema.documentKey(docnum)) else {
             throw IndexError.corrupt("id maps to missing document \(docnum)")
         }
         // Copy what is needed: values read in a write transaction die at the next write.
@@ -111,7 +111,7 @@ struct Updater {
         for category in categories {
             try txn.delete(schema.deltaTerms, Schema.tokenTerm(.category(category)), value: Self.posting(docnum, field: 0))
         }
-        try txn.delete(schema.docs, docnum)
+        try txn.delete(schema.docs, schema.documentKey(docnum))
     }
 
     static func posting(_ docnum: UInt32, field: UInt8) -> [UInt8] {

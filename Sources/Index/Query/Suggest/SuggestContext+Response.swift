@@ -12,8 +12,7 @@ extension SuggestContext {
         let presenter = form == .presented ? Presenter(query, analyzer: analyzer) : nil
         response.hits.reserveCapacity(acc.entries.items.count)
         for item in acc.entries.items {
-            guard let doc = try generation.document(item.docnum, in: txn) else { continue }
-            response.hits.append(try HitBuilder.hit(doc, key: item.key, words: &words, form: form))
+            response.hits.append(try HitBuilder.hit(item.doc, key: item.key, words: &words, form: form))
         }
         if acc.wantsCompletions {
             let ranked = acc.completions.sorted { a, b in
@@ -23,7 +22,9 @@ extension SuggestContext {
                 return a.key.lexicographicallyPrecedes(b.key)
             }
             for (term, best) in ranked.prefix(request.limits.completions) {
-                guard let doc = try generation.document(best.docnum, in: txn) else { continue }
+                // A completion's best entry is often one of the entries: it was read already.
+                let entry = acc.entries.items.first { $0.docnum == best.docnum }?.doc
+                guard let doc = try entry ?? generation.document(best.docnum, in: txn) else { continue }
                 let termString = String(decoding: term, as: UTF8.self)
                 let spelling = try HitBuilder.spelling(of: term, in: doc, analyzer: analyzer) ?? termString
                 response.completions.append(QueryCompletion(text: presenter?.completionText(spelling: spelling) ?? "",

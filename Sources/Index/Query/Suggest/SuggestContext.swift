@@ -47,7 +47,7 @@ struct SuggestContext {
         if !entryKnown {
             let key = CandidateKey(typos: typos, field: 0, startsWith: query.startsWith(doc.sortTitle),
                                    weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
-            try acc.entries.insert(key, docnum: doc.docnum, title: doc.title, categories: doc.categoryList)
+            try acc.entries.insert(key, doc)
         }
         if acc.wantsCompletions, query.partial != nil {
             let completionKey = Self.completionKey(doc, typos: typos)

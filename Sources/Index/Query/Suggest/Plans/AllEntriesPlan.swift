@@ -16,12 +16,13 @@ extension SuggestContext {
     /// document is read.
     fileprivate mutating func evaluateAll(_ acc: inout SuggestAccumulator, in txn: borrowing ReadTransaction) throws {
         let base = generation.baseCount
-        try txn.withCursor(generation.schema.docs) { cursor in
+        let schema = generation.schema
+        try txn.withCursor(schema.docs) { cursor in
             var entry = try cursor.first()
             while let (key, value) = entry {
-                let docnum = key.loadBigEndian(UInt32.self, at: 0)
+                let docnum = schema.documentNumber(key)
                 if docnum < base, acc.entries.isFull || acc.entries.limit == 0 {
-                    entry = try cursor.seek(atLeast: base)
+                    entry = try cursor.seek(atLeast: schema.documentKey(base))
                     continue
                 }
                 if !(try deleted?.contains(docnum, in: txn) ?? false) {

@@ -39,7 +39,7 @@ extension SuggestContext {
             guard let doc = try generation.document(docnum, in: txn) else { continue }
             let key = baseKey(doc, startsWith: true)
             if acc.entries.isFull, let worst = acc.entries.worst, !(key < worst) { break }
-            try acc.entries.insert(key, docnum: docnum, title: doc.title, categories: doc.categoryList)
+            try acc.entries.insert(key, doc)
         }
         if !node.startsWithTruncated && acc.entries.limit > 0 {
             // Both lists hold at most `listSize` documents: a linear look-up beats hashing them.
@@ -48,7 +48,7 @@ extension SuggestContext {
                 guard let doc = try generation.document(docnum, in: txn) else { continue }
                 let key = baseKey(doc, startsWith: false)
                 if acc.entries.isFull, let worst = acc.entries.worst, !(key < worst) { break }
-                try acc.entries.insert(key, docnum: docnum, title: doc.title, categories: doc.categoryList)
+                try acc.entries.insert(key, doc)
             }
         }
 
