@@ -309,13 +309,13 @@ public final class Shard: Sendable {
     ///   generation this shard has or had (FAILED_PRECONDITION otherwise); nil: the next one.
     public func buildGeneration(from entries: [CatalogEntry], parameters: IndexParameters = .init(),
                                 number requested: Int? = nil, label: String? = nil) throws -> GenerationInfo {
-        try buildGeneration(from: entries, parameters: parameters, number: requested, label: label, documentKeys: .native)
+        try buildGeneration(from: entries, parameters: parameters, number: requested, label: label, format: .current)
     }
 
-    /// The same, with the `docs` key encoding chosen: tests build generations as earlier versions
-    /// wrote them (``DocumentKey/Encoding/bigEndian``) to prove they are still read exactly.
+    /// The same, in a chosen layout: tests build generations as earlier versions wrote them
+    /// (``GenerationFormat/original``) to prove they are still read exactly.
     func buildGeneration(from entries: [CatalogEntry], parameters: IndexParameters, number requested: Int?, label: String?,
-                         documentKeys: DocumentKey.Encoding) throws -> GenerationInfo {
+                         format: GenerationFormat) throws -> GenerationInfo {
         try writable()
         if let requested { try Self.checkGenerationNumber(requested) }
         guard parameters.listSize >= 1, parameters.listSize <= 1024, parameters.heavyThreshold >= 1 else {
@@ -351,7 +351,7 @@ public final class Shard: Sendable {
         do {
             var builder = GenerationBuilder()
             builder.parameters = TrieParameters(listSize: parameters.listSize, heavyThreshold: parameters.heavyThreshold)
-            builder.documentKeys = documentKeys
+            builder.format = format
             let statistics = try builder.build(entries, at: path)
             if let label { try layout.writeLabel(label, number) }
             try layout.markComplete(number)

@@ -34,9 +34,8 @@ public struct BuildStatistics: Sendable, Hashable {
 /// Memory: the entries, their encoded records, and 8 bytes per posting.
 struct GenerationBuilder {
     var parameters = TrieParameters()
-    /// How `docs` is keyed: integers (``DatabaseFlags/integerKey``) unless a test asks for the
-    /// big-endian keys of earlier versions.
-    var documentKeys = DocumentKey.Encoding.native
+    /// The layout written: ``GenerationFormat/current`` unless a test asks for an earlier one.
+    var format = GenerationFormat.current
     let analyzer = Analyzer()
 
     func build(_ entries: [CatalogEntry], at path: String) throws -> BuildStatistics {
@@ -102,7 +101,7 @@ struct GenerationBuilder {
         var options = Environment.Options()
         options.noSync = true
         let environment = try Environment(path: path, options: options)
-        let schema = try Schema(environment: environment, create: true, documentKeys: documentKeys)
+        let schema = try Schema(environment: environment, create: true, format: format)
         var statistics = BuildStatistics(entries: order.count, terms: terms.count, heavyNodes: 0,
                                          postings: namePairs.count + descriptionPairs.count, bytes: 0)
 
@@ -112,6 +111,11 @@ struct GenerationBuilder {
             }
             let byID = order.indices.sorted { compareUTF8(ids[order[$0]], ids[order[$1]]) < 0 }
             for docnum in byID { try txn.put(schema.ids, ids[order[docnum]], UInt32(docnum), flags: .append) }
+            if let titleIndex = schema.titles {
+                var keys = order.enumerated().map { TitleKey.make(sortTitle: titles[$0.element].utf8, docnum: UInt32($0.offset)) }
+                keys.sort { compareBytes($0, $1) < 0 }
+                for key in keys { try txn.put(titleIndex, key, EmptyValue(), flags: .append) }
+            }
             clock.mark("write documents")
 
             // Terms (postings) and the trie, in key order.

@@ -43,6 +43,20 @@ enum FilterCache {
 
     static let bytesPerStripe = 2 << 20
 
+    /// A category count of the filtered documents: |filtered ∩ category|, keyed by the filter
+    /// (snapshot included) and the category's name. The keystrokes of a word after complete ones
+    /// count the same categories of the same documents, and each count is a merge of two posting
+    /// lists that can be 10⁵ long.
+    struct CategoryCountKey: Hashable, Sendable {
+        var filter: Key
+        var category: [UInt8]
+    }
+
+    /// 16 stripes of 1,024 counts.
+    static func makeCategoryCounts() -> StripedCache<CategoryCountKey, Int> {
+        StripedCache(stripes: 16, entriesPerStripe: 1024)
+    }
+
     static func make() -> StripedCache<Key, Value> {
         StripedCache(stripes: 16, entriesPerStripe: 128, costPerStripe: bytesPerStripe, maximumCost: bytesPerStripe,
                      cost: { 64 + 4 * ($0.docs?.count ?? 0) + 8 * $0.nearest.count })

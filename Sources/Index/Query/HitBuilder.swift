@@ -1,4 +1,5 @@
 import Analysis
+import Storage
 
 /// Turns ranked documents into response hits (views in the map, with their highlights) and
 /// finds how completed words are written.
@@ -25,7 +26,7 @@ enum HitBuilder {
     static func spelling(of term: [UInt8], in doc: DocumentView, analyzer: Analyzer) throws -> String? {
         let ranges = try doc.titleWordRanges()
         for (index, word) in WordList(bytes: doc.sortTitle).enumerated() where index < ranges.count && word.elementsEqual(term) {
-            return substring(doc.title.string, ranges[index])
+            return substring(utf8: doc.title, ranges[index])
         }
         for (index, word) in WordList(bytes: doc.aliasWords).enumerated() where word.elementsEqual(term) {
             // Only the one alias it came from is analysed again.
@@ -36,6 +37,25 @@ enum HitBuilder {
             return nil
         }
         return nil
+    }
+
+    /// The UTF-16 range `range` of UTF-8 `text` (valid, as stored) as a string, found by counting
+    /// code units over the bytes: no `String` of the whole text is made.
+    static func substring(utf8 text: Bytes, _ range: Range<Int>) -> String? {
+        guard range.lowerBound >= 0 else { return nil }
+        var units = 0
+        var start: Int?
+        var index = 0
+        while index < text.count {
+            if units == range.lowerBound, start == nil { start = index }
+            if units == range.upperBound { break }
+            let length = UTF8Scalars.sequenceLength(text[index])
+            units += length == 4 ? 2 : 1
+            index += length
+        }
+        if units == range.lowerBound, start == nil { start = index }
+        guard let start, units == range.upperBound, index <= text.count else { return nil }
+        return String(decoding: text[range: start..<index], as: UTF8.self)
     }
 
     private static func substring(_ text: String, _ range: Range<Int>) -> String? {

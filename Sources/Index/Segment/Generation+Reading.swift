@@ -141,21 +141,25 @@ extension Generation {
 
     /// The words (base and delta, sorted, distinct) that start with `prefix`, or nil as soon as
     /// there are more than `limit` of them (so asking is cheap when the answer is "many").
+    /// Each database's keys come sorted, so the two lists are merged, not hashed.
     func prefixTerms(_ prefix: [UInt8], atMost limit: Int, in txn: borrowing ReadTransaction) throws -> [[UInt8]]? {
-        var found = Set<[UInt8]>()
+        var lists: [[[UInt8]]] = []
         for database in [schema.terms, schema.deltaTerms] {
+            var keys: [[UInt8]] = []
             let complete = try txn.withCursor(database) { cursor -> Bool in
                 var entry = try cursor.seek(atLeast: prefix)
                 while let key = entry?.key, key.hasPrefix(prefix) {
-                    found.insert(Array(key))
-                    if found.count > limit { return false }
+                    keys.append(Array(key))
+                    if keys.count > limit { return false }
                     entry = try cursor.nextKey()
                 }
                 return true
             }
             if !complete { return nil }
+            lists.append(keys)
         }
-        return found.sorted { $0.lexicographicallyPrecedes($1) }
+        let merged = Self.merged(lists[0].map { ($0, 0) }, lists[1].map { ($0, 0) }).map(\.term)
+        return merged.count > limit ? nil : merged
     }
 
     /// The delta segment's terms a query word matches, in byte order.
@@ -194,6 +198,27 @@ extension Generation {
             }
             return false
         }
+    }
+
+    /// The documents (base and delta; deleted base ones too) whose analysed title starts with
+    /// `prefix`, sorted; nil when there are more than `limit` of them, when the prefix is longer
+    /// than a title key keeps, or in a generation without the `titles` index.
+    /// Cost: one key range of the `titles` database, read until `limit`.
+    func documents(withTitlePrefix prefix: [UInt8], atMost limit: Int, in txn: borrowing ReadTransaction) throws -> [UInt32]? {
+        guard let titles = schema.titles, prefix.count <= TitleKey.maximumTitleBytes else { return nil }
+        var docs: [UInt32] = []
+        let complete = try txn.withCursor(titles) { cursor -> Bool in
+            var entry = try cursor.seek(atLeast: prefix)
+            while let key = entry?.key, key.hasPrefix(prefix) {
+                docs.append(TitleKey.documentNumber(key))
+                if docs.count > limit { return false }
+                entry = try cursor.next()
+            }
+            return true
+        }
+        guard complete else { return nil }
+        docs.sort()
+        return docs
     }
 
     /// The heavy trie node of a prefix, if the prefix is heavy.
@@ -334,8 +359,20 @@ func contains(_ list: [UInt32], _ value: UInt32) -> Bool {
     return low < list.count && list[low] == value
 }
 
-/// Elements of sorted `a` that are in sorted `b`.
+/// Elements of sorted `a` that are in sorted `b`. A much shorter list is galloped into the longer
+/// one, as in ``intersectionCount(_:_:)``.
 func intersect(_ a: [UInt32], _ b: [UInt32]) -> [UInt32] {
+    let (short, long) = a.count <= b.count ? (a, b) : (b, a)
+    if short.count * 16 < long.count {
+        var result: [UInt32] = []
+        var index = 0
+        for value in short {
+            index = gallop(long, to: value, from: index)
+            if index == long.count { break }
+            if long[index] == value { result.append(value) }
+        }
+        return result
+    }
     var result: [UInt32] = []
     result.reserveCapacity(min(a.count, b.count))
     var i = 0, j = 0
@@ -345,8 +382,21 @@ func intersect(_ a: [UInt32], _ b: [UInt32]) -> [UInt32] {
     return result
 }
 
-/// |a ∩ b| for sorted lists.
+/// |a ∩ b| for sorted lists. When one list is much shorter, its elements are galloped into the
+/// longer one: O(s log(l/s)) instead of O(s + l) (a few hundred candidates against a category of
+/// tens of thousands, on every keystroke that suggests categories).
 func intersectionCount(_ a: [UInt32], _ b: [UInt32]) -> Int {
+    let (short, long) = a.count <= b.count ? (a, b) : (b, a)
+    if short.count * 16 < long.count {
+        var count = 0
+        var index = 0
+        for value in short {
+            index = gallop(long, to: value, from: index)
+            if index == long.count { break }
+            if long[index] == value { count += 1 }
+        }
+        return count
+    }
     var count = 0
     var i = 0, j = 0
     while i < a.count && j < b.count {

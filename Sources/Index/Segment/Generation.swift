@@ -24,6 +24,8 @@ final class Generation: Sendable {
     let categoryMatches: StripedCache<TermMatchCache.SnapshotKey, [[UInt8]: Int]> = TermMatchCache.make(size: { $0.count })
     /// The documents passing a query's complete words and tokens, by read snapshot (see ``FilterCache``).
     let filtered: StripedCache<FilterCache.Key, FilterCache.Value> = FilterCache.make()
+    /// Category counts of filtered documents, by read snapshot (see ``FilterCache/CategoryCountKey``).
+    let filteredCategoryCounts: StripedCache<FilterCache.CategoryCountKey, Int> = FilterCache.makeCategoryCounts()
 
     init(number: Int, path: String, readOnly: Bool) throws {
         self.number = number

@@ -14,12 +14,16 @@ import Storage
 /// | `deleted`        | u32be document number       | empty: base documents deleted or replaced|
 /// | `categories`     | category name, UTF-8        | u64be live entry count                   |
 /// | `category_words` | analysed word (dupsort)     | category name whose name has that word   |
+/// | `titles`         | ``TitleKey``: sortTitle, 0x00, u32be document number | empty         |
 ///
 /// The *base segment* is written once by a build, with document numbers 0..<baseCount in static rank
 /// order (weight descending, sortTitle, id), which makes every posting list and trie list best-first.
 /// Upserts add *delta* documents (numbers from baseCount on) indexed in `delta_terms`, and mark
 /// replaced base documents in `deleted`; queries read both and merge with the same comparator.
 /// Filters are pseudo-terms in `terms`/`delta_terms`: byte 0x01, the token kind, 0x00, the value.
+/// `titles` lists every document (base and delta; deleted base documents stay, as in `terms`) by
+/// its analysed title, so the documents whose title starts with typed words are one key range.
+/// Generations written before it have none (``titles`` is nil) and are read without it.
 struct Schema {
     let meta: Database
     let docs: Database
@@ -31,13 +35,16 @@ struct Schema {
     let deleted: Database
     let categories: Database
     let categoryWords: Database
+    /// Nil in generations written before titles were indexed.
+    let titles: Database?
     /// How `docs` is keyed in this file (see ``DocumentKey``).
     let documentKeys: DocumentKey.Encoding
 
-    /// Opens the databases; `create` makes them, with `docs` keyed as `documentKeys` says. An
-    /// existing `docs` is read as it was written: generations built since document keys became
-    /// integers have an integer-key `docs`, older ones u32be keys compared byte-wise.
-    init(environment: Environment, create: Bool, documentKeys: DocumentKey.Encoding = .native) throws {
+    /// Opens the databases; `create` makes them as `format` says. An existing file is read as it
+    /// was written: generations built since document keys became integers have an integer-key
+    /// `docs` and a `titles` index, older ones u32be keys compared byte-wise and no `titles`.
+    init(environment: Environment, create: Bool, format: GenerationFormat = .current) throws {
+        let documentKeys = format.documentKeys
         meta = try environment.database(named: "meta", create: create)
         do {
             docs = try environment.database(named: "docs", flags: documentKeys == .native ? .integerKey : [], create: create)
@@ -55,6 +62,11 @@ struct Schema {
         deleted = try environment.database(named: "deleted", create: create)
         categories = try environment.database(named: "categories", create: create)
         categoryWords = try environment.database(named: "category_words", flags: [.duplicateSort], create: create)
+        do {
+            titles = try environment.database(named: "titles", create: create && format.titles)
+        } catch let error as StorageError where error.isNotFound {
+            titles = nil
+        }
     }
 
     /// The `docs` key of a document number.
@@ -105,4 +117,38 @@ struct DocumentKey: StorageKey {
     func withStorageBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         encoding == .native ? try Swift.withUnsafeBytes(of: number, body) : try Swift.withUnsafeBytes(of: number.bigEndian, body)
     }
+}
+
+/// A key of the `titles` database: a document's analysed title (`sortTitle`), cut to its first
+/// ``maximumTitleBytes`` bytes (LMDB keys are at most 511 bytes; the cut may split a scalar, which
+/// is harmless: keys are compared as bytes, never decoded), then 0x00 (which no analysed word
+/// contains) and the document number, u32be.
+///
+/// A range of keys with one prefix of at most ``maximumTitleBytes`` bytes is exactly the documents
+/// whose title starts with it, since a cut title keeps its first ``maximumTitleBytes`` bytes.
+enum TitleKey {
+    static let maximumTitleBytes = 128
+
+    static func make(sortTitle: some Collection<UInt8>, docnum: UInt32) -> [UInt8] {
+        var key = Array(sortTitle.prefix(maximumTitleBytes))
+        key.append(0x00)
+        key.append(contentsOf: docnum.bigEndianBytes)
+        return key
+    }
+
+    static func documentNumber(_ key: Bytes) -> UInt32 {
+        key.loadBigEndian(UInt32.self, at: key.count - 4)
+    }
+}
+
+/// What a build writes beyond what every generation has. Builds write ``current``; tests also
+/// write ``original``, the layout of generations built before document keys became integers, to
+/// prove that such generations are still read exactly (a node upgraded in place serves them).
+struct GenerationFormat {
+    var documentKeys: DocumentKey.Encoding
+    /// Whether the `titles` index is written.
+    var titles: Bool
+
+    static let current = GenerationFormat(documentKeys: .native, titles: true)
+    static let original = GenerationFormat(documentKeys: .bigEndian, titles: false)
 }

@@ -31,9 +31,16 @@ struct HeavyNode {
     var all: [UInt32]
     var allTruncated: Bool
     var postings: Int
-    /// Full terms (prefix included) with the number of their best document, best first.
+    /// Full terms (prefix included) with the number of their best document, best first: set by the
+    /// builder. A decoded node leaves them encoded (``completions(first:)``): most readers want
+    /// only the lists, and the plan that wants completions wants a few.
     var completions: [(term: [UInt8], best: UInt32)] = []
     var completionsTruncated = false
+    /// How many completions the node lists.
+    private(set) var completionCount = 0
+    /// A decoded node's completions as stored, and its prefix (each term is stored as its suffix).
+    private var encodedCompletions: Bytes?
+    private var prefix: [UInt8] = []
 
     func encode(into writer: inout ByteWriter, prefixLength: Int) {
         writer.byte((startsWithTruncated ? 1 : 0) | (allTruncated ? 2 : 0) | (completionsTruncated ? 4 : 0))
@@ -66,12 +73,22 @@ struct HeavyNode {
         startsWithTruncated = flags & 1 != 0
         allTruncated = flags & 2 != 0
         completionsTruncated = flags & 4 != 0
-        let count = try reader.int()
-        completions.reserveCapacity(count)
-        for _ in 0..<count {
+        completionCount = try reader.int()
+        encodedCompletions = bytes[range: reader.offset..<bytes.count]
+        self.prefix = prefix
+    }
+
+    /// The first `limit` completions (full terms and their best document), best first.
+    func completions(first limit: Int) throws(IndexError) -> [(term: [UInt8], best: UInt32)] {
+        guard let encoded = encodedCompletions else { return Array(completions.prefix(limit)) }
+        var reader = ByteReader(encoded)
+        var result: [(term: [UInt8], best: UInt32)] = []
+        result.reserveCapacity(min(limit, completionCount))
+        for _ in 0..<min(limit, completionCount) {
             let suffix = try reader.slice()
-            completions.append((prefix + Array(suffix), UInt32(truncatingIfNeeded: try reader.varint())))
+            result.append((prefix + Array(suffix), UInt32(truncatingIfNeeded: try reader.varint())))
         }
+        return result
     }
 }
 

@@ -48,6 +48,9 @@ struct Updater {
                 DocumentRecord.encode(doc, into: &writer)
                 try txn.put(schema.docs, schema.documentKey(number), writer.bytes)
                 try txn.put(schema.ids, doc.entry.id, number)
+                if let titles = schema.titles {
+                    try txn.put(titles, TitleKey.make(sortTitle: doc.sortTitle.utf8, docnum: number), EmptyValue())
+                }
                 for term in doc.nameTerms { try txn.put(schema.deltaTerms, term, Self.posting(number, field: 0)) }
                 for term in doc.descriptionWords { try txn.put(schema.deltaTerms, term, Self.posting(number, field: 1)) }
                 for category in doc.categories {
@@ -97,6 +100,7 @@ struct Updater {
         let categories = try view.categories
         let nameTerms = Array(Set(WordList(bytes: view.sortTitle).map { Array($0) })) + WordList(bytes: view.aliasWords).map { Array($0) }
         let descriptionTerms = WordList(bytes: view.descriptionWords).map { Array($0) }
+        let titleKey = TitleKey.make(sortTitle: view.sortTitle, docnum: docnum)
 
         for category in categories {
             let count = try Self.readU64(txn.get(schema.categories, category), default: 0)
@@ -111,6 +115,7 @@ struct Updater {
         for category in categories {
             try txn.delete(schema.deltaTerms, Schema.tokenTerm(.category(category)), value: Self.posting(docnum, field: 0))
         }
+        if let titles = schema.titles { try txn.delete(titles, titleKey) }
         try txn.delete(schema.docs, schema.documentKey(docnum))
     }
 

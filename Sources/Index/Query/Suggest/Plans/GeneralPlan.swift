@@ -37,9 +37,15 @@ extension SuggestContext {
         // 2. Category counts: |rest ∩ category|.
         if acc.categoryCounts != nil {
             var counts: [[UInt8]: Int] = [:]
+            // Kept per read snapshot, as are the category's documents: the keystrokes of a word
+            // after complete ones count the same categories of the same documents.
+            let filter = FilterCache.Key(snapshot: txn.snapshotID, words: query.complete, tokens: query.tokens, includeDescription: false)
             for name in matchingCategories.keys {
-                let term = Schema.tokenTerm(.category(String(decoding: name, as: UTF8.self)))
-                counts[name] = intersectionCount(rest, try generation.documents(of: [term], includeDescription: false, in: txn))
+                counts[name] = try generation.filteredCategoryCounts.value(FilterCache.CategoryCountKey(filter: filter, category: name)) {
+                    let token = SearchToken.category(String(decoding: name, as: UTF8.self))
+                    let members = try generation.filteredDocuments(words: [], tokens: [token], includeDescription: false, in: txn).docs ?? []
+                    return intersectionCount(rest, members)
+                }
             }
             acc.categoryCounts = counts
         }
@@ -187,6 +193,10 @@ extension SuggestContext {
         return passes
     }
 
+    /// Most documents read up front as possible startsWith matches: past it, the walk in rank order
+    /// finds them as it goes.
+    static let startsWithLimit = 4096
+
     /// A partial word's postings narrow the candidates when they number at most this many times the
     /// candidates: decoding and intersecting a posting costs a few nanoseconds, verifying a
     /// candidate document about a microsecond.
@@ -263,11 +273,16 @@ extension SuggestContext {
         }
     }
 
-    /// The base documents whose first title word starts with the first typed word (a superset of
-    /// those whose title starts with the typed text), sorted; nil when they are too many to list.
-    /// From the heavy trie node's startsWith list when it is complete, else, for a light prefix,
-    /// from its few postings.
+    /// A sorted superset of the base documents whose title starts with the typed text; nil when
+    /// they are too many to list. From the `titles` index: the documents whose title starts with
+    /// the typed text itself, one key range (``Generation/documents(withTitlePrefix:atMost:in:)``).
+    /// Without it (a generation written before it), the documents whose first title word starts
+    /// with the first typed word: the heavy trie node's startsWith list when it is complete, else,
+    /// for a light prefix, its few postings.
     private func startsWithCandidates(in txn: borrowing ReadTransaction) throws -> [UInt32]? {
+        if generation.schema.titles != nil {
+            return try generation.documents(withTitlePrefix: query.startsWithPrefix, atMost: Self.startsWithLimit, in: txn)
+        }
         guard let first = query.complete.first?.bytes ?? query.partial?.bytes else { return nil }
         if let node = try generation.heavyNode(first, in: txn) {
             return node.startsWithTruncated ? nil : node.startsWith

@@ -78,12 +78,13 @@ extension SuggestContext {
         guard acc.wantsCompletions else { return acc }
         let wanted = request.limits.completions
         var completionBound: CandidateKey?
-        for (index, listed) in node.completions.prefix(wanted).enumerated() {
+        let listedCompletions = try node.completions(first: wanted)
+        for (index, listed) in listedCompletions.enumerated() {
             if let deleted, try deleted.contains(listed.best, in: txn) { return nil }
             guard let doc = try generation.document(listed.best, in: txn) else { return nil }
             let key = Self.completionKey(doc, typos: 0)
             acc.noteCompletion(listed.term, distance: 0, key: key, docnum: listed.best)
-            if index == min(wanted, node.completions.count) - 1 { completionBound = key }
+            if index == listedCompletions.count - 1 { completionBound = key }
         }
         let completionsHidden = node.completionsTruncated || typosPossible
         if completionsHidden {
