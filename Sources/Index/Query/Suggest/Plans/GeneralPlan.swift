@@ -127,7 +127,7 @@ extension SuggestContext {
         // word does, when they are few: read those first, record the ones that start with the text,
         // and from then on no unread document can.
         var entered: Set<UInt32> = []
-        if acc.startsWithPossible, acc.entries.limit > 0, let possible = try startsWithCandidates(in: txn) {
+        if acc.startsWithPossible, acc.entries.limit > 0, let possible = try startsWithCandidates(comparedWith: candidates.count, in: txn) {
             let wanted = acc.wantsCompletions
             acc.wantsCompletions = false  // completions are noted in document order, below
             for docnum in intersect(candidates, possible) {
@@ -193,9 +193,9 @@ extension SuggestContext {
         return passes
     }
 
-    /// Most documents read up front as possible startsWith matches: past it, the walk in rank order
-    /// finds them as it goes.
-    static let startsWithLimit = 4096
+    /// Most documents read up front as possible startsWith matches (and at most one in 16 of the
+    /// candidates): past it, the walk in rank order finds them as it goes.
+    static let startsWithLimit = 512
 
     /// A partial word's postings narrow the candidates when they number at most this many times the
     /// candidates: decoding and intersecting a posting costs a few nanoseconds, verifying a
@@ -279,9 +279,14 @@ extension SuggestContext {
     /// Without it (a generation written before it), the documents whose first title word starts
     /// with the first typed word: the heavy trie node's startsWith list when it is complete, else,
     /// for a light prefix, its few postings.
-    private func startsWithCandidates(in txn: borrowing ReadTransaction) throws -> [UInt32]? {
+    ///
+    /// Listing them pays only when they are few among the `candidates`: where many candidates start
+    /// with the text, the walk in rank order fills the entries with them soon anyway, and the
+    /// listing would read a long key range for nothing.
+    private func startsWithCandidates(comparedWith candidates: Int, in txn: borrowing ReadTransaction) throws -> [UInt32]? {
         if generation.schema.titles != nil {
-            return try generation.documents(withTitlePrefix: query.startsWithPrefix, atMost: Self.startsWithLimit, in: txn)
+            let limit = min(Self.startsWithLimit, max(16, candidates / 16))
+            return try generation.documents(withTitlePrefix: query.startsWithPrefix, atMost: limit, in: txn)
         }
         guard let first = query.complete.first?.bytes ?? query.partial?.bytes else { return nil }
         if let node = try generation.heavyNode(first, in: txn) {
