@@ -270,7 +270,7 @@ extension Generation {
     /// The sorted, distinct documents of a set of terms (base and delta).
     ///
     /// Name postings only: each term's list is already sorted (base numbers ascending, then delta
-    /// numbers, which are all larger), so the lists are merged, O(n log k), instead of sorted.
+    /// numbers, which are all larger), so a few lists are merged, O(n log k), instead of sorted.
     func documents(of terms: [[UInt8]], includeDescription: Bool, in txn: borrowing ReadTransaction) throws -> [UInt32] {
         guard !includeDescription else {
             var docs: [UInt32] = []
@@ -285,6 +285,13 @@ extension Generation {
             if let value = try txn.get(schema.terms, term) { try PostingListView(value).appendNameDocuments(to: &docs) }
             try appendDeltaPostings(of: term, includeDescription: false, to: &docs, in: txn)
             if !docs.isEmpty { lists.append(docs) }
+        }
+        // Many lists (a typo'd word can match thousands of words): one sort of them all,
+        // O(n log n). Pairwise merges, re-choosing the two smallest each time, would cost O(k²).
+        if lists.count > 32 {
+            var docs = lists.flatMap { $0 }
+            sortUnique(&docs)
+            return docs
         }
         // Pairwise merges, smallest lists first, keep every list sorted and distinct.
         while lists.count > 1 {

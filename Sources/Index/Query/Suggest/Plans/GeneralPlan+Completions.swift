@@ -15,7 +15,7 @@ extension SuggestContext {
         let hasDelta = try txn.count(generation.schema.deltaTerms) > 0
         var read = 0
         for term in terms {
-            try forEachBasePosting(of: term, in: rest, read: &read, in: txn) { doc in
+            try forEachBasePosting(of: term, in: rest, read: &read, in: txn) { doc, _ in
                 bests.append((doc, term))
                 return false
             }
@@ -47,33 +47,39 @@ extension SuggestContext {
     mutating func completeTypoWords(_ candidates: [UInt32], terms: [(term: [UInt8], distance: Int)], floor: Int, limit: Int,
                                     into acc: inout SuggestAccumulator, in txn: borrowing ReadTransaction) throws {
         let hasDelta = try txn.count(generation.schema.deltaTerms) > 0
-        // A document shared by several words is read and verified once.
-        var verified: [UInt32: (typos: Int, doc: DocumentView)?] = [:]
-        func verify(_ docnum: UInt32, _ context: inout SuggestContext) throws -> (typos: Int, doc: DocumentView)? {
-            if let known = verified[docnum] { return known }
-            var found: (typos: Int, doc: DocumentView)?
-            if let doc = try context.generation.document(docnum, in: txn), let typos = context.typos(of: doc, filtersHold: true) {
-                found = (typos, doc)
+        // A document shared by several words is read and verified once: its typos, by its position
+        // among the candidates (-2 not yet verified, -1 no match). A flat array, not a dictionary
+        // of views: tens of thousands of candidates may be verified, and only each word's best
+        // entry is needed as a document.
+        var verified = [Int8](repeating: -2, count: candidates.count)
+        func typos(at index: Int, _ docnum: UInt32, _ context: inout SuggestContext) throws -> Int? {
+            if verified[index] == -2 {
+                var found: Int8 = -1
+                if let doc = try context.generation.document(docnum, in: txn), let typos = context.typos(of: doc, filtersHold: true) {
+                    found = Int8(clamping: typos)
+                }
+                verified[index] = found
             }
-            verified[docnum] = found
-            return found
+            return verified[index] >= 0 ? Int(verified[index]) : nil
+        }
+        func note(_ term: [UInt8], _ distance: Int, _ docnum: UInt32, typos: Int, _ acc: inout SuggestAccumulator) throws {
+            guard let doc = try generation.document(docnum, in: txn) else { return }
+            acc.noteCompletion(term, distance: distance, key: Self.completionKey(doc, typos: typos), docnum: docnum)
         }
         var read = 0
         for distance in Set(terms.map(\.distance)).sorted() where acc.completions.count < limit {
             for (term, termDistance) in terms where termDistance == distance {
-                var best: (typos: Int, doc: DocumentView)?
-                try forEachBasePosting(of: term, in: candidates, read: &read, in: txn) { docnum in
-                    guard let found = try verify(docnum, &self) else { return true }
-                    if best == nil || found.typos < best!.typos { best = found }
-                    return found.typos > floor
+                var best: (typos: Int, docnum: UInt32)?
+                try forEachBasePosting(of: term, in: candidates, read: &read, in: txn) { docnum, index in
+                    guard let found = try typos(at: index, docnum, &self) else { return true }
+                    if best == nil || found < best!.typos { best = (found, docnum) }
+                    return found > floor
                 }
-                if let best {
-                    acc.noteCompletion(term, distance: distance, key: Self.completionKey(best.doc, typos: best.typos), docnum: best.doc.docnum)
-                }
+                if let best { try note(term, distance, best.docnum, typos: best.typos, &acc) }
                 if hasDelta {
                     for docnum in try deltaPostings(of: term, in: candidates, in: txn) {
-                        guard let found = try verify(docnum, &self) else { continue }
-                        acc.noteCompletion(term, distance: distance, key: Self.completionKey(found.doc, typos: found.typos), docnum: docnum)
+                        guard let found = try typos(at: gallop(candidates, to: docnum, from: 0), docnum, &self) else { continue }
+                        try note(term, distance, docnum, typos: found, &acc)
                     }
                 }
             }
@@ -81,17 +87,17 @@ extension SuggestContext {
     }
 
     /// Calls `body` with each base document of `term`'s name postings (rank order) that is in
-    /// sorted `candidates`, until it returns false. The postings are galloped against the
-    /// candidates, so a run of probes costs O(log gap) each.
+    /// sorted `candidates`, and its index there, until it returns false. The postings are galloped
+    /// against the candidates, so a run of probes costs O(log gap) each.
     private func forEachBasePosting(of term: [UInt8], in candidates: [UInt32], read: inout Int, in txn: borrowing ReadTransaction,
-                                    _ body: (UInt32) throws -> Bool) throws {
+                                    _ body: (UInt32, Int) throws -> Bool) throws {
         guard let value = try txn.get(generation.schema.terms, term) else { return }
         var postings = try PostingCursor(value)
         var index = 0
         while let docnum = postings.current, index < candidates.count {
             try checkStop(&read)
             index = gallop(candidates, to: docnum, from: index)
-            if index < candidates.count, candidates[index] == docnum, try !body(docnum) { return }
+            if index < candidates.count, candidates[index] == docnum, try !body(docnum, index) { return }
             try postings.advance()
         }
     }
