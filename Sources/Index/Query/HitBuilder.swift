@@ -55,7 +55,7 @@ enum HitBuilder {
         }
         if units == range.lowerBound, start == nil { start = index }
         guard let start, units == range.upperBound, index <= text.count else { return nil }
-        return String(decoding: text[range: start..<index], as: UTF8.self)
+        return text[range: start..<index].string
     }
 
     private static func substring(_ text: String, _ range: Range<Int>) -> String? {

@@ -14,6 +14,16 @@ enum TypoFreePlan: SuggestPlan {
         // be taken, so do not pay for trying.
         let countsCategories = !context.matchingCategories.isEmpty && !(query.complete.isEmpty && query.tokens.isEmpty)
         if countsCategories && query.complete.contains(where: { $0.budget > 0 }) { return .unproven }
+        // Typo-free matches pass the exact complete words and tokens: when fewer documents do than
+        // entries are wanted, they cannot fill the entries, so do not pay for trying. (The list
+        // is the one the exact general plan reads first, kept per snapshot.)
+        let entries = context.request.limits.entries
+        if entries > 0, !query.complete.isEmpty || !query.tokens.isEmpty,
+           let docs = try context.generation.filteredDocuments(words: query.complete.map { $0.withoutTypos() }, tokens: query.tokens,
+                                                               includeDescription: false, in: txn).docs,
+           docs.count < entries {
+            return .unproven
+        }
         var exact = context
         exact.query.complete = query.complete.map { $0.withoutTypos() }
         exact.query.partial = query.partial?.withoutTypos()
