@@ -72,4 +72,25 @@ final class GeneralPlanTests: XCTestCase {
         reference.delete(ids: heaviest)
         check("after updates")
     }
+
+    /// A completion word's best entry when the candidates come in passes by a lower bound of their
+    /// typos: the best so far (two typos, from the pass whose bound is one) must still lose to an
+    /// earlier document of the next pass with as many typos. "zarbix" (one edit from "zorb") is in
+    /// X, which has "zorbak" but "pelamondzz" (two edits from "pelamondra"), and in Y, heavier,
+    /// with "pelamondrz" (one edit) and no word starting with "zorb": Y is its best entry.
+    func testATiedEntryOfALaterPassIsTheBetterOne() throws {
+        var entries = (0..<2600).map { n in
+            CatalogEntry(id: "f\(n)", title: "pelamondra " + Self.filler[n % Self.filler.count], categories: ["c"], weight: UInt64(n % 97))
+        }
+        entries.append(CatalogEntry(id: "x", title: "pelamondzz zorbak zarbix", categories: ["c"], weight: 10))
+        entries.append(CatalogEntry(id: "y", title: "pelamondrz zarbix", categories: ["c"], weight: 20))
+        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters())
+        let reference = ReferenceIndex(entries: entries)
+        for text in ["pelamondra zorb", "pelamondra zorba"] {
+            let request = SuggestRequest(text: text, limits: SuggestLimits(entries: 10, categories: 3, completions: 5))
+            XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request), text)
+        }
+        let completions = try fixture.shard.suggest(SuggestRequest(text: "pelamondra zorb")).completions
+        XCTAssertEqual(completions.first { $0.term == "zarbix" }?.best.id, "y")
+    }
 }

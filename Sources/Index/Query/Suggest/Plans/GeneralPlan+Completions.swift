@@ -30,37 +30,43 @@ extension SuggestContext {
         }
     }
 
-    /// Completions of a typo-tolerant partial word among `candidates` (sorted; the documents passing
-    /// the complete words and tokens that have one of `terms`, the words the partial word matches).
+    /// Completions of a typo-tolerant partial word among the candidates (the documents passing the
+    /// complete words and tokens that have one of `terms`, the words the partial word matches),
+    /// given as the general plan's `passes`: the candidates split by a lower bound of their typos
+    /// (pass `p` holds documents with at least `max(floor, p)` typos), each sorted.
     ///
     /// A word's best entry is its document with the fewest typos, the first in rank order among
-    /// those (base numbers are rank order): its postings are merged with the candidates in order,
-    /// each shared document is verified, and the merge stops at the first document with no more
-    /// typos than any entry can have (`floor`). Completions rank by the word's distance first, so
-    /// distances are taken in turn until `limit` words are known; nearer words come first, and no
-    /// farther word can displace them. Delta documents (numbered after the base, not in rank
-    /// order) are all verified and compared by key.
+    /// those (base numbers are rank order). Its postings are galloped against each pass in turn,
+    /// each shared document verified; a pass is left at its first document that has no more typos
+    /// than the pass's bound (nothing later in it is better), and the passes stop once the best so
+    /// far has fewer typos than the next pass's bound (nothing there is better; at an equal bound
+    /// only earlier documents could be). So a common word ("camakee" in half the catalog) whose
+    /// only good entries are rare is read through the few documents of the exact pass, not through
+    /// all its postings. Completions rank by the word's distance first, so distances are taken in
+    /// turn until `limit` words are known; nearer words come first, and no farther word can
+    /// displace them. Delta documents (numbered after the base, not in rank order) are all
+    /// verified and compared by key.
     ///
     /// Cost: the postings of the matching words, merged by galloping (O(p log(c/p))), plus a
-    /// verification per word, instead of a verification per candidate ("thou stoucria" on the
-    /// synthetic 1M catalog: 12,000 candidates, 17 words).
-    mutating func completeTypoWords(_ candidates: [UInt32], terms: [(term: [UInt8], distance: Int)], floor: Int, limit: Int,
-                                    into acc: inout SuggestAccumulator, in txn: borrowing ReadTransaction) throws {
+    /// verification per word and pass, instead of a verification per candidate ("thou stoucria"
+    /// on the synthetic 1M catalog: 12,000 candidates, 17 words).
+    mutating func completeTypoWords(_ passes: [[UInt32]], candidates: [UInt32], terms: [(term: [UInt8], distance: Int)], floor: Int,
+                                    limit: Int, into acc: inout SuggestAccumulator, in txn: borrowing ReadTransaction) throws {
         let hasDelta = try txn.count(generation.schema.deltaTerms) > 0
         // A document shared by several words is read and verified once: its typos, by its position
-        // among the candidates (-2 not yet verified, -1 no match). A flat array, not a dictionary
-        // of views: tens of thousands of candidates may be verified, and only each word's best
-        // entry is needed as a document.
-        var verified = [Int8](repeating: -2, count: candidates.count)
-        func typos(at index: Int, _ docnum: UInt32, _ context: inout SuggestContext) throws -> Int? {
-            if verified[index] == -2 {
+        // in its pass (-2 not yet verified, -1 no match). Flat arrays, not a dictionary of views:
+        // tens of thousands of candidates may be verified, and only each word's best entry is
+        // needed as a document.
+        var verified = passes.map { [Int8](repeating: -2, count: $0.count) }
+        func typos(pass: Int, at index: Int, _ docnum: UInt32, _ context: inout SuggestContext) throws -> Int? {
+            if verified[pass][index] == -2 {
                 var found: Int8 = -1
                 if let doc = try context.generation.document(docnum, in: txn), let typos = context.typos(of: doc, filtersHold: true) {
                     found = Int8(clamping: typos)
                 }
-                verified[index] = found
+                verified[pass][index] = found
             }
-            return verified[index] >= 0 ? Int(verified[index]) : nil
+            return verified[pass][index] >= 0 ? Int(verified[pass][index]) : nil
         }
         func note(_ term: [UInt8], _ distance: Int, _ docnum: UInt32, typos: Int, _ acc: inout SuggestAccumulator) throws {
             guard let doc = try generation.document(docnum, in: txn) else { return }
@@ -70,20 +76,38 @@ extension SuggestContext {
         for distance in Set(terms.map(\.distance)).sorted() where acc.completions.count < limit {
             for (term, termDistance) in terms where termDistance == distance {
                 var best: (typos: Int, docnum: UInt32)?
-                try forEachBasePosting(of: term, in: candidates, read: &read, in: txn) { docnum, index in
-                    guard let found = try typos(at: index, docnum, &self) else { return true }
-                    if best == nil || found < best!.typos { best = (found, docnum) }
-                    return found > floor
+                for (pass, docs) in passes.enumerated() where !docs.isEmpty {
+                    let bound = max(floor, pass)
+                    if let best, best.typos < bound { break }
+                    try forEachBasePosting(of: term, in: docs, read: &read, in: txn) { docnum, index in
+                        // At an equal bound, only an earlier document could still be better.
+                        if let best, best.typos == bound, docnum > best.docnum { return false }
+                        guard let found = try typos(pass: pass, at: index, docnum, &self) else { return true }
+                        if best == nil || found < best!.typos || (found == best!.typos && docnum < best!.docnum) {
+                            best = (found, docnum)
+                        }
+                        return found > bound
+                    }
                 }
                 if let best { try note(term, distance, best.docnum, typos: best.typos, &acc) }
                 if hasDelta {
                     for docnum in try deltaPostings(of: term, in: candidates, in: txn) {
-                        guard let found = try typos(at: gallop(candidates, to: docnum, from: 0), docnum, &self) else { continue }
+                        guard let (pass, index) = Self.position(of: docnum, in: passes),
+                              let found = try typos(pass: pass, at: index, docnum, &self) else { continue }
                         try note(term, distance, docnum, typos: found, &acc)
                     }
                 }
             }
         }
+    }
+
+    /// Which pass holds `docnum`, and where.
+    private static func position(of docnum: UInt32, in passes: [[UInt32]]) -> (pass: Int, index: Int)? {
+        for (pass, docs) in passes.enumerated() {
+            let index = gallop(docs, to: docnum, from: 0)
+            if index < docs.count, docs[index] == docnum { return (pass, index) }
+        }
+        return nil
     }
 
     /// Calls `body` with each base document of `term`'s name postings (rank order) that is in
