@@ -165,6 +165,20 @@ struct EditAutomaton {
         return false
     }
 
+    /// With ``needsMatch``: the first UTF-8 bytes of the scalars ``canSurvive(_:)`` accepts, as a
+    /// 256-bit set. A walk tests a child's first label byte against it before decoding the scalar:
+    /// below the first levels most children of a node fail at that one bit.
+    func survivorLeadBytes() -> LeadByteSet {
+        var set = LeadByteSet()
+        let j = depth + 1
+        let m = query.count
+        let low = max(1, j - budget - 1), high = min(m, j + budget)
+        if low <= high {
+            for i in low...high { set.insert(UTF8Scalars.leadByte(of: query[i - 1])) }
+        }
+        return set
+    }
+
     /// Prefix mode: every word that starts with the current one has prefix distance ``distance``
     /// (see the type's notes), so a walk may take the whole subtree without reading it.
     var isFinal: Bool {
@@ -225,9 +239,47 @@ enum UTF8Scalars {
         return scalar
     }
 
+    /// The first byte of a scalar's UTF-8 encoding.
+    @inline(__always)
+    static func leadByte(of scalar: UInt32) -> UInt8 {
+        switch scalar {
+        case ..<0x80: return UInt8(scalar)
+        case ..<0x800: return UInt8(0xC0 | (scalar >> 6))
+        case ..<0x10000: return UInt8(0xE0 | (scalar >> 12))
+        default: return UInt8(truncatingIfNeeded: 0xF0 | (scalar >> 18))
+        }
+    }
+
     /// Length of the UTF-8 sequence that starts with `byte`.
     @inline(__always)
     static func sequenceLength(_ byte: UInt8) -> Int {
         byte < 0x80 ? 1 : byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : 2
+    }
+}
+
+/// A set of byte values (256 bits).
+struct LeadByteSet {
+    private var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+
+    @inline(__always)
+    mutating func insert(_ byte: UInt8) {
+        let bit = UInt64(1) << UInt64(byte & 63)
+        switch byte >> 6 {
+        case 0: words.0 |= bit
+        case 1: words.1 |= bit
+        case 2: words.2 |= bit
+        default: words.3 |= bit
+        }
+    }
+
+    @inline(__always)
+    func contains(_ byte: UInt8) -> Bool {
+        let bit = UInt64(1) << UInt64(byte & 63)
+        switch byte >> 6 {
+        case 0: return words.0 & bit != 0
+        case 1: return words.1 & bit != 0
+        case 2: return words.2 & bit != 0
+        default: return words.3 & bit != 0
+        }
     }
 }

@@ -117,6 +117,7 @@ enum PackedTrie {
         }
         let children = try readVarint(raw, &cursor)
         let needsMatch = automaton.needsMatch
+        let leads = needsMatch ? automaton.survivorLeadBytes() : LeadByteSet()
         for _ in 0..<children {
             let labelLength = try readVarint(raw, &cursor)
             guard labelLength > 0, cursor + labelLength <= raw.count else { throw IndexError.corrupt("term trie label out of range") }
@@ -126,6 +127,7 @@ enum PackedTrie {
             // Children precede their parent, so a walk always terminates, even over corrupt bytes.
             guard child < offset else { throw IndexError.corrupt("term trie child offset does not precede its parent") }
             if needsMatch {
+                guard leads.contains(raw[labelStart]) else { continue }
                 let length = min(UTF8Scalars.sequenceLength(raw[labelStart]), labelLength)
                 if !automaton.canSurvive(UTF8Scalars.scalar(in: raw, at: labelStart, length: length)) { continue }
             }

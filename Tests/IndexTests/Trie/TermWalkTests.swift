@@ -9,7 +9,7 @@ import TestSupport
 import XCTest
 
 final class TermWalkTests: XCTestCase {
-    static let alphabet: [Character] = ["a", "b", "c", "é", "ж", "字"]
+    static let alphabet: [Character] = ["a", "b", "c", "é", "ж", "字", "𠀋"]
 
     static func randomWord(_ rng: inout SeededGenerator, length: ClosedRange<Int>) -> String {
         String((0..<rng.int(length)).map { _ in rng.pick(alphabet) })
