@@ -158,6 +158,7 @@ extension Generation {
             if !complete { return nil }
             lists.append(keys)
         }
+        guard !lists[1].isEmpty else { return lists[0] }
         let merged = Self.merged(lists[0].map { ($0, 0) }, lists[1].map { ($0, 0) }).map(\.term)
         return merged.count > limit ? nil : merged
     }
@@ -399,50 +400,41 @@ func contains(_ list: [UInt32], _ value: UInt32) -> Bool {
     return low < list.count && list[low] == value
 }
 
-/// Elements of sorted `a` that are in sorted `b`. A much shorter list is galloped into the longer
-/// one, as in ``intersectionCount(_:_:)``.
+/// Elements of sorted `a` that are in sorted `b`.
 func intersect(_ a: [UInt32], _ b: [UInt32]) -> [UInt32] {
-    let (short, long) = a.count <= b.count ? (a, b) : (b, a)
-    if short.count * 16 < long.count {
-        var result: [UInt32] = []
-        var index = 0
-        for value in short {
-            index = gallop(long, to: value, from: index)
-            if index == long.count { break }
-            if long[index] == value { result.append(value) }
-        }
-        return result
-    }
     var result: [UInt32] = []
     result.reserveCapacity(min(a.count, b.count))
-    var i = 0, j = 0
-    while i < a.count && j < b.count {
-        if a[i] < b[j] { i += 1 } else if b[j] < a[i] { j += 1 } else { result.append(a[i]); i += 1; j += 1 }
-    }
+    forEachCommon(a, b) { result.append($0) }
     return result
 }
 
-/// |a ∩ b| for sorted lists. When one list is much shorter, its elements are galloped into the
-/// longer one: O(s log(l/s)) instead of O(s + l) (a few hundred candidates against a category of
-/// tens of thousands, on every keystroke that suggests categories).
+/// |a ∩ b| for sorted lists.
 func intersectionCount(_ a: [UInt32], _ b: [UInt32]) -> Int {
+    var count = 0
+    forEachCommon(a, b) { _ in count += 1 }
+    return count
+}
+
+/// Calls `body` with each element of sorted `a` that is in sorted `b`, ascending. When one list is
+/// much shorter, its elements are galloped into the longer one: O(s log(l/s)) instead of
+/// O(s + l) (a few hundred candidates against a category or a common word of 10⁵ documents, on
+/// every keystroke).
+@inline(__always)
+private func forEachCommon(_ a: [UInt32], _ b: [UInt32], _ body: (UInt32) -> Void) {
     let (short, long) = a.count <= b.count ? (a, b) : (b, a)
     if short.count * 16 < long.count {
-        var count = 0
         var index = 0
         for value in short {
             index = gallop(long, to: value, from: index)
-            if index == long.count { break }
-            if long[index] == value { count += 1 }
+            if index == long.count { return }
+            if long[index] == value { body(value) }
         }
-        return count
+        return
     }
-    var count = 0
     var i = 0, j = 0
     while i < a.count && j < b.count {
-        if a[i] < b[j] { i += 1 } else if b[j] < a[i] { j += 1 } else { count += 1; i += 1; j += 1 }
+        if a[i] < b[j] { i += 1 } else if b[j] < a[i] { j += 1 } else { body(a[i]); i += 1; j += 1 }
     }
-    return count
 }
 
 /// Elements of sorted `a` that are not in sorted `b`.

@@ -50,7 +50,7 @@ extension SuggestContext {
     /// Cost: the postings of the matching words, merged by galloping (O(p log(c/p))), plus a
     /// verification per word and pass, instead of a verification per candidate ("thou stoucria"
     /// on the synthetic 1M catalog: 12,000 candidates, 17 words).
-    mutating func completeTypoWords(_ passes: [[UInt32]], candidates: [UInt32], terms: [(term: [UInt8], distance: Int)], floor: Int,
+    mutating func completeTypoWords(_ passes: [[UInt32]], terms: [(term: [UInt8], distance: Int)], floor: Int,
                                     limit: Int, into acc: inout SuggestAccumulator, in txn: borrowing ReadTransaction) throws {
         let hasDelta = try txn.count(generation.schema.deltaTerms) > 0
         // A document shared by several words is read and verified once: its typos, by its position
@@ -91,7 +91,10 @@ extension SuggestContext {
                 }
                 if let best { try note(term, distance, best.docnum, typos: best.typos, &acc) }
                 if hasDelta {
-                    for docnum in try deltaPostings(of: term, in: candidates, in: txn) {
+                    var delta: [UInt32] = []
+                    try generation.appendDeltaPostings(of: term, includeDescription: false, to: &delta, in: txn)
+                    // A delta document outside every pass is not a candidate.
+                    for docnum in delta {
                         guard let (pass, index) = Self.position(of: docnum, in: passes),
                               let found = try typos(pass: pass, at: index, docnum, &self) else { continue }
                         try note(term, distance, docnum, typos: found, &acc)

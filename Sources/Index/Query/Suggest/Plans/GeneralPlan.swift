@@ -167,7 +167,7 @@ extension SuggestContext {
         }
         if let typoCompletionTerms {
             acc.wantsCompletions = true
-            try completeTypoWords(passes, candidates: candidates, terms: typoCompletionTerms, floor: bestTypos, limit: completionLimit, into: &acc, in: txn)
+            try completeTypoWords(passes, terms: typoCompletionTerms, floor: bestTypos, limit: completionLimit, into: &acc, in: txn)
         }
         return acc
     }
