@@ -9,14 +9,14 @@ import Wire
 
 extension Typeahead_V1_RankKey {
     public init(_ key: RankKey) {
-        self.init(typos: UInt32(clamping: key.typos), field: UInt32(clamping: key.field), startsWith: key.startsWith,
+        self.init(typos: UInt32(clamping: key.typos), field: UInt32(clamping: key.field), exact: key.exact, startsWith: key.startsWith,
                   weight: key.weight, sortTitle: key.sortTitle, id: key.id)
     }
 }
 
 extension RankKey {
     public init(_ message: Typeahead_V1_RankKey) {
-        self.init(typos: Int(message.typos), field: Int(message.field), startsWith: message.startsWith,
+        self.init(typos: Int(message.typos), field: Int(message.field), exact: message.exact, startsWith: message.startsWith,
                   weight: message.weight, sortTitle: message.sortTitle, id: message.id)
     }
 }

@@ -12,22 +12,29 @@ import XCTest
 @testable import Index
 
 final class GenerationFormatTests: XCTestCase {
+    /// A shard of `entries` in each layout, named "current" and "original", each in its own
+    /// directory (kept as long as the result is).
+    static func shardsInBothLayouts(_ entries: [CatalogEntry], parameters: IndexParameters) throws -> [(String, Shard, TemporaryDirectory)] {
+        var shards: [(String, Shard, TemporaryDirectory)] = []
+        for (name, format) in [("current", GenerationFormat.current), ("original", .original)] {
+            let directory = TemporaryDirectory()
+            let shard = try Shard(directory: directory.path)
+            let info = try shard.buildGeneration(from: entries, parameters: parameters, number: nil, label: nil, format: format)
+            try shard.activate(generation: info.number)
+            XCTAssertEqual(try shard.current().schema.documentKeys, format.documentKeys, "the generation is read as it was written")
+            XCTAssertEqual(try shard.current().schema.titles != nil, format.titles)
+            shards.append((name, shard, directory))
+        }
+        return shards
+    }
+
     func testCurrentAndOriginalLayoutsAnswerLikeTheReferenceThroughUpdates() throws {
         var rng = SeededGenerator(seed: 0xD0C5_4E75)
         var catalog = RandomCatalog(vocabularySize: 30, rng: &rng)
         let initial = catalog.randomEntries(300, &rng)
         let parameters = IndexParameters(listSize: 3, heavyThreshold: 4)
         var reference = ReferenceIndex(entries: initial)
-        var shards: [(String, Shard, TemporaryDirectory)] = []
-        for (name, format) in [("current", GenerationFormat.current), ("original", .original)] {
-            let directory = TemporaryDirectory()
-            let shard = try Shard(directory: directory.path)
-            let info = try shard.buildGeneration(from: initial, parameters: parameters, number: nil, label: nil, format: format)
-            try shard.activate(generation: info.number)
-            XCTAssertEqual(try shard.current().schema.documentKeys, format.documentKeys, "the generation is read as it was written")
-            XCTAssertEqual(try shard.current().schema.titles != nil, format.titles)
-            shards.append((name, shard, directory))
-        }
+        let shards = try Self.shardsInBothLayouts(initial, parameters: parameters)
         var checked = 0
         for batch in 0...3 {
             if batch > 0 {

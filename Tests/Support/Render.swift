@@ -29,7 +29,7 @@ public enum Render {
     }
 
     public static func key(_ k: RankKey) -> String {
-        "(typos \(k.typos), field \(k.field), startsWith \(k.startsWith), weight \(k.weight), sortTitle \(str(k.sortTitle)), id \(str(k.id)))"
+        "(typos \(k.typos), field \(k.field), exact \(k.exact), startsWith \(k.startsWith), weight \(k.weight), sortTitle \(str(k.sortTitle)), id \(str(k.id)))"
     }
 
     public static func hit(_ h: EntryHit) -> String {

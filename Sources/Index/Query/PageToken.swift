@@ -7,7 +7,8 @@ import Foundation
 /// Pages are found by key ("everything after this key"), never by skipping, so a page costs the
 /// same wherever it is and results do not repeat or vanish when entries are added between pages.
 /// Encoding (base64url, no padding): `u8 version=1, u8 sort, u64be fingerprint, varint typos,
-/// varint field, u8 startsWith, varint weight, string id`.
+/// varint field, u8 tiers (bit 0 startsWith, bit 1 exact), varint weight, string id`. Tokens
+/// written before the exact tier have bit 1 clear, which is what they meant.
 struct PageToken {
     var sort: SearchRequest.Sort
     var fingerprint: UInt64
@@ -20,7 +21,7 @@ struct PageToken {
         writer.u64be(fingerprint)
         writer.varint(after.typos)
         writer.varint(after.field)
-        writer.byte(after.startsWith ? 1 : 0)
+        writer.byte((after.startsWith ? 1 : 0) | (after.exact ? 2 : 0))
         writer.varint(after.weight)
         writer.string(after.id)
         return Data(writer.bytes).base64EncodedString()
@@ -66,14 +67,15 @@ struct PageToken {
         for _ in 0..<8 { fingerprint = fingerprint << 8 | UInt64(try byte()) }
         self.fingerprint = fingerprint
         let typos = try varint(), field = try varint()
-        let startsWith = try byte()
+        let tiers = try byte()
         let weight = try varint()
         let idLength = try varint()
-        guard typos < 1000, field < 1000, startsWith <= 1, idLength <= UInt64(bytes.count - offset) else { throw invalid }
+        guard typos < 1000, field < 1000, tiers <= 3, idLength <= UInt64(bytes.count - offset) else { throw invalid }
         let idBytes = bytes[offset..<(offset + Int(idLength))]
         guard let id = String(validating: idBytes, as: UTF8.self) else { throw invalid }
         bytes = []
-        after = RankKey(typos: Int(typos), field: Int(field), startsWith: startsWith == 1, weight: weight, sortTitle: "", id: id)
+        after = RankKey(typos: Int(typos), field: Int(field), exact: tiers & 2 != 0, startsWith: tiers & 1 != 0, weight: weight,
+                        sortTitle: "", id: id)
     }
 
     /// FNV-1a over everything that defines a result order.

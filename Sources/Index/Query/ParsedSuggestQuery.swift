@@ -40,6 +40,12 @@ struct PreparedQuery {
 
     var hasWords: Bool { !complete.isEmpty || partial != nil }
 
+    /// Whether `sortTitle` is the typed words, the partial word taken as complete (the exact tier
+    /// of Semantics.md): it is then ``startsWithPrefix`` itself.
+    func isExact(_ sortTitle: Bytes) -> Bool {
+        hasWords && sortTitle.count == startsWithPrefix.count && sortTitle.hasPrefix(startsWithPrefix)
+    }
+
     /// Whether `sortTitle` starts with the typed words (see Semantics.md).
     func startsWith(_ sortTitle: Bytes) -> Bool {
         if !hasWords { return true }

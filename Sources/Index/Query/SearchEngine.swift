@@ -97,7 +97,7 @@ struct SearchEngine {
             typos += d
             field += f
         }
-        return CandidateKey(typos: typos, field: field, startsWith: query.startsWith(doc.sortTitle),
+        return CandidateKey(typos: typos, field: field, exact: query.isExact(doc.sortTitle), startsWith: query.startsWith(doc.sortTitle),
                             weight: doc.weight, sortTitle: nil, id: doc.id)
     }
 

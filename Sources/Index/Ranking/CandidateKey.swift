@@ -5,6 +5,7 @@ import Storage
 struct CandidateKey {
     var typos: Int
     var field: Int
+    var exact = false
     var startsWith: Bool
     var weight: UInt64
     /// Nil for search (which has no title tiebreak).
@@ -15,6 +16,7 @@ struct CandidateKey {
     static func < (a: CandidateKey, b: CandidateKey) -> Bool {
         if a.typos != b.typos { return a.typos < b.typos }
         if a.field != b.field { return a.field < b.field }
+        if a.exact != b.exact { return a.exact }
         if a.startsWith != b.startsWith { return a.startsWith }
         if a.weight != b.weight { return a.weight > b.weight }
         if let x = a.sortTitle, let y = b.sortTitle {
@@ -25,7 +27,7 @@ struct CandidateKey {
     }
 
     func rankKey() -> RankKey {
-        RankKey(typos: typos, field: field, startsWith: startsWith, weight: weight,
+        RankKey(typos: typos, field: field, exact: exact, startsWith: startsWith, weight: weight,
                 sortTitle: sortTitle?.string ?? "", id: id.string)
     }
 
@@ -33,6 +35,7 @@ struct CandidateKey {
     func isAfter(_ key: RankKey) -> Bool {
         if typos != key.typos { return typos > key.typos }
         if field != key.field { return field > key.field }
+        if exact != key.exact { return !exact }
         if startsWith != key.startsWith { return !startsWith }
         if weight != key.weight { return weight < key.weight }
         if let title = sortTitle {
@@ -73,9 +76,13 @@ struct TopCandidates {
     var worst: CandidateKey? { items.last?.key }
 
     /// The categories are read only for a candidate that enters (most are rejected by one comparison).
+    /// A document already listed is not listed twice: the exact tier's documents are entered before
+    /// a plan runs (``SuggestContext/newAccumulator(countCategories:in:)``), and the plan meets them
+    /// again in its own order, with the same key.
     mutating func insert(_ key: CandidateKey, _ doc: DocumentView) throws {
         guard limit > 0 else { return }
         if items.count >= limit, let last = items.last, !(key < last.key) { return }
+        if items.contains(where: { $0.docnum == doc.docnum }) { return }
         let categories = try doc.categoryList
         let title = doc.title
         if dedupe, let existing = items.firstIndex(where: { $0.title.compare(title) == 0 && $0.categories.compare(categories) == 0 }) {

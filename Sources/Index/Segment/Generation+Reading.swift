@@ -222,6 +222,37 @@ extension Generation {
         return docs
     }
 
+    /// What to do after visiting a document of a title (``forEachDocument(withTitle:in:_:)``).
+    enum TitleVisit {
+        case next
+        /// On to the first document numbered at least this.
+        case skip(to: UInt32)
+        case stop
+    }
+
+    /// Visits the documents whose analysed title may be `title`, by document number, as `body`
+    /// says; false when this generation has no `titles` index (nothing is visited). A title
+    /// longer than ``TitleKey/maximumTitleBytes`` is keyed by its cut, so then every title
+    /// sharing the cut is visited and the caller compares the whole title. O(log n) to find the
+    /// range (and per skip), then one cursor step a document.
+    func forEachDocument(withTitle title: [UInt8], in txn: borrowing ReadTransaction,
+                         _ body: (UInt32) throws -> TitleVisit) throws -> Bool {
+        guard let titles = schema.titles else { return false }
+        var prefix = Array(title.prefix(TitleKey.maximumTitleBytes))
+        prefix.append(0x00)
+        try txn.withCursor(titles) { cursor in
+            var entry = try cursor.seek(atLeast: prefix)
+            while let key = entry?.key, key.count == prefix.count + 4, key.hasPrefix(prefix) {
+                switch try body(TitleKey.documentNumber(key)) {
+                case .next: entry = try cursor.next()
+                case .skip(let first): entry = try cursor.seek(atLeast: prefix + first.bigEndianBytes)
+                case .stop: return
+                }
+            }
+        }
+        return true
+    }
+
     /// The heavy trie node of a prefix, if the prefix is heavy.
     func heavyNode(_ prefix: [UInt8], in txn: borrowing ReadTransaction) throws -> HeavyNode? {
         guard let value = try txn.get(schema.trie, prefix) else { return nil }

@@ -63,11 +63,12 @@ public enum Typeahead_V1_ShardProto {
 }
 
 /// The total order every ranked result is sorted by; smaller keys rank first. Compare field by field
-/// in this order: typos ascending, field ascending, starts_with true first, weight descending,
-/// sort_title ascending (UTF-8 bytes), id ascending (UTF-8 bytes).
+/// in this order: typos ascending, field ascending, exact true first, starts_with true first,
+/// weight descending, sort_title ascending (UTF-8 bytes), id ascending (UTF-8 bytes).
 ///
 /// Suggest entries: field is 0. Search by relevance: sort_title is empty. Search by weight: typos
-/// 0, field 0, starts_with true, sort_title empty (so weight, then id, decide).
+/// 0, field 0, exact false, starts_with true, sort_title empty (so weight, then id, decide).
+/// Completions' `best`: exact false, starts_with true (neither tier orders completions).
 public struct Typeahead_V1_RankKey: ProtoMessage {
     public static let protoMessageName = "typeahead.v1.RankKey"
 
@@ -80,6 +81,12 @@ public struct Typeahead_V1_RankKey: ProtoMessage {
     ///
     /// `uint32 field = 2`
     public var field: UInt32 = 0
+    /// Whether the analysed title is exactly the typed words, the partial word taken as complete
+    /// (such an entry has no typos and starts with the text). Nodes written before this tier never
+    /// set it; a cluster must not mix them with nodes that do (their orders differ).
+    ///
+    /// `bool exact = 7`
+    public var exact: Bool = false
     /// Whether the typed words stand, in order, at the start of the analysed title.
     ///
     /// `bool starts_with = 3`
@@ -101,9 +108,10 @@ public struct Typeahead_V1_RankKey: ProtoMessage {
 
     public init() {}
 
-    public init(typos: UInt32 = 0, field: UInt32 = 0, startsWith: Bool = false, weight: UInt64 = 0, sortTitle: String = "", id: String = "") {
+    public init(typos: UInt32 = 0, field: UInt32 = 0, exact: Bool = false, startsWith: Bool = false, weight: UInt64 = 0, sortTitle: String = "", id: String = "") {
         self.typos = typos
         self.field = field
+        self.exact = exact
         self.startsWith = startsWith
         self.weight = weight
         self.sortTitle = sortTitle
@@ -117,6 +125,7 @@ public struct Typeahead_V1_RankKey: ProtoMessage {
         writer.write(ProtoUInt64.self, 4, self.weight)
         writer.write(ProtoString.self, 5, self.sortTitle)
         writer.write(ProtoString.self, 6, self.id)
+        writer.write(ProtoBool.self, 7, self.exact)
         writer.writeUnknown(self.unknownFields)
     }
 
@@ -129,6 +138,7 @@ public struct Typeahead_V1_RankKey: ProtoMessage {
             case 4: self.weight = try reader.read(ProtoUInt64.self, tag, "weight")
             case 5: self.sortTitle = try reader.read(ProtoString.self, tag, "sort_title")
             case 6: self.id = try reader.read(ProtoString.self, tag, "id")
+            case 7: self.exact = try reader.read(ProtoBool.self, tag, "exact")
             default: try reader.skip(tag, preserving: &self.unknownFields)
             }
         }

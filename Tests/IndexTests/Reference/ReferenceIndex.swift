@@ -159,6 +159,12 @@ struct ReferenceIndex {
         return bytesEqual(doc.sortTitle, s) || bytesHavePrefix(doc.sortTitle, s + " ")
     }
 
+    /// Semantics.md, `exact(e)`: the whole analysed title is the typed words.
+    private func isExact(_ doc: Document, _ parsed: ParsedQuery) -> Bool {
+        let words = parsed.completeWords + (parsed.partialWord.map { [$0] } ?? [])
+        return !words.isEmpty && bytesEqual(doc.sortTitle, words.joined(separator: " "))
+    }
+
     /// Title word ranges that some query word matches within its budget, in title order.
     private func highlights(_ doc: Document, _ words: [QueryWord]) -> [Highlight] {
         var result: [Highlight] = []
@@ -199,7 +205,7 @@ struct ReferenceIndex {
         var matches: [(doc: Document, key: RankKey)] = []
         for doc in documents.values {
             guard carriesEveryToken(doc, request.tokens), let typos = suggestTypos(doc, words) else { continue }
-            let key = RankKey(typos: typos, field: 0, startsWith: startsWith(doc, parsed),
+            let key = RankKey(typos: typos, field: 0, exact: isExact(doc, parsed), startsWith: startsWith(doc, parsed),
                               weight: doc.entry.weight, sortTitle: doc.sortTitle, id: doc.entry.id)
             matches.append((doc, key))
         }
@@ -225,13 +231,14 @@ struct ReferenceIndex {
         }
 
         // Completions: every name word of every matching entry within the partial word's
-        // budget; a word keeps its smallest (d, entry key without startsWith). The entry key
-        // without startsWith is the rank key with startsWith set to true (which is also what
+        // budget; a word keeps its smallest (d, entry key without exact and startsWith). That
+        // key is the rank key with exact set to false and startsWith to true (which is also what
         // the response reports as `best`).
         var candidates: [(term: String, d: Int, key: RankKey, doc: Document)] = []
         var candidateIndex: [[UInt8]: Int] = [:]   // term bytes → position in `candidates`
         for match in matches {
             var key = match.key
+            key.exact = false
             key.startsWith = true
             for w in match.doc.nameTerms {
                 guard let d = distance(partial, w) else { continue }
@@ -340,7 +347,7 @@ struct ReferenceIndex {
             let key: RankKey
             switch request.sort {
             case .relevance:
-                key = RankKey(typos: typos, field: field, startsWith: startsWith(doc, parsed),
+                key = RankKey(typos: typos, field: field, exact: isExact(doc, parsed), startsWith: startsWith(doc, parsed),
                               weight: doc.entry.weight, sortTitle: "", id: doc.entry.id)
             case .weight:
                 key = RankKey(typos: 0, field: 0, startsWith: true, weight: doc.entry.weight,
@@ -375,11 +382,12 @@ struct ReferenceIndex {
 
 // MARK: - Order and byte comparisons
 
-/// The rank order of Semantics.md written out again: typos ascending, field ascending,
-/// startsWith first, weight descending, sortTitle bytes ascending, id bytes ascending.
+/// The rank order of Semantics.md written out again: typos ascending, field ascending, exact
+/// first, startsWith first, weight descending, sortTitle bytes ascending, id bytes ascending.
 func referencePrecedes(_ a: RankKey, _ b: RankKey) -> Bool {
     if a.typos != b.typos { return a.typos < b.typos }
     if a.field != b.field { return a.field < b.field }
+    if a.exact != b.exact { return a.exact && !b.exact }
     if a.startsWith != b.startsWith { return a.startsWith && !b.startsWith }
     if a.weight != b.weight { return a.weight > b.weight }
     if !bytesEqual(a.sortTitle, b.sortTitle) { return bytesPrecede(a.sortTitle, b.sortTitle) }
@@ -387,7 +395,7 @@ func referencePrecedes(_ a: RankKey, _ b: RankKey) -> Bool {
 }
 
 func rankKeysEqual(_ a: RankKey, _ b: RankKey) -> Bool {
-    a.typos == b.typos && a.field == b.field && a.startsWith == b.startsWith && a.weight == b.weight
+    a.typos == b.typos && a.field == b.field && a.exact == b.exact && a.startsWith == b.startsWith && a.weight == b.weight
         && bytesEqual(a.sortTitle, b.sortTitle) && bytesEqual(a.id, b.id)
 }
 

@@ -16,6 +16,8 @@ struct SuggestContext {
     let matchingCategories: [[UInt8]: Int]
     /// Polled between candidates; true stops the query with `IndexError.Code.cancelled`.
     let shouldStop: (@Sendable () -> Bool)?
+    /// The exact tier's entries, found by the first ``newAccumulator(countCategories:in:)``.
+    var exactTier: TopCandidates?
     /// A client's presented answer, or one shard's part of a merged answer.
     let form: ResponseForm
 
@@ -45,7 +47,8 @@ struct SuggestContext {
         }
         guard let typos = typos(of: doc, filtersHold: filtersHold) else { return }
         if !entryKnown {
-            let key = CandidateKey(typos: typos, field: 0, startsWith: query.startsWith(doc.sortTitle),
+            let key = CandidateKey(typos: typos, field: 0, exact: query.isExact(doc.sortTitle),
+                                   startsWith: query.startsWith(doc.sortTitle),
                                    weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
             try acc.entries.insert(key, doc)
         }
@@ -94,9 +97,63 @@ struct SuggestContext {
         }
     }
 
-    func newAccumulator(countCategories: Bool) -> SuggestAccumulator {
-        SuggestAccumulator(entries: TopCandidates(limit: request.limits.entries, dedupe: request.dedupe),
-                           wantsCompletions: query.partial != nil && request.limits.completions > 0,
-                           categoryCounts: countCategories ? [:] : nil)
+    /// An empty accumulator for a plan, with the exact tier's entries already in it.
+    ///
+    /// Entries whose title is the typed text rank before every other match (Semantics.md, `exact`),
+    /// but no plan reads candidates in that order: the trie lists, the regions and the passes are
+    /// in static rank order, so an exact title far down it ("koba", the town, below Kőbánya) would
+    /// be read late or never. They are one key range of the `titles` index, so they are found
+    /// once per query and entered here, before any plan runs; the plans meet them again in their
+    /// own order (entering a document twice is a no-op) and prove their answers as before, since
+    /// every entry a plan's bound leaves out is then outside the exact tier. Completions are not
+    /// noted here: each plan notes them in its own way.
+    mutating func newAccumulator(countCategories: Bool, in txn: borrowing ReadTransaction) throws -> SuggestAccumulator {
+        if exactTier == nil { exactTier = try exactTitles(in: txn) }
+        var acc = SuggestAccumulator(entries: TopCandidates(limit: request.limits.entries, dedupe: request.dedupe),
+                                     wantsCompletions: query.partial != nil && request.limits.completions > 0,
+                                     categoryCounts: countCategories ? [:] : nil)
+        for item in exactTier!.items { try acc.entries.insert(item.key, item.doc) }
+        return acc
+    }
+
+    /// The best live documents whose analysed title is the typed text and that carry the tokens,
+    /// as many as the entries want. Such a document matches with no typos (each typed word is one
+    /// of its title words), so it needs no verification. Base documents are visited in rank order
+    /// and only until the entries are full of them (a later base one ranks after them all); delta
+    /// documents, numbered after the base but not in rank order, are all visited. Generations
+    /// written before the `titles` index find them among the postings of the first typed word.
+    private func exactTitles(in txn: borrowing ReadTransaction) throws -> TopCandidates {
+        var tier = TopCandidates(limit: request.limits.entries, dedupe: request.dedupe)
+        guard query.hasWords, tier.limit > 0 else { return tier }
+        let base = generation.baseCount
+        /// False once the base has nothing more to give.
+        func enter(_ docnum: UInt32) throws -> Bool {
+            if docnum < base {
+                if tier.isFull { return false }
+                if let deleted, try deleted.contains(docnum, in: txn) { return true }
+            }
+            guard let doc = try generation.document(docnum, in: txn), query.isExact(doc.sortTitle) else { return true }
+            for category in query.tokenCategories {
+                guard try doc.hasCategory(category) else { return true }
+            }
+            try tier.insert(CandidateKey(typos: 0, field: 0, exact: true, startsWith: true, weight: doc.weight,
+                                         sortTitle: doc.sortTitle, id: doc.id), doc)
+            return true
+        }
+        let indexed = try generation.forEachDocument(withTitle: query.startsWithPrefix, in: txn) { docnum in
+            try enter(docnum) ? .next : .skip(to: base)
+        }
+        if indexed { return tier }
+        guard let first = query.complete.first?.bytes ?? query.partial?.bytes else { return tier }
+        let docs = try generation.documents(of: [first], includeDescription: false, in: txn)
+        var index = 0
+        while index < docs.count {
+            if try !enter(docs[index]) {
+                index = docs.firstIndex { $0 >= base } ?? docs.count  // on to the delta
+                continue
+            }
+            index += 1
+        }
+        return tier
     }
 }

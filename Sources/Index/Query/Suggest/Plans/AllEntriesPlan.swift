@@ -4,7 +4,7 @@ import Storage
 enum AllEntriesPlan: SuggestPlan {
     static func evaluate(_ context: inout SuggestContext, in txn: borrowing ReadTransaction) throws -> PlanOutcome {
         guard !context.query.hasWords, context.query.tokens.isEmpty else { return .unproven }
-        var acc = context.newAccumulator(countCategories: false)
+        var acc = try context.newAccumulator(countCategories: false, in: txn)
         try context.evaluateAll(&acc, in: txn)
         return .exact(acc)
     }

@@ -16,7 +16,7 @@ enum GeneralPlan: SuggestPlan {
 
 extension SuggestContext {
     fileprivate mutating func evaluateGenerally(in txn: borrowing ReadTransaction) throws -> SuggestAccumulator {
-        var acc = newAccumulator(countCategories: !matchingCategories.isEmpty)
+        var acc = try newAccumulator(countCategories: !matchingCategories.isEmpty, in: txn)
 
         // 1. The rest of the query (complete words and tokens) as a sorted list of documents.
         let (filtered, nearest) = try generation.filteredDocuments(words: query.complete, tokens: query.tokens,

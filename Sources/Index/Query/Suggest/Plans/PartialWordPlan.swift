@@ -31,12 +31,12 @@ enum PartialWordPlan: SuggestPlan {
     static func evaluate(_ context: inout SuggestContext, in txn: borrowing ReadTransaction) throws -> PlanOutcome {
         guard context.query.complete.isEmpty, context.query.tokens.isEmpty, let partial = context.query.partial else { return .unproven }
         if partial.budget >= 2 {
-            var nearer = context.newAccumulator(countCategories: false)
+            var nearer = try context.newAccumulator(countCategories: false, in: txn)
             if try context.evaluatePartialOnly(partial.withBudget(partial.budget - 1), &nearer, in: txn) {
                 return .exact(nearer)
             }
         }
-        var acc = context.newAccumulator(countCategories: false)
+        var acc = try context.newAccumulator(countCategories: false, in: txn)
         try context.evaluatePartialOnly(partial, &acc, in: txn)
         return .exact(acc)
     }

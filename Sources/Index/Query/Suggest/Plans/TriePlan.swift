@@ -14,7 +14,7 @@ extension SuggestContext {
     mutating func evaluateViaTrie(in txn: borrowing ReadTransaction) throws -> SuggestAccumulator? {
         guard query.complete.isEmpty, query.tokens.isEmpty, let partial = query.partial,
               let node = try generation.heavyNode(partial.bytes, in: txn) else { return nil }
-        var acc = newAccumulator(countCategories: false)
+        var acc = try newAccumulator(countCategories: false, in: txn)
         let typosPossible = partial.budget > 0
 
         // Delta documents: every one that matches, verified like any candidate.
@@ -31,8 +31,11 @@ extension SuggestContext {
         // Base entries, in rank order: the startsWith list, then (only if that list is complete,
         // since otherwise unlisted startsWith documents outrank every other one) the rest of `all`.
         // Listed documents contain a word starting with the partial word: no typos, no verification.
+        // (Exact titles were entered before, whatever the lists hold: ``newAccumulator``.)
+        let query = query
         func baseKey(_ doc: DocumentView, startsWith: Bool) -> CandidateKey {
-            CandidateKey(typos: 0, field: 0, startsWith: startsWith, weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
+            CandidateKey(typos: 0, field: 0, exact: startsWith && query.isExact(doc.sortTitle), startsWith: startsWith,
+                         weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
         }
         for docnum in node.startsWith where acc.entries.limit > 0 {
             if let deleted, try deleted.contains(docnum, in: txn) { continue }
@@ -56,9 +59,11 @@ extension SuggestContext {
         // last listed one, other unlisted documents after the last of `all`, and base documents that
         // match only with typos after every typo-free match. The answer is exact when every entry
         // returned ranks within the bounds and, if anything is left out, the entries are full.
+        // Unlisted documents are outside the exact tier (all of it is entered), so the bounds are too.
         var bound: CandidateKey?
         if node.startsWithTruncated, let last = node.startsWith.last, let doc = try generation.document(last, in: txn) {
             bound = baseKey(doc, startsWith: true)
+            bound!.exact = false
         } else if node.allTruncated, let last = node.all.last, let doc = try generation.document(last, in: txn) {
             bound = baseKey(doc, startsWith: false)
         }
