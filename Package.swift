@@ -12,7 +12,9 @@
 //   Caching   (bounded striped caches: a generation's term walks, a node's encoded answers)
 //   Index     (catalog model, on-disk trie, postings, ranking, suggest/search, generations)
 //   Wire      (the API's messages: generated protobuf codec from proto/, gRPC framing and status,
-//             the JSON mapping, response encoders; nothing of the engine)
+//             the JSON mapping, response encoders, search keys; nothing of the engine)
+//   COpenSSL  -> Wire    (libcrypto: the HMAC that signs search keys)
+//             -> HTTP2   (libssl: TLS with ALPN on the servers' sockets)
 //   WireConversions (Index types <-> wire messages: what a node, a coordinator and the CLI share)
 //   CNghttp2, CHTTPParser, CSystem -> HTTP2 (sans-I/O HTTP/2 sessions, epoll event loops, server
 //             and client; an HTTP/1.1 fallback on the server for operators' tools)
@@ -45,6 +47,8 @@ let package = Package(
         .systemLibrary(name: "CHTTPParser", providers: [.apt(["libhttp-parser-dev"])]),
         .systemLibrary(name: "CYAJL", pkgConfig: "yajl", providers: [.apt(["libyajl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // OpenSSL: libcrypto's HMAC-SHA256 for search keys, libssl's TLS for the servers.
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         // epoll, accept4, eventfd: Linux calls that Swift's Glibc module does not surface.
         .target(name: "CSystem"),
 
@@ -54,9 +58,9 @@ let package = Package(
         .target(name: "Caching"),
         .target(name: "Index", dependencies: ["Storage", "Analysis", "Catalog", "Caching"], exclude: ["Semantics.md"]),
         .target(name: "JSONTree", dependencies: ["CYAJL"]),
-        .target(name: "Wire", dependencies: ["JSONTree"]),
+        .target(name: "Wire", dependencies: ["JSONTree", "COpenSSL"]),
         .target(name: "WireConversions", dependencies: ["Index", "Catalog", "Storage", "Wire"]),
-        .target(name: "HTTP2", dependencies: ["CNghttp2", "CHTTPParser", "CSystem"]),
+        .target(name: "HTTP2", dependencies: ["CNghttp2", "CHTTPParser", "CSystem", "COpenSSL"]),
         .target(name: "RPC", dependencies: ["Wire", "JSONTree", "HTTP2", "Observability"]),
         .target(name: "Node", dependencies: ["Index", "Wire", "WireConversions", "RPC", "Catalog", "Observability", "Caching"]),
         .target(name: "Load", dependencies: ["Catalog", "Wire", "HTTP2", "RPC"]),
@@ -68,7 +72,7 @@ let package = Package(
         .target(name: "Coordinator", dependencies: ["Index", "Wire", "WireConversions", "Cluster", "HTTP2", "RPC", "Observability"]),
         .target(name: "Launcher", dependencies: ["Index", "Catalog", "Cluster", "HTTP2"]),
         .target(name: "Admin", dependencies: ["Index", "Catalog", "Cluster", "Wire", "WireConversions", "RPC", "HTTP2"]),
-        .executableTarget(name: "typeahead", dependencies: ["Index", "Catalog", "Wire", "WireConversions", "Node", "RPC", "Cluster", "Coordinator", "Launcher", "Admin", "Benchmarks", "Load"]),
+        .executableTarget(name: "typeahead", dependencies: ["Index", "Catalog", "Wire", "WireConversions", "HTTP2", "Node", "RPC", "Cluster", "Coordinator", "Launcher", "Admin", "Benchmarks", "Load"]),
 
         .testTarget(name: "FuzzTargetTests", dependencies: ["FuzzTargets", "TestSupport"]),
         .testTarget(name: "TypeaheadClientTests", dependencies: ["TypeaheadClient", "Launcher", "Cluster", "TestSupport"]),

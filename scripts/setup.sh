@@ -11,6 +11,7 @@ packages=(
   libutf8proc-dev  # Unicode normalisation and case folding (Analysis module)
   libyajl-dev      # streaming JSON parser for catalogs (Catalog module)
   libsqlite3-dev   # SQLite FTS5, the benchmark's peer
+  libssl-dev       # libcrypto's HMAC-SHA256 for search keys (Wire module)
   pkg-config
   lmdb-utils       # mdb_stat / mdb_dump for operators and tests
   nghttp2-client   # h2load for benchmarks

@@ -282,12 +282,13 @@ public final class CoordinatorServer: Sendable {
 
     private func methods(_ router: QueryRouter) -> [RPCMethod] {
         [
-            // Answers are written from the shards' bytes in the call's format.
+            // Answers are written from the shards' bytes in the call's format. A search key's tokens
+            // are forced onto the query here, so the shards (called with the node token) get them.
             .unaryEncoding(Typeahead_V1_TypeaheadService.suggest, access: .read, json: .suggest) { message, context, reply in
-                router.suggest(message, context, reply)
+                router.suggest(message.restricted(to: context.searchKey), context, reply)
             },
             .unaryEncoding(Typeahead_V1_TypeaheadService.search, access: .read, json: .search) { message, context, reply in
-                router.search(message, context, reply)
+                router.search(message.restricted(to: context.searchKey), context, reply)
             },
             .unary(Typeahead_V1_ClusterService.status, access: .admin) { [self] message, context, reply in
                 status(refresh: message.refresh, context, reply)

@@ -12,8 +12,10 @@ enum Services {
         return [
             // Written from the memory map into the response bytes, in the call's format (or from
             // the answer cache).
+            // A search key's tokens are forced onto every read (``SearchKey``), shard reads too.
             .unaryEncoding(Typeahead_V1_TypeaheadService.suggest, access: .read, json: .suggest) { request, context, reply in
                 node.run(.inline, reply) {
+                    let request = request.restricted(to: context.searchKey)
                     let suggest = try SuggestRequest(request)
                     return try index(context) {
                         try node.answers.answer(request, suggest, format: context.format, shard: shard, shouldStop: context.shouldStop)
@@ -22,7 +24,7 @@ enum Services {
             },
             .unary(Typeahead_V1_TypeaheadService.search, access: .read, json: .search) { request, context, reply in
                 node.run(.readPool, reply) {
-                    let search = try SearchRequest(request)
+                    let search = try SearchRequest(request.restricted(to: context.searchKey))
                     let response = try index(context) { try shard.search(search, shouldStop: context.shouldStop) }
                     return Typeahead_V1_SearchResponse(response, shards: .singleNode(generation: shard.currentGeneration))
                 }
@@ -30,7 +32,9 @@ enum Services {
             // Written from the memory map (or the answer cache), like the client's Suggest.
             .unaryEncoding(Typeahead_V1_ShardService.shardSuggest, access: .read) { request, context, reply in
                 node.run(.inline, stallable: true, reply) {
-                    guard let message = request.request else { throw GRPCStatus(.invalidArgument, "request is required") }
+                    guard let message = request.request?.restricted(to: context.searchKey) else {
+                        throw GRPCStatus(.invalidArgument, "request is required")
+                    }
                     let suggest = try SuggestRequest(message)
                     let pinned = request.generation == 0 ? nil : Int(clamping: request.generation)
                     return try index(context) {
@@ -40,7 +44,9 @@ enum Services {
             },
             .unary(Typeahead_V1_ShardService.shardSearch, access: .read) { request, context, reply in
                 node.run(.readPool, stallable: true, reply) {
-                    guard let message = request.request else { throw GRPCStatus(.invalidArgument, "request is required") }
+                    guard let message = request.request?.restricted(to: context.searchKey) else {
+                        throw GRPCStatus(.invalidArgument, "request is required")
+                    }
                     let search = try SearchRequest(message)
                     let pinned = request.generation == 0 ? nil : Int(clamping: request.generation)
                     let response = try index(context) {

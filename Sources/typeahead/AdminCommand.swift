@@ -26,6 +26,8 @@ enum AdminCommand {
       rollback [--to N]          make the previous generation (or generation N) current again, cluster-wide
       drop-generation N          remove generation N from every replica (never the serving one)
       compact                    rewrite every replica's index without free pages, online, and switch to it
+      search-key --secret-file F [--token category=NAME]... [--expires-in S]
+                                 print a search key for a browser (offline; see its --help)
 
     `typeahead admin COMMAND --help` describes one command.
     Exit status: 0 done, 1 failed (the message says what to do), 2 usage error, 130 interrupted.
@@ -114,6 +116,8 @@ enum AdminCommand {
             return args.wantsHelp || rest.first == "help" ? 0 : 2
         }
         let sub = Array(rest.dropFirst())
+        // Offline: needs the secret, not a cluster.
+        if command == "search-key" { return try SearchKeyCommand.run(sub) }
         if sub.contains("--help") || sub.contains("-h") {
             guard let text = commandHelp[command] else {
                 throw UsageError(description: "typeahead admin: unknown command \"\(command)\" (see typeahead admin --help)")

@@ -7,7 +7,7 @@ enum CoordinatorCommand {
     static let help = """
     usage: typeahead coordinator --cluster FILE [--listen HOST:PORT] [--token-file F] [--read-token-file F]
                                  [--node-token-file F] [--threads N] [--log-format logfmt|json] [--port-file F]
-                                 [--request-head-timeout S]
+                                 [--request-head-timeout S] [--search-key-secret-file F] [--tls-cert F --tls-key F]
 
     Serves a cluster to clients: the typeahead.v1.Typeahead service (gRPC, JSON POST, GET
     /v1/suggest and /v1/search) exactly as one node holding the whole catalog would answer it, by
@@ -21,7 +21,11 @@ enum CoordinatorCommand {
       --token-file F           admin token for the Cluster service (default: the cluster file's
                                settings.tokenFile, or TYPEAHEAD_ADMIN_TOKEN)
       --read-token-file F      require a bearer token from clients (default: settings.readTokenFile)
+      --search-key-secret-file F  also accept search keys signed with a secret of F (one a line),
+                               forcing each key's tokens onto the query (typeahead admin search-key)
       --node-token-file F      token sent to nodes with every call (default: the read token)
+      --tls-cert F, --tls-key F  serve HTTPS to clients: a PEM certificate chain and its private key
+                               (ALPN h2 and http/1.1; read again on SIGHUP)
       --threads N              event-loop threads (default: one per core)
       --request-head-timeout S seconds a client has to send a whole request head (HTTP/1.1) or
                                header block (HTTP/2), however slowly it trickles (default 10)
@@ -31,7 +35,7 @@ enum CoordinatorCommand {
 
     static func run(_ argv: [String]) throws -> Int32 {
         let args = try Arguments(argv, command: "coordinator", flags: [],
-                                 options: ["--cluster", "--listen", "--token-file", "--read-token-file", "--node-token-file",
+                                 options: ["--cluster", "--listen", "--token-file", "--read-token-file", "--search-key-secret-file", "--tls-cert", "--tls-key", "--node-token-file",
                                            "--threads", "--log-format", "--port-file", "--request-head-timeout"])
         if args.wantsHelp { print(help); return 0 }
         guard args.positionals.isEmpty else {
@@ -53,6 +57,9 @@ enum CoordinatorCommand {
                                                           environment: "TYPEAHEAD_ADMIN_TOKEN", command: "coordinator")
         configuration.server.readToken = try Tokens.read(file: args.value("--read-token-file") ?? cluster.settings.readTokenFile,
                                                          environment: nil, command: "coordinator")
+        configuration.server.searchKeySecrets = try SearchKeySecrets.read(file: args.value("--search-key-secret-file"),
+                                                                          command: "coordinator")
+        configuration.server.tls = try TLSFiles.context(args, command: "coordinator")
         configuration.nodeToken = try Tokens.read(file: args.value("--node-token-file"), environment: nil, command: "coordinator")
             ?? configuration.server.readToken
         let format = try args.choice("--log-format", default: LogFormatChoice.logfmt)
@@ -61,7 +68,9 @@ enum CoordinatorCommand {
         let port = try coordinator.start()
         try PortFile.write(port, to: args.value("--port-file"), command: "coordinator")
         printError("typeahead coordinator: serving cluster \(cluster.name) (\(cluster.shards.count) shards, "
-                   + "\(cluster.replicas.count) replicas) on http://\(configuration.server.host):\(port)")
+                   + "\(cluster.replicas.count) replicas) on \(configuration.server.tls == nil ? "http" : "https")://\(configuration.server.host):\(port)")
+        let reloads = TLSFiles.reloadOnHangUp(configuration.server.tls, command: "coordinator")
+        defer { withExtendedLifetime(reloads) {} }
         Signals.waitForTermination()
         coordinator.shutdown()
         return 0

@@ -1,16 +1,19 @@
 import Dispatch
 import Foundation
+import HTTP2
 import Index
 import Node
 import RPC
+import Wire
 
 enum NodeCommand {
     static let help = """
     usage: typeahead node --dir DIR [--listen HOST:PORT] [--admin-token-file F] [--read-token-file F]
+                          [--search-key-secret-file F] [--tls-cert F --tls-key F]
                           [--threads N] [--max-message-bytes N] [--answer-cache-mb N]
                           [--log-format logfmt|json] [--port-file F] [--request-head-timeout S]
 
-    Serves one shard over HTTP/2 (cleartext, prior knowledge): gRPC on the typeahead.v1.Typeahead,
+    Serves one shard over HTTP/2 (cleartext with prior knowledge, or TLS with ALPN): gRPC on the typeahead.v1.Typeahead,
     typeahead.v1.Shard and grpc.health.v1.Health services; the same client methods as JSON (POST
     with content-type application/json); GET /v1/suggest?q=…, /v1/search?q=…, /healthz, /readyz and
     /metrics. Stops gracefully on SIGTERM or SIGINT.
@@ -22,6 +25,11 @@ enum NodeCommand {
                                (or the environment variable TYPEAHEAD_ADMIN_TOKEN); without one,
                                those methods are refused
       --read-token-file F      also require a bearer token for reads
+      --search-key-secret-file F  accept search keys signed with a secret of F (one a line) for
+                               reads, forcing each key's tokens onto the query (typeahead admin
+                               search-key derives them)
+      --tls-cert F, --tls-key F  serve HTTPS: a PEM certificate chain and its private key (ALPN h2
+                               and http/1.1; both files are read again on SIGHUP)
       --threads N              event-loop threads (default: one per core)
       --max-message-bytes N    largest request message (default 4194304)
       --answer-cache-mb N      megabytes of encoded Suggest answers kept for callers asking the
@@ -37,7 +45,7 @@ enum NodeCommand {
 
     static func run(_ argv: [String]) throws -> Int32 {
         let args = try Arguments(argv, command: "node", flags: [],
-                                 options: ["--dir", "--listen", "--admin-token-file", "--read-token-file", "--threads",
+                                 options: ["--dir", "--listen", "--admin-token-file", "--read-token-file", "--search-key-secret-file", "--tls-cert", "--tls-key", "--threads",
                                            "--max-message-bytes", "--answer-cache-mb", "--log-format", "--port-file", "--fault-stall", "--request-head-timeout"])
         if args.wantsHelp { print(help); return 0 }
         guard args.positionals.isEmpty else {
@@ -53,6 +61,8 @@ enum NodeCommand {
         configuration.answerCacheBytes = try args.integer("--answer-cache-mb", default: configuration.answerCacheBytes >> 20, range: 0...65_536) << 20
         configuration.server.adminToken = try Tokens.read(file: args.value("--admin-token-file"), environment: "TYPEAHEAD_ADMIN_TOKEN", command: "node")
         configuration.server.readToken = try Tokens.read(file: args.value("--read-token-file"), environment: nil, command: "node")
+        configuration.server.searchKeySecrets = try SearchKeySecrets.read(file: args.value("--search-key-secret-file"), command: "node")
+        configuration.server.tls = try TLSFiles.context(args, command: "node")
         let format = try args.choice("--log-format", default: LogFormatChoice.logfmt)
         if let stall = args.value("--fault-stall") {
             let parts = stall.split(separator: ":").map { Double($0) }
@@ -68,7 +78,10 @@ enum NodeCommand {
         let node = NodeServer(shard: shard, configuration: configuration, telemetry: telemetry)
         let port = try node.start()
         try PortFile.write(port, to: args.value("--port-file"), command: "node")
-        printError("typeahead node: serving \(shard.directory) on http://\(configuration.server.host):\(port) (generation \(shard.currentGeneration.map(String.init) ?? "none"))")
+        let scheme = configuration.server.tls == nil ? "http" : "https"
+        printError("typeahead node: serving \(shard.directory) on \(scheme)://\(configuration.server.host):\(port) (generation \(shard.currentGeneration.map(String.init) ?? "none"))")
+        let reloads = TLSFiles.reloadOnHangUp(configuration.server.tls, command: "node")
+        defer { withExtendedLifetime(reloads) {} }
         Signals.waitForTermination()
         node.shutdown()
         return 0
@@ -129,6 +142,54 @@ enum Tokens {
             throw UsageError(description: "typeahead \(command): \(source) is shorter than \(minimumLength) characters", status: 1)
         }
         return token
+    }
+}
+
+enum SearchKeySecrets {
+    /// The secrets that verify search keys, or none without a file.
+    static func read(file: String?, command: String) throws -> [[UInt8]] {
+        guard let file else { return [] }
+        do {
+            return try SearchKey.secrets(fromFile: file)
+        } catch let error as SearchKey.SecretsError {
+            throw UsageError(description: "typeahead \(command): \(error)", status: 1)
+        }
+    }
+}
+
+/// `--tls-cert F --tls-key F`: the server's TLS context, read again on SIGHUP (a renewed
+/// certificate is served to new connections without a restart; open ones keep theirs).
+enum TLSFiles {
+    static func context(_ args: Arguments, command: String) throws -> HTTP2TLSContext? {
+        switch (args.value("--tls-cert"), args.value("--tls-key")) {
+        case (nil, nil): return nil
+        case (let certificate?, let key?):
+            do {
+                return try HTTP2TLSContext(certificateChain: certificate, privateKey: key)
+            } catch {
+                throw UsageError(description: "typeahead \(command): \(error)", status: 1)
+            }
+        default:
+            throw UsageError(description: "typeahead \(command): give both --tls-cert and --tls-key, or neither")
+        }
+    }
+
+    /// Installs the SIGHUP handler; keep the source alive while it should stay installed. A failed
+    /// reload (a half-written file) keeps the certificate being served and says why.
+    static func reloadOnHangUp(_ tls: HTTP2TLSContext?, command: String) -> DispatchSourceSignal? {
+        guard let tls else { return nil }
+        signal(SIGHUP, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+        source.setEventHandler {
+            do {
+                try tls.reload()
+                printError("typeahead \(command): SIGHUP: reloaded \(tls.certificateChainPath) and \(tls.privateKeyPath)")
+            } catch {
+                printError("typeahead \(command): SIGHUP: kept the certificate in use: \(error)")
+            }
+        }
+        source.resume()
+        return source
     }
 }
 

@@ -45,7 +45,7 @@ final class TestCluster: @unchecked Sendable {
     /// - Parameter stall: every node answers this share of shard calls this late (fault injection).
     init(entries: [CatalogEntry], shards shardCount: Int, replicas: Int, settings: ClusterFile.Settings = TestCluster.settings(),
          delays: [(shard: Int, replica: Int, milliseconds: Int)] = [], parameters: IndexParameters = IndexParameters(),
-         stall: (share: Double, duration: Duration)? = nil) throws {
+         stall: (share: Double, duration: Duration)? = nil, searchKeySecrets: [[UInt8]] = []) throws {
         self.stall = stall
         self.shardCount = shardCount
         replicaCount = replicas
@@ -82,6 +82,7 @@ final class TestCluster: @unchecked Sendable {
         configuration.server.threads = 2
         configuration.server.adminToken = Self.adminToken
         configuration.server.shutdownGrace = .milliseconds(500)
+        configuration.server.searchKeySecrets = searchKeySecrets
         coordinator = CoordinatorServer(cluster: ClusterFile(name: "test", shards: layout, settings: settings),
                                         configuration: configuration,
                                         telemetry: ServerTelemetry(label: "coordinator", sink: MemorySink()))
@@ -166,12 +167,16 @@ final class TestCluster: @unchecked Sendable {
         return fresh
     }
 
-    func suggest(_ request: Typeahead_V1_SuggestRequest, timeout: Duration = .seconds(10)) async throws -> Typeahead_V1_SuggestResponse {
-        try await GRPCClient.call(Typeahead_V1_TypeaheadService.suggest, request, on: try await connect(), options: .init(timeout: timeout))
+    func suggest(_ request: Typeahead_V1_SuggestRequest, timeout: Duration = .seconds(10),
+                 bearer: String? = nil) async throws -> Typeahead_V1_SuggestResponse {
+        try await GRPCClient.call(Typeahead_V1_TypeaheadService.suggest, request, on: try await connect(),
+                                  options: .init(timeout: timeout, bearerToken: bearer))
     }
 
-    func search(_ request: Typeahead_V1_SearchRequest, timeout: Duration = .seconds(10)) async throws -> Typeahead_V1_SearchResponse {
-        try await GRPCClient.call(Typeahead_V1_TypeaheadService.search, request, on: try await connect(), options: .init(timeout: timeout))
+    func search(_ request: Typeahead_V1_SearchRequest, timeout: Duration = .seconds(10),
+                bearer: String? = nil) async throws -> Typeahead_V1_SearchResponse {
+        try await GRPCClient.call(Typeahead_V1_TypeaheadService.search, request, on: try await connect(),
+                                  options: .init(timeout: timeout, bearerToken: bearer))
     }
 
     func status(refresh: Bool = false) async throws -> Typeahead_V1_ClusterStatusResponse {

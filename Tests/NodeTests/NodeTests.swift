@@ -24,14 +24,17 @@ final class NodeTests: XCTestCase {
         let process: Process
         let port: Int
         let log: String
+        /// Curl's arguments to trust the node's TLS certificate, when it serves HTTPS.
+        let trust: [String]?
         var address: String { "127.0.0.1:\(port)" }
-        var base: String { "http://127.0.0.1:\(port)" }
+        var base: String { (trust == nil ? "http" : "https") + "://127.0.0.1:\(port)" }
         var pid: Int32 { process.processIdentifier }
 
-        init(process: Process, port: Int, log: String) {
+        init(process: Process, port: Int, log: String, trust: [String]? = nil) {
             self.process = process
             self.port = port
             self.log = log
+            self.trust = trust
         }
 
         var logText: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
@@ -116,7 +119,8 @@ final class NodeTests: XCTestCase {
     }
 
     /// Starts `typeahead node` on a free port and waits (bounded) until /readyz answers 200.
-    func startNode(_ extra: [String] = []) throws -> NodeProcess {
+    /// - Parameter trust: curl's arguments to trust the node's certificate, for a node serving HTTPS.
+    func startNode(_ extra: [String] = [], trust: [String]? = nil) throws -> NodeProcess {
         var lastLog = ""
         for _ in 0..<3 {  // a port taken between freePort() and the node's bind: try another
             let port = try Self.freePort()
@@ -132,11 +136,11 @@ final class NodeTests: XCTestCase {
             process.standardInput = FileHandle.nullDevice
             try process.run()
             try? handle.close()
-            let node = NodeProcess(process: process, port: port, log: log)
+            let node = NodeProcess(process: process, port: port, log: log, trust: trust)
             nodes.append(node)
             for _ in 0..<100 {
                 if !process.isRunning { break }
-                if let ready = try? curl(["-o", "/dev/null", "-w", "%{http_code}", "--max-time", "1", node.base + "/readyz"]),
+                if let ready = try? curl((trust ?? []) + ["-o", "/dev/null", "-w", "%{http_code}", "--max-time", "1", node.base + "/readyz"]),
                    ready.stdout == "200" {
                     return node
                 }
@@ -280,6 +284,118 @@ final class NodeTests: XCTestCase {
     }
 
     /// Broken frames, floods and bad gRPC framing; the node keeps serving and its memory stays bounded.
+    /// A search key derived by the CLI (`typeahead admin search-key`) opens reads on a node started
+    /// with the same secret and narrows them to its tokens, on GET, JSON POST and search alike;
+    /// the request cannot widen it, an expired or foreign key is refused, and so is a key on a
+    /// node that has no secret.
+    func testSearchKeysFromTheCLINarrowReads() throws {
+        let secrets = directory + "/search-keys"
+        try Data("retired-secret-of-thirty-two-bytes-or-more\n\(String(repeating: "5", count: 64))\n".utf8)
+            .write(to: URL(fileURLWithPath: secrets))
+        let foreign = directory + "/foreign"
+        try Data(String(repeating: "f", count: 64).utf8).write(to: URL(fileURLWithPath: foreign))
+        func derive(_ file: String, _ extra: [String] = []) throws -> String {
+            let made = try run(Self.binary.path, ["admin", "search-key", "--secret-file", file, "--token", "category=Kitchen", "--label", "kitchen"] + extra)
+            XCTAssertEqual(made.status, 0, made.transcript)
+            XCTAssertTrue(made.stderr.contains("expires 20"), made.transcript)
+            return made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let key = try derive(secrets)
+        XCTAssertTrue(key.hasPrefix("tsk1."), key)
+        let shortLived = try derive(secrets, ["--expires-in", "1"])
+        let node = try startNode(["--search-key-secret-file", secrets, "--read-token-file", tokenFile])
+        func json(_ arguments: [String]) throws -> [String: Any] {
+            let answer = try curl(arguments)
+            return try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(answer.stdout.utf8)) as? [String: Any], answer.transcript)
+        }
+        func categories(_ object: [String: Any], _ section: String) -> [[String]] {
+            ((object[section] as? [[String: Any]]) ?? []).map { $0["categories"] as? [String] ?? [] }
+        }
+        let bearer = ["-H", "authorization: Bearer \(key)"]
+        let open = try json(["-H", "authorization: Bearer \(Self.adminToken)", node.base + "/v1/suggest?q=c"])
+        XCTAssertTrue(categories(open, "entries").contains { !$0.contains("Kitchen") }, "the catalog has more than kitchens")
+        let keyed = try json(bearer + [node.base + "/v1/suggest?q=c"])
+        XCTAssertFalse(categories(keyed, "entries").isEmpty, "\(keyed)")
+        XCTAssertTrue(categories(keyed, "entries").allSatisfy { $0.contains("Kitchen") }, "\(keyed)")
+        let searched = try json(bearer + [node.base + "/v1/search?q=&pageSize=100"])
+        XCTAssertTrue(categories(searched, "hits").allSatisfy { $0.contains("Kitchen") }, "\(searched)")
+        let kitchens = try json(["-H", "authorization: Bearer \(Self.adminToken)", "-H", "content-type: application/json",
+                                 "-d", #"{"text":"","tokens":[{"kind":"category","value":"Kitchen"}],"pageSize":1}"#,
+                                 node.base + "/typeahead.v1.Typeahead/Search"])
+        XCTAssertGreaterThan(kitchens["totalHits"] as? Int ?? 0, 50, "\(kitchens)")
+        XCTAssertEqual(searched["totalHits"] as? Int, kitchens["totalHits"] as? Int, "every kitchen entry, nothing else")
+        // Asking for books as well: the intersection (no entry is both), never the books.
+        let widened = try json(bearer + ["-H", "content-type: application/json",
+                                         "-d", #"{"text":"","tokens":[{"kind":"category","value":"Books"}],"pageSize":10}"#,
+                                         node.base + "/typeahead.v1.Typeahead/Search"])
+        XCTAssertEqual(widened["totalHits"] as? Int ?? 0, 0, "\(widened)")
+        // Refusals: a foreign secret, an expired key, a key on a node without secrets.
+        func refusal(_ key: String, _ base: String) throws -> String {
+            let answer = try curl(["-H", "authorization: Bearer \(key)", "-w", "\n%{http_code}", base + "/v1/suggest?q=c"])
+            return answer.stdout
+        }
+        let forged = try refusal(try derive(foreign), node.base)
+        XCTAssertTrue(forged.hasSuffix("\n401") && forged.contains("SEARCH_KEY_FORGED"), forged)
+        Thread.sleep(forTimeInterval: 1.2)
+        let expired = try refusal(shortLived, node.base)
+        XCTAssertTrue(expired.hasSuffix("\n401") && expired.contains("SEARCH_KEY_EXPIRED"), expired)
+        let plain = try startNode()
+        let unverifiable = try refusal(key, plain.base)
+        XCTAssertTrue(unverifiable.hasSuffix("\n401") && unverifiable.contains("--search-key-secret-file"), unverifiable)
+        // A short secret is refused at start-up, with the line.
+        let short = directory + "/short"
+        try Data("short\n".utf8).write(to: URL(fileURLWithPath: short))
+        let refused = try run(Self.binary.path, ["node", "--dir", shard, "--search-key-secret-file", short, "--listen", "127.0.0.1:0"])
+        XCTAssertEqual(refused.status, 1, refused.transcript)
+        XCTAssertTrue(refused.stderr.contains("line 1"), refused.transcript)
+    }
+
+    /// HTTPS with ALPN on a node: curl over HTTP/2 and HTTP/1.1, grpcio with TLS channel
+    /// credentials (and refused without the CA, or in cleartext), and a renewed certificate served
+    /// after SIGHUP without a restart.
+    func testTLS() throws {
+        func certificate(_ name: String) throws -> (String, String) {
+            let crt = directory + "/\(name).crt", key = directory + "/\(name).key"
+            let made = try run("/usr/bin/env", ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                                                "-nodes", "-days", "1", "-subj", "/CN=\(name)", "-addext",
+                                                "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout", key, "-out", crt])
+            guard made.status == 0 else { throw XCTSkip("openssl could not make a certificate: \(made.transcript)") }
+            return (crt, key)
+        }
+        let first = try certificate("first"), second = try certificate("second")
+        let served = (directory + "/served.crt", directory + "/served.key")
+        try FileManager.default.copyItem(atPath: first.0, toPath: served.0)
+        try FileManager.default.copyItem(atPath: first.1, toPath: served.1)
+        let node = try startNode(["--tls-cert", served.0, "--tls-key", served.1], trust: ["--cacert", first.0])
+        XCTAssertTrue(node.logText.contains("on https://"), node.logText)
+        for version in ["--http2", "--http1.1"] {
+            let answer = try curl(["--cacert", first.0, version, "-w", "\n%{http_version}", node.base + "/v1/suggest?q=red%20sh"])
+            XCTAssertEqual(answer.status, 0, answer.transcript)
+            XCTAssertTrue(answer.stdout.contains(#""entries":[{"#), answer.stdout)
+            XCTAssertTrue(answer.stdout.hasSuffix(version == "--http2" ? "\n2" : "\n1.1"), answer.stdout)
+        }
+        let grpc = try python("tls_client_test.py", ["--addr", node.address, "--ca", first.0,
+                                                      "--proto-dir", Self.packageRoot.appendingPathComponent("proto").path])
+        assertPassed(grpc, "tls_client_test.py")
+        // Renewal: new files, SIGHUP, and new connections get the new certificate.
+        try FileManager.default.removeItem(atPath: served.0)
+        try FileManager.default.removeItem(atPath: served.1)
+        try FileManager.default.copyItem(atPath: second.0, toPath: served.0)
+        try FileManager.default.copyItem(atPath: second.1, toPath: served.1)
+        kill(node.pid, SIGHUP)
+        var renewed = false
+        for _ in 0..<50 where !renewed {
+            renewed = (try? curl(["--cacert", second.0, "-o", "/dev/null", node.base + "/healthz"]))?.status == 0
+            if !renewed { usleep(50_000) }
+        }
+        XCTAssertTrue(renewed, node.logText)
+        XCTAssertTrue(node.logText.contains("SIGHUP: reloaded"), node.logText)
+        XCTAssertNotEqual(try curl(["--cacert", first.0, node.base + "/healthz"]).status, 0, "the old certificate is gone")
+        // One of the two files without the other is a usage error at start-up.
+        let half = try run(Self.binary.path, ["node", "--dir", shard, "--tls-cert", served.0, "--listen", "127.0.0.1:0"])
+        XCTAssertEqual(half.status, 2, half.transcript)
+    }
+
     func testMalformedInput() throws {
         let node = try startNode(["--max-message-bytes", "1048576"])
         let result = try python("malformed_test.py", ["--addr", node.address, "--pid", String(node.pid),

@@ -25,13 +25,15 @@ bench_cleanup() {
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
-# The peer: nghttpd on core 0 serving $work/docroot/suggest, a file of $1 bytes; sets $peer_port
-# and $peer_pid and returns once it accepts connections.
-start_nghttpd() {  # $1 body bytes
+# The peer: nghttpd on core 0 serving $work/docroot/suggest, a file of $1 bytes (over TLS when a
+# key and a certificate follow); sets $peer_port and $peer_pid and returns once it accepts connections.
+start_nghttpd() {  # $1 body bytes [$2 key $3 certificate]
   mkdir -p "$work/docroot"
   head -c "$1" /dev/zero > "$work/docroot/suggest"
   peer_port="$(free_port)"
-  taskset -c 0 nghttpd --no-tls -n 1 -d "$work/docroot" "$peer_port" >/dev/null 2>&1 &
+  local tls=(--no-tls)
+  [ $# -ge 3 ] && tls=()
+  taskset -c 0 nghttpd "${tls[@]}" -n 1 -d "$work/docroot" "$peer_port" "${@:2}" >/dev/null 2>&1 &
   peer_pid=$!
   pids+=("$peer_pid")
   for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$peer_port") 2>/dev/null && break; sleep 0.05; done

@@ -33,6 +33,10 @@ protocol ChannelHandler: AnyObject {
 /// A handler can also suspend reading itself (``suspendReading(_:)``): an HTTP/1.1 connection
 /// does while enough pipelined requests wait for their turn.
 ///
+/// TLS (``tls``) sits between the socket and the handler: bytes read are deciphered before the
+/// handler sees them and its output is enciphered, so handlers speak plaintext either way. The
+/// output cap then counts the handler's plaintext; handshake records are written before any.
+///
 /// Thread ownership: loop thread only.
 final class Channel: Selectable {
     let loop: EventLoop
@@ -40,6 +44,10 @@ final class Channel: Selectable {
     private var token: UInt64 = 0
     /// Strong while open; released on close to break the channel ↔ handler cycle.
     var handler: (any ChannelHandler)?
+    /// TLS over this socket, when the server has a certificate (set before ``register()``).
+    var tls: TLSSession?
+    /// The handler's plaintext before it is enciphered (kept for its capacity).
+    private var plaintextOutput: [UInt8] = []
     private var output: [UInt8] = []
     private var outputOffset = 0
     let outputLimit: Int
@@ -132,7 +140,20 @@ final class Channel: Selectable {
             }
             lastActivity = monotonicNow()
             do {
-                try handler?.channelRead(self, UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+                if let tls {
+                    var plaintext: [UInt8] = []
+                    try tls.receive(bytes, into: &plaintext)
+                    if !plaintext.isEmpty { try plaintext.withUnsafeBytes { try handler?.channelRead(self, $0) } }
+                    if tls.peerClosed {
+                        // close_notify: like EOF (see above), after writing what is pending.
+                        flush()
+                        close(error: nil)
+                        return
+                    }
+                } else {
+                    try handler?.channelRead(self, bytes)
+                }
             } catch {
                 close(error: error)
                 return
@@ -172,7 +193,11 @@ final class Channel: Selectable {
                 output.removeAll(keepingCapacity: true)
                 outputOffset = 0
                 do {
-                    try handler?.channelProduce(self, into: &output, limit: outputLimit)
+                    if let tls {
+                        try produceEnciphered(tls)
+                    } else {
+                        try handler?.channelProduce(self, into: &output, limit: outputLimit)
+                    }
                 } catch {
                     close(error: error)
                     return
@@ -200,6 +225,23 @@ final class Channel: Selectable {
             return
         }
         updateInterest()
+    }
+
+    /// TLS records first (the handshake's, or what the last batch left), then, once the handshake
+    /// is done, the handler's next batch enciphered.
+    private func produceEnciphered(_ tls: TLSSession) throws {
+        tls.drainOutput(into: &output)
+        guard output.isEmpty, tls.isHandshakeComplete else { return }
+        var plaintext = plaintextOutput
+        plaintextOutput = []
+        defer {
+            plaintext.removeAll(keepingCapacity: true)
+            plaintextOutput = plaintext
+        }
+        try handler?.channelProduce(self, into: &plaintext, limit: outputLimit)
+        guard !plaintext.isEmpty else { return }
+        try tls.send(plaintext)
+        tls.drainOutput(into: &output)
     }
 
     /// Stops (or resumes) reading whatever the output, until told otherwise: for a handler that

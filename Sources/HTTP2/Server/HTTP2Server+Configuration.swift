@@ -26,6 +26,8 @@ extension HTTP2Server {
         /// for the socket. While the socket refuses output, nothing more is serialized and reading
         /// from that connection pauses until the output drains (see `Channel`).
         public var outputLimit: Int = 256 << 10
+        /// TLS on every connection (HTTPS; ALPN `h2` and `http/1.1`), or nil for cleartext.
+        public var tls: HTTP2TLSContext?
         /// listen(2) backlog.
         public var backlog: Int32 = 511
         /// Where the server's diagnostics go.

@@ -47,6 +47,7 @@ final class ServerContext: Sendable {
         let sniffer = ProtocolSniffer(context: self, loopState: loopState, channel: channel)
         channel.handler = sniffer
         do {
+            if let tls = configuration.tls { channel.tls = try tls.makeSession() }
             try channel.register()
         } catch {
             logger.error("could not set up a connection: \(error)")

@@ -25,16 +25,22 @@ public struct CallContext: Sendable {
     public let responder: HTTP2Responder
     /// What the reply's bytes must be (see ``RPCMethod/unaryEncoding(_:access:json:_:)``).
     public let format: WireFormat
+    /// The verified search key the call was made with, if any: its tokens must be forced onto
+    /// the query (the product's handlers do it; this layer knows no queries).
+    public let searchKey: SearchKey?
 
-    public init(requestID: String, deadline: ContinuousClock.Instant?, responder: HTTP2Responder, format: WireFormat = .protobuf) {
-        self.init(identity: .received(requestID), deadline: deadline, responder: responder, format: format)
+    public init(requestID: String, deadline: ContinuousClock.Instant?, responder: HTTP2Responder, format: WireFormat = .protobuf,
+                searchKey: SearchKey? = nil) {
+        self.init(identity: .received(requestID), deadline: deadline, responder: responder, format: format, searchKey: searchKey)
     }
 
-    public init(identity: CallIdentity, deadline: ContinuousClock.Instant?, responder: HTTP2Responder, format: WireFormat = .protobuf) {
+    public init(identity: CallIdentity, deadline: ContinuousClock.Instant?, responder: HTTP2Responder, format: WireFormat = .protobuf,
+                searchKey: SearchKey? = nil) {
         self.identity = identity
         self.deadline = deadline
         self.responder = responder
         self.format = format
+        self.searchKey = searchKey
     }
 
     /// True once the caller reset the stream or went away.

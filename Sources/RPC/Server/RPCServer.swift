@@ -41,6 +41,11 @@ public final class RPCServer: Sendable {
         public var adminToken: String?
         /// Bearer token that read methods require, if set (otherwise reads are open).
         public var readToken: String?
+        /// TLS on the port (gRPC and every JSON and GET form over HTTPS), or nil for cleartext.
+        public var tls: HTTP2TLSContext?
+        /// Secrets that sign search keys (``SearchKey``): a read made with a key one of them signed
+        /// is allowed, with the key's tokens forced onto it. Empty: keys are refused.
+        public var searchKeySecrets: [[UInt8]] = []
         /// Largest request message (gRPC message or JSON body).
         public var maximumMessageBytes = 4 << 20
         public var maximumConcurrentStreams: UInt32 = 128
@@ -101,6 +106,7 @@ public final class RPCServer: Sendable {
         http.maxConnections = configuration.maximumConnections
         http.idleTimeout = configuration.idleTimeout
         http.requestHeadTimeout = configuration.requestHeadTimeout
+        http.tls = configuration.tls
         http.session.maxConcurrentStreams = configuration.maximumConcurrentStreams
         http.session.maxHeaderListSize = configuration.maximumHeaderListBytes
         // A gRPC body is the message plus its 5-byte prefix.
@@ -211,8 +217,9 @@ public final class RPCServer: Sendable {
             call.finish(GRPCStatus(.unimplemented, "grpc-encoding \(encoding) is not supported; send identity"), nil)
             return
         }
-        if let status = authorize(method, request.header("authorization")) {
-            call.finish(status, nil)
+        let searchKey: SearchKey?
+        do throws(GRPCStatus) { searchKey = try authorize(method, request.header("authorization")) } catch {
+            call.finish(error, nil)
             return
         }
         var deadline: ContinuousClock.Instant?
@@ -230,7 +237,7 @@ public final class RPCServer: Sendable {
             call.finish(error, nil)
             return
         }
-        method.invoke(messages, CallContext(identity: call.identity, deadline: deadline, responder: responder), call.reply)
+        method.invoke(messages, CallContext(identity: call.identity, deadline: deadline, responder: responder, searchKey: searchKey), call.reply)
     }
 
     /// What every call shares, whatever its form (gRPC, Connect JSON, GET): its request id, its
@@ -328,8 +335,9 @@ public final class RPCServer: Sendable {
             call.finish(GRPCStatus(.unimplemented, "\(label) has no JSON form; use gRPC"), nil)
             return
         }
-        if let refusal = authorize(method, request.header("authorization")) {
-            call.finish(refusal, nil)
+        let searchKey: SearchKey?
+        do throws(GRPCStatus) { searchKey = try authorize(method, request.header("authorization")) } catch {
+            call.finish(error, nil)
             return
         }
         let decoded: RPCMethod.JSONInput
@@ -337,7 +345,8 @@ public final class RPCServer: Sendable {
             call.finish(error, nil)
             return
         }
-        endpoint.invoke(decoded, CallContext(identity: call.identity, deadline: deadline, responder: responder, format: .json), call.reply)
+        endpoint.invoke(decoded, CallContext(identity: call.identity, deadline: deadline, responder: responder, format: .json,
+                                             searchKey: searchKey), call.reply)
     }
 
     static func sendJSON(_ status: GRPCStatus, body: [UInt8]?, to responder: HTTP2Responder) {
@@ -383,19 +392,35 @@ public final class RPCServer: Sendable {
         return json.bytes
     }
 
-    /// Nil if the call may proceed, otherwise the refusal.
-    func authorize(_ method: RPCMethod, _ header: String?) -> GRPCStatus? {
+    /// Throws the refusal, or returns the search key the call was made with (nil: a token, or
+    /// reads open). A search key is checked whenever one is presented, even where reads are
+    /// open: a key narrows what its holder sees, so one that cannot be verified (or a server
+    /// without secrets) is refused rather than ignored. Admin methods never take a key.
+    func authorize(_ method: RPCMethod, _ header: String?) throws(GRPCStatus) -> SearchKey? {
         switch method.access {
         case .admin:
             guard let token = configuration.adminToken else {
-                return GRPCStatus(.unauthenticated, "this server has no admin token configured; start it with --admin-token-file")
+                throw GRPCStatus(.unauthenticated, "this server has no admin token configured; start it with --admin-token-file")
             }
-            return Authorization.allows(header, token: token) ? nil : GRPCStatus(.unauthenticated, "admin methods need a valid bearer token")
+            guard Authorization.allows(header, token: token) else { throw GRPCStatus(.unauthenticated, "admin methods need a valid bearer token") }
+            return nil
         case .read:
+            if let header, header.hasPrefix("Bearer " + SearchKey.prefix) {
+                guard !configuration.searchKeySecrets.isEmpty else {
+                    throw GRPCStatus(.unauthenticated, "this server accepts no search keys (start it with --search-key-secret-file)")
+                }
+                do throws(SearchKey.Refusal) {
+                    return try SearchKey.verify(String(header.dropFirst(7)), secrets: configuration.searchKeySecrets,
+                                                now: Int64(Date().timeIntervalSince1970))
+                } catch {
+                    throw GRPCStatus(.unauthenticated, error.description,
+                                     errorInfo: .init(reason: "SEARCH_KEY_" + error.reason.rawValue.uppercased(), domain: "typeahead"))
+                }
+            }
             guard let token = configuration.readToken else { return nil }
             if Authorization.allows(header, token: token) { return nil }
             if let admin = configuration.adminToken, Authorization.allows(header, token: admin) { return nil }
-            return GRPCStatus(.unauthenticated, "this server requires a bearer token for reads")
+            throw GRPCStatus(.unauthenticated, "this server requires a bearer token for reads")
         }
     }
 }
