@@ -68,7 +68,7 @@ let package = Package(
         .target(name: "FuzzTargets", dependencies: ["Catalog", "HTTP2", "Index", "Wire", "WireConversions"]),
         .target(name: "Benchmarks", dependencies: ["Index", "Catalog", "Analysis", "CSQLite", "Load", "WireConversions"]),
         .target(name: "Observability"),
-        .target(name: "Cluster"),
+        .target(name: "Cluster", dependencies: ["HTTP2"]),
         .target(name: "Coordinator", dependencies: ["Index", "Wire", "WireConversions", "Cluster", "HTTP2", "RPC", "Observability"]),
         .target(name: "Launcher", dependencies: ["Index", "Catalog", "Cluster", "HTTP2"]),
         .target(name: "Admin", dependencies: ["Index", "Catalog", "Cluster", "Wire", "WireConversions", "RPC", "HTTP2"]),
@@ -89,7 +89,7 @@ let package = Package(
         .testTarget(name: "ClusterTests", dependencies: ["Cluster"]),
         .testTarget(name: "AdminTests", dependencies: ["Admin", "Launcher", "Load", "Cluster", "Catalog", "RPC", "HTTP2", "Wire", "TestSupport"]),
         .testTarget(name: "RPCTests", dependencies: ["RPC", "HTTP2", "Wire", "Observability"]),
-        .testTarget(name: "CoordinatorTests", dependencies: ["Coordinator", "Cluster", "Index", "Wire", "Catalog", "TestSupport", "Node", "RPC",
+        .testTarget(name: "CoordinatorTests", dependencies: ["Admin", "Coordinator", "Cluster", "Index", "Wire", "Catalog", "TestSupport", "Node", "RPC",
                                                              "HTTP2", "Observability"], exclude: ["python"]),
         // A cluster of `typeahead` processes in network namespaces (root only; the script does the work).
         .testTarget(name: "ClusterNetworkTests", dependencies: ["TestSupport"], exclude: ["python"]),

@@ -34,9 +34,12 @@ public final class AdminClient: Sendable {
     public let layout: Layout
     let token: String?
     private let client: HTTP2Client
+    /// The client for the replicas: `client` itself, or one with the cluster file's node TLS.
+    private let nodeClient: HTTP2Client
     private let connections = ConnectionCache()
 
-    private init(layout: Layout, token: String?, client: HTTP2Client) {
+    private init(layout: Layout, token: String?, client: HTTP2Client, nodeClient: HTTP2Client? = nil) {
+        self.nodeClient = nodeClient ?? client
         self.layout = layout
         self.token = token
         self.client = client
@@ -53,8 +56,18 @@ public final class AdminClient: Sendable {
         let client = try HTTP2Client(configuration: configuration)
         switch target {
         case .cluster(let file):
+            var nodeClient: HTTP2Client?
+            do {
+                if let tls = try file.settings.nodeTLS() {
+                    configuration.tls = tls
+                    nodeClient = try HTTP2Client(configuration: configuration)
+                }
+            } catch {
+                client.shutdown()
+                throw error
+            }
             return AdminClient(layout: Layout(name: file.name, shards: file.shards, coordinators: file.coordinators),
-                               token: token, client: client)
+                               token: token, client: client, nodeClient: nodeClient)
         case .coordinator(let endpoint):
             let probe = AdminClient(layout: Layout(name: "", shards: [], coordinators: [endpoint]), token: token, client: client)
             let status: Typeahead_V1_ClusterStatusResponse
@@ -75,6 +88,7 @@ public final class AdminClient: Sendable {
     /// Closes every connection. Call when done.
     public func close() {
         client.shutdown()
+        if nodeClient !== client { nodeClient.shutdown() }
     }
 
     /// Every replica with its shard's index and name.
@@ -109,7 +123,7 @@ public final class AdminClient: Sendable {
     ) async throws(AdminError) -> Response {
         let connection: HTTP2ClientConnection
         do {
-            connection = try await connections.connection(to: endpoint, client: client)
+            connection = try await connections.connection(to: endpoint, client: role == "coordinator" ? client : nodeClient)
         } catch {
             throw AdminError.unreachable(role: role, endpoint: endpoint, detail: "\(error)")
         }

@@ -67,6 +67,13 @@ public struct ClusterFile: Sendable, Hashable {
         public var tokenFile: String? = nil
         /// If set, reads on the coordinator require this token (and the coordinator sends it to nodes).
         public var readTokenFile: String? = nil
+        /// If set, the coordinator and `typeahead admin` reach the nodes over TLS, trusting only
+        /// this CA (PEM): the nodes serve HTTPS (`typeahead node --tls-cert --tls-key`).
+        public var nodeCertificateAuthorityFile: String? = nil
+        /// With ``nodeKeyFile``: the certificate presented to nodes that require one (mutual TLS:
+        /// `typeahead node --tls-client-ca`).
+        public var nodeCertificateFile: String? = nil
+        public var nodeKeyFile: String? = nil
 
         public init() {}
     }
@@ -103,6 +110,9 @@ public struct ClusterFile: Sendable, Hashable {
         }
         file.settings.tokenFile = resolve(file.settings.tokenFile)
         file.settings.readTokenFile = resolve(file.settings.readTokenFile)
+        file.settings.nodeCertificateAuthorityFile = resolve(file.settings.nodeCertificateAuthorityFile)
+        file.settings.nodeCertificateFile = resolve(file.settings.nodeCertificateFile)
+        file.settings.nodeKeyFile = resolve(file.settings.nodeKeyFile)
         return file
     }
 
@@ -180,7 +190,8 @@ public struct ClusterFile: Sendable, Hashable {
 extension ClusterFile.Settings {
     static let keys: Set<String> = ["suggestDeadlineMs", "searchDeadlineMs", "deadlineMarginMs", "hedgeDelayMs", "hedgeFloorMs",
                                     "hedgeBudgetPercent", "healthIntervalMs", "healthTimeoutMs", "failuresToMarkDown",
-                                    "connectTimeoutMs", "reconnectInitialMs", "reconnectMaximumMs", "tokenFile", "readTokenFile"]
+                                    "connectTimeoutMs", "reconnectInitialMs", "reconnectMaximumMs", "tokenFile", "readTokenFile",
+                                    "nodeCertificateAuthorityFile", "nodeCertificateFile", "nodeKeyFile"]
 
     init(_ object: [String: Any], _ fail: (String, String) -> ClusterFileError) throws(ClusterFileError) {
         self.init()
@@ -234,6 +245,15 @@ extension ClusterFile.Settings {
         reconnectBackoff = initial ... maximum
         tokenFile = try path("tokenFile")
         readTokenFile = try path("readTokenFile")
+        nodeCertificateAuthorityFile = try path("nodeCertificateAuthorityFile")
+        nodeCertificateFile = try path("nodeCertificateFile")
+        nodeKeyFile = try path("nodeKeyFile")
+        guard (nodeCertificateFile == nil) == (nodeKeyFile == nil) else {
+            throw fail("settings.nodeCertificateFile", "and settings.nodeKeyFile go together (a certificate needs its key)")
+        }
+        guard nodeCertificateFile == nil || nodeCertificateAuthorityFile != nil else {
+            throw fail("settings.nodeCertificateFile", "needs settings.nodeCertificateAuthorityFile (the CA that signed the nodes)")
+        }
     }
 }
 

@@ -99,6 +99,12 @@ public final class CoordinatorServer: Sendable {
         var clientConfiguration = HTTP2Client.Configuration()
         clientConfiguration.connectTimeout = cluster.settings.connectTimeout
         clientConfiguration.session.maxBodySize = 64 << 20
+        do {
+            clientConfiguration.tls = try cluster.settings.nodeTLS()
+        } catch {
+            group.shutdown()
+            throw error
+        }
         let client: HTTP2Client
         do {
             client = try HTTP2Client(configuration: clientConfiguration, eventLoops: group)

@@ -9,7 +9,7 @@ import Wire
 enum NodeCommand {
     static let help = """
     usage: typeahead node --dir DIR [--listen HOST:PORT] [--admin-token-file F] [--read-token-file F]
-                          [--search-key-secret-file F] [--tls-cert F --tls-key F]
+                          [--search-key-secret-file F] [--tls-cert F --tls-key F [--tls-client-ca F]]
                           [--threads N] [--max-message-bytes N] [--answer-cache-mb N]
                           [--log-format logfmt|json] [--port-file F] [--request-head-timeout S]
 
@@ -30,6 +30,8 @@ enum NodeCommand {
                                search-key derives them)
       --tls-cert F, --tls-key F  serve HTTPS: a PEM certificate chain and its private key (ALPN h2
                                and http/1.1; both files are read again on SIGHUP)
+      --tls-client-ca F        with --tls-cert: require every client (the coordinators, admin) to
+                               present a certificate this CA signed (mutual TLS)
       --threads N              event-loop threads (default: one per core)
       --max-message-bytes N    largest request message (default 4194304)
       --answer-cache-mb N      megabytes of encoded Suggest answers kept for callers asking the
@@ -45,7 +47,7 @@ enum NodeCommand {
 
     static func run(_ argv: [String]) throws -> Int32 {
         let args = try Arguments(argv, command: "node", flags: [],
-                                 options: ["--dir", "--listen", "--admin-token-file", "--read-token-file", "--search-key-secret-file", "--tls-cert", "--tls-key", "--threads",
+                                 options: ["--dir", "--listen", "--admin-token-file", "--read-token-file", "--search-key-secret-file", "--tls-cert", "--tls-key", "--tls-client-ca", "--threads",
                                            "--max-message-bytes", "--answer-cache-mb", "--log-format", "--port-file", "--fault-stall", "--request-head-timeout"])
         if args.wantsHelp { print(help); return 0 }
         guard args.positionals.isEmpty else {
@@ -161,11 +163,14 @@ enum SearchKeySecrets {
 /// certificate is served to new connections without a restart; open ones keep theirs).
 enum TLSFiles {
     static func context(_ args: Arguments, command: String) throws -> HTTP2TLSContext? {
+        let clients = args.value("--tls-client-ca")
         switch (args.value("--tls-cert"), args.value("--tls-key")) {
-        case (nil, nil): return nil
+        case (nil, nil):
+            guard clients == nil else { throw UsageError(description: "typeahead \(command): --tls-client-ca needs --tls-cert and --tls-key") }
+            return nil
         case (let certificate?, let key?):
             do {
-                return try HTTP2TLSContext(certificateChain: certificate, privateKey: key)
+                return try HTTP2TLSContext(certificateChain: certificate, privateKey: key, clientCertificateAuthorities: clients)
             } catch {
                 throw UsageError(description: "typeahead \(command): \(error)", status: 1)
             }

@@ -38,6 +38,8 @@ final class TestCluster: @unchecked Sendable {
     private(set) var coordinator: CoordinatorServer!
     private(set) var coordinatorPort = 0
     let stall: (share: Double, duration: Duration)?
+    /// The nodes serve HTTPS with it (the settings must then name the CA, for the coordinator).
+    let nodeTLS: HTTP2TLSContext?
     let client: HTTP2Client
     private let connection = Mutex<HTTP2ClientConnection?>(nil)
 
@@ -45,8 +47,10 @@ final class TestCluster: @unchecked Sendable {
     /// - Parameter stall: every node answers this share of shard calls this late (fault injection).
     init(entries: [CatalogEntry], shards shardCount: Int, replicas: Int, settings: ClusterFile.Settings = TestCluster.settings(),
          delays: [(shard: Int, replica: Int, milliseconds: Int)] = [], parameters: IndexParameters = IndexParameters(),
-         stall: (share: Double, duration: Duration)? = nil, searchKeySecrets: [[UInt8]] = []) throws {
+         stall: (share: Double, duration: Duration)? = nil, searchKeySecrets: [[UInt8]] = [],
+         nodeTLS: HTTP2TLSContext? = nil) throws {
         self.stall = stall
+        self.nodeTLS = nodeTLS
         self.shardCount = shardCount
         replicaCount = replicas
         client = try HTTP2Client()
@@ -62,7 +66,7 @@ final class TestCluster: @unchecked Sendable {
                 let store = try Shard(directory: directory.path + "/shard-\(shard)/replica-\(replica)")
                 try store.build(from: parts[shard], parameters: parameters, number: 1)
                 shardDirs.append(store)
-                let node = Self.node(store, port: 0, stall: stall)
+                let node = Self.node(store, port: 0, stall: stall, tls: nodeTLS)
                 let port = try node.start()
                 shardNodes.append(node)
                 shardPorts.append(port)
@@ -102,8 +106,10 @@ final class TestCluster: @unchecked Sendable {
         return settings
     }
 
-    static func node(_ shard: Shard, port: Int, stall: (share: Double, duration: Duration)? = nil) -> NodeServer {
+    static func node(_ shard: Shard, port: Int, stall: (share: Double, duration: Duration)? = nil,
+                     tls: HTTP2TLSContext? = nil) -> NodeServer {
         var configuration = NodeConfiguration()
+        configuration.server.tls = tls
         if let stall {
             configuration.faultStallShare = stall.share
             configuration.faultStall = stall.duration
@@ -142,7 +148,7 @@ final class TestCluster: @unchecked Sendable {
 
     /// Starts it again on the same port.
     func startNode(shard: Int, replica: Int) throws {
-        let node = Self.node(shards[shard][replica], port: ports[shard][replica], stall: stall)
+        let node = Self.node(shards[shard][replica], port: ports[shard][replica], stall: stall, tls: nodeTLS)
         _ = try node.start()
         nodes[shard][replica] = node
     }

@@ -37,6 +37,9 @@ public final class HTTP2Client: Sendable {
         /// TCP handshake only; name resolution happens before, on the calling thread.
         public var connectTimeout: Duration = .seconds(3)
         public var logger: HTTP2Logger = .disabled
+        /// TLS on every connection (h2 by ALPN; mutual TLS when it has a certificate), or nil for
+        /// cleartext HTTP/2 with prior knowledge.
+        public var tls: HTTP2ClientTLS?
 
         public init() {}
     }
@@ -157,8 +160,19 @@ public final class HTTP2Client: Sendable {
             completion(.failure(HTTP2ClientError(code: .connectFailed, message: "session setup failed", cause: error)))
             return
         }
+        var tlsSession: TLSSession?
+        if let tls = configuration.tls {
+            do {
+                tlsSession = try tls.makeSession(host: host)
+            } catch {
+                _ = Glibc.close(fd)
+                completion(.failure(HTTP2ClientError(code: .connectFailed, message: "TLS setup failed", cause: error)))
+                return
+            }
+        }
         let channel = Channel(loop: loop, fd: fd, outputLimit: configuration.outputLimit, pausesReading: false,
                               connecting: true)
+        channel.tls = tlsSession
         handler.channel = channel
         channel.handler = handler
         connectionBox.connection = HTTP2ClientConnection(host: host, port: port, status: status,

@@ -230,6 +230,7 @@ final class Channel: Selectable {
     /// TLS records first (the handshake's, or what the last batch left), then, once the handshake
     /// is done, the handler's next batch enciphered.
     private func produceEnciphered(_ tls: TLSSession) throws {
+        try tls.advanceHandshake()  // a client speaks first: its hello goes out on connect
         tls.drainOutput(into: &output)
         guard output.isEmpty, tls.isHandshakeComplete else { return }
         var plaintext = plaintextOutput

@@ -23,19 +23,22 @@ public struct HTTP2TLSError: Error, Sendable, CustomStringConvertible {
 public final class HTTP2TLSContext: Sendable {
     public let certificateChainPath: String
     public let privateKeyPath: String
+    /// With it, every client must present a certificate these authorities signed (mutual TLS).
+    public let clientCertificateAuthoritiesPath: String?
     private let current: Mutex<ContextReference>
 
-    /// Loads the files; throws (naming OpenSSL's reason) if either is unreadable, not PEM, or the
+    /// Loads the files; throws (naming OpenSSL's reason) if one is unreadable, not PEM, or the
     /// key does not belong to the certificate.
-    public init(certificateChain: String, privateKey: String) throws(HTTP2TLSError) {
+    public init(certificateChain: String, privateKey: String, clientCertificateAuthorities: String? = nil) throws(HTTP2TLSError) {
         certificateChainPath = certificateChain
         privateKeyPath = privateKey
-        current = Mutex(try Self.load(certificateChain, privateKey))
+        clientCertificateAuthoritiesPath = clientCertificateAuthorities
+        current = Mutex(try Self.load(certificateChain, privateKey, clientCertificateAuthorities))
     }
 
     /// Reads the files again (a renewed certificate). On failure the previous context stays.
     public func reload() throws(HTTP2TLSError) {
-        let fresh = try Self.load(certificateChainPath, privateKeyPath)
+        let fresh = try Self.load(certificateChainPath, privateKeyPath, clientCertificateAuthoritiesPath)
         current.withLock { $0 = fresh }
     }
 
@@ -45,13 +48,52 @@ public final class HTTP2TLSContext: Sendable {
         return try TLSSession(serverContext: context.pointer)
     }
 
-    private static func load(_ certificateChain: String, _ privateKey: String) throws(HTTP2TLSError) -> ContextReference {
+    private static func load(_ certificateChain: String, _ privateKey: String,
+                             _ clientAuthorities: String?) throws(HTTP2TLSError) -> ContextReference {
         var error = [CChar](repeating: 0, count: 256)
         guard let pointer = copenssl_server_context(certificateChain, privateKey, &error, error.count) else {
-            let reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw HTTP2TLSError(description: "cannot use \(certificateChain) with \(privateKey): \(reason)")
+            throw HTTP2TLSError(description: "cannot use \(certificateChain) with \(privateKey): \(text(error))")
         }
-        return ContextReference(pointer)
+        let context = ContextReference(pointer)
+        if let clientAuthorities, copenssl_server_require_client_certificates(pointer, clientAuthorities, &error, error.count) != 1 {
+            throw HTTP2TLSError(description: "cannot use \(clientAuthorities) to verify clients: \(text(error))")
+        }
+        return context
+    }
+}
+
+/// OpenSSL's NUL-terminated reason as text.
+func text(_ error: [CChar]) -> String {
+    String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
+/// The client side of TLS: the authorities a client trusts (and nothing else: a private cluster's
+/// own CA), and optionally the certificate it presents to servers that require one (mutual TLS).
+/// ALPN offers `h2`; the server's certificate must name the host connected to (an IP address
+/// entry for a numeric host, else a DNS name, also sent as SNI).
+///
+/// ```swift
+/// var configuration = HTTP2Client.Configuration()
+/// configuration.tls = try HTTP2ClientTLS(certificateAuthorities: "ca.crt", certificateChain: "client.crt", privateKey: "client.key")
+/// ```
+public final class HTTP2ClientTLS: Sendable {
+    private let context: ContextReference
+
+    public init(certificateAuthorities: String, certificateChain: String? = nil, privateKey: String? = nil) throws(HTTP2TLSError) {
+        guard (certificateChain == nil) == (privateKey == nil) else {
+            throw HTTP2TLSError(description: "a client certificate needs its key (give both or neither)")
+        }
+        var error = [CChar](repeating: 0, count: 256)
+        guard let pointer = copenssl_client_context(certificateAuthorities, certificateChain, privateKey, &error, error.count) else {
+            throw HTTP2TLSError(description: "cannot use \(certificateAuthorities)"
+                                + (certificateChain.map { " with \($0)" } ?? "") + ": \(text(error))")
+        }
+        context = ContextReference(pointer)
+    }
+
+    /// A session for one connection to `host`.
+    func makeSession(host: String) throws(HTTP2TLSError) -> TLSSession {
+        try TLSSession(clientContext: context.pointer, host: host)
     }
 }
 

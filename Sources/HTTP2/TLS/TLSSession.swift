@@ -1,4 +1,7 @@
 internal import COpenSSL
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// TLS for one connection, sans I/O: ciphertext read from the socket goes in (``receive(_:into:)``)
 /// and comes out as plaintext; plaintext to send goes in (``send(_:)``) and the records to write,
@@ -28,7 +31,33 @@ final class TLSSession {
         self.output = output
     }
 
+    /// A client session to `host` (a numeric address or a DNS name the certificate must name).
+    init(clientContext: OpaquePointer, host: String) throws(HTTP2TLSError) {
+        var input: OpaquePointer?
+        var output: OpaquePointer?
+        var address = in6_addr()
+        let isAddress = inet_pton(AF_INET, host, &address) == 1 || inet_pton(AF_INET6, host, &address) == 1
+        guard let ssl = copenssl_client_session(clientContext, host, isAddress ? 1 : 0, &input, &output), let input, let output else {
+            throw HTTP2TLSError(description: "cannot set up a TLS session to \(host)")
+        }
+        self.ssl = ssl
+        self.input = input
+        self.output = output
+    }
+
     deinit { SSL_free(ssl) }
+
+    /// Moves the handshake on with what has arrived (a client's first call writes its hello).
+    /// Throws when it failed (an untrusted certificate, no common protocol version).
+    func advanceHandshake() throws(HTTP2TLSError) {
+        guard !isHandshakeComplete else { return }
+        let result = SSL_do_handshake(ssl)
+        guard result == 1 else {
+            if isRetry(result) { return }
+            throw Self.error("TLS handshake")
+        }
+        isHandshakeComplete = true
+    }
 
     /// The protocol ALPN settled on (`h2`, `http/1.1`), if any.
     var negotiatedProtocol: String? {
@@ -50,14 +79,8 @@ final class TLSSession {
             guard written > 0 else { throw Self.error("buffering TLS input") }
             offset += Int(written)
         }
-        if !isHandshakeComplete {
-            let result = SSL_do_handshake(ssl)
-            guard result == 1 else {
-                if isRetry(result) { return }
-                throw Self.error("TLS handshake")
-            }
-            isHandshakeComplete = true
-        }
+        try advanceHandshake()
+        guard isHandshakeComplete else { return }
         while true {
             let count = scratch.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
             if count > 0 {
