@@ -27,12 +27,7 @@ enum SearchKeyCommand {
         guard args.positionals.isEmpty else {
             throw UsageError(description: "typeahead admin search-key: unexpected argument \"\(args.positionals[0])\"")
         }
-        let secrets: [[UInt8]]
-        do {
-            secrets = try SearchKey.secrets(fromFile: try args.required("--secret-file"))
-        } catch let error as SearchKey.SecretsError {
-            throw UsageError(description: "typeahead admin search-key: \(error)", status: 1)
-        }
+        let secrets = try SearchKeySecrets.read(file: try args.required("--secret-file"), command: "admin search-key")
         let tokens = try QueryOptions.tokens(args).map { Typeahead_V1_SearchToken(kind: $0.kind.rawValue, value: $0.value) }
         guard tokens.count <= SearchKey.maximumTokens else {
             throw UsageError(description: "typeahead admin search-key: at most \(SearchKey.maximumTokens) tokens, got \(tokens.count)")

@@ -46,8 +46,10 @@ final class Channel: Selectable {
     var handler: (any ChannelHandler)?
     /// TLS over this socket, when the server has a certificate (set before ``register()``).
     var tls: TLSSession?
-    /// The handler's plaintext before it is enciphered (kept for its capacity).
+    /// The handler's plaintext before it is enciphered, and the socket's after it is deciphered
+    /// (kept for their capacity: no allocation per read or write).
     private var plaintextOutput: [UInt8] = []
+    private var plaintextInput: [UInt8] = []
     private var output: [UInt8] = []
     private var outputOffset = 0
     let outputLimit: Int
@@ -142,7 +144,11 @@ final class Channel: Selectable {
             do {
                 let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
                 if let tls {
-                    var plaintext: [UInt8] = []
+                    // Taken out while the handler reads it (the handler may call back into the channel).
+                    var plaintext = plaintextInput
+                    plaintextInput = []
+                    plaintext.removeAll(keepingCapacity: true)
+                    defer { plaintextInput = plaintext }
                     try tls.receive(bytes, into: &plaintext)
                     if !plaintext.isEmpty { try plaintext.withUnsafeBytes { try handler?.channelRead(self, $0) } }
                     if tls.peerClosed {

@@ -52,18 +52,18 @@ public final class HTTP2TLSContext: Sendable {
                              _ clientAuthorities: String?) throws(HTTP2TLSError) -> ContextReference {
         var error = [CChar](repeating: 0, count: 256)
         guard let pointer = copenssl_server_context(certificateChain, privateKey, &error, error.count) else {
-            throw HTTP2TLSError(description: "cannot use \(certificateChain) with \(privateKey): \(text(error))")
+            throw HTTP2TLSError(description: "cannot use \(certificateChain) with \(privateKey): \(openSSLText(error))")
         }
         let context = ContextReference(pointer)
         if let clientAuthorities, copenssl_server_require_client_certificates(pointer, clientAuthorities, &error, error.count) != 1 {
-            throw HTTP2TLSError(description: "cannot use \(clientAuthorities) to verify clients: \(text(error))")
+            throw HTTP2TLSError(description: "cannot use \(clientAuthorities) to verify clients: \(openSSLText(error))")
         }
         return context
     }
 }
 
 /// OpenSSL's NUL-terminated reason as text.
-func text(_ error: [CChar]) -> String {
+func openSSLText(_ error: [CChar]) -> String {
     String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
@@ -86,7 +86,7 @@ public final class HTTP2ClientTLS: Sendable {
         var error = [CChar](repeating: 0, count: 256)
         guard let pointer = copenssl_client_context(certificateAuthorities, certificateChain, privateKey, &error, error.count) else {
             throw HTTP2TLSError(description: "cannot use \(certificateAuthorities)"
-                                + (certificateChain.map { " with \($0)" } ?? "") + ": \(text(error))")
+                                + (certificateChain.map { " with \($0)" } ?? "") + ": \(openSSLText(error))")
         }
         context = ContextReference(pointer)
     }

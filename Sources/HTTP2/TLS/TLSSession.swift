@@ -20,29 +20,26 @@ final class TLSSession {
     private(set) var peerClosed = false
     private var scratch = [UInt8](repeating: 0, count: 16 << 10)
 
-    init(serverContext: OpaquePointer) throws(HTTP2TLSError) {
+    /// Takes the session `make` creates with its two BIOs (nil: `failure`).
+    private init(_ failure: @autoclosure () -> String,
+                 _ make: (UnsafeMutablePointer<OpaquePointer?>, UnsafeMutablePointer<OpaquePointer?>) -> OpaquePointer?) throws(HTTP2TLSError) {
         var input: OpaquePointer?
         var output: OpaquePointer?
-        guard let ssl = copenssl_server_session(serverContext, &input, &output), let input, let output else {
-            throw HTTP2TLSError(description: "cannot allocate a TLS session")
-        }
+        guard let ssl = make(&input, &output), let input, let output else { throw HTTP2TLSError(description: failure()) }
         self.ssl = ssl
         self.input = input
         self.output = output
     }
 
+    convenience init(serverContext: OpaquePointer) throws(HTTP2TLSError) {
+        try self.init("cannot allocate a TLS session") { copenssl_server_session(serverContext, $0, $1) }
+    }
+
     /// A client session to `host` (a numeric address or a DNS name the certificate must name).
-    init(clientContext: OpaquePointer, host: String) throws(HTTP2TLSError) {
-        var input: OpaquePointer?
-        var output: OpaquePointer?
+    convenience init(clientContext: OpaquePointer, host: String) throws(HTTP2TLSError) {
         var address = in6_addr()
         let isAddress = inet_pton(AF_INET, host, &address) == 1 || inet_pton(AF_INET6, host, &address) == 1
-        guard let ssl = copenssl_client_session(clientContext, host, isAddress ? 1 : 0, &input, &output), let input, let output else {
-            throw HTTP2TLSError(description: "cannot set up a TLS session to \(host)")
-        }
-        self.ssl = ssl
-        self.input = input
-        self.output = output
+        try self.init("cannot set up a TLS session to \(host)") { copenssl_client_session(clientContext, host, isAddress ? 1 : 0, $0, $1) }
     }
 
     deinit { SSL_free(ssl) }
@@ -131,6 +128,6 @@ final class TLSSession {
     private static func error(_ doing: String) -> HTTP2TLSError {
         var text = [CChar](repeating: 0, count: 256)
         copenssl_error(&text, text.count)
-        return HTTP2TLSError(description: "\(doing): " + String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        return HTTP2TLSError(description: "\(doing): " + openSSLText(text))
     }
 }

@@ -392,6 +392,9 @@ public final class RPCServer: Sendable {
         return json.bytes
     }
 
+    /// Made once: every read passes through ``authorize(_:_:)``.
+    private static let searchKeyBearer = "Bearer " + SearchKey.prefix
+
     /// Throws the refusal, or returns the search key the call was made with (nil: a token, or
     /// reads open). A search key is checked whenever one is presented, even where reads are
     /// open: a key narrows what its holder sees, so one that cannot be verified (or a server
@@ -405,7 +408,7 @@ public final class RPCServer: Sendable {
             guard Authorization.allows(header, token: token) else { throw GRPCStatus(.unauthenticated, "admin methods need a valid bearer token") }
             return nil
         case .read:
-            if let header, header.hasPrefix("Bearer " + SearchKey.prefix) {
+            if let header, header.hasPrefix(Self.searchKeyBearer) {
                 guard !configuration.searchKeySecrets.isEmpty else {
                     throw GRPCStatus(.unauthenticated, "this server accepts no search keys (start it with --search-key-secret-file)")
                 }

@@ -109,11 +109,9 @@ struct SuggestContext {
     /// noted here: each plan notes them in its own way.
     mutating func newAccumulator(countCategories: Bool, in txn: borrowing ReadTransaction) throws -> SuggestAccumulator {
         if exactTier == nil { exactTier = try exactTitles(in: txn) }
-        var acc = SuggestAccumulator(entries: TopCandidates(limit: request.limits.entries, dedupe: request.dedupe),
-                                     wantsCompletions: query.partial != nil && request.limits.completions > 0,
-                                     categoryCounts: countCategories ? [:] : nil)
-        for item in exactTier!.items { try acc.entries.insert(item.key, item.doc) }
-        return acc
+        // The tier is a TopCandidates of the request's limit and dedupe: it is the entries' start.
+        return SuggestAccumulator(entries: exactTier!, wantsCompletions: query.partial != nil && request.limits.completions > 0,
+                                  categoryCounts: countCategories ? [:] : nil)
     }
 
     /// The best live documents whose analysed title is the typed text and that carry the tokens,
