@@ -62,7 +62,7 @@ let package = Package(
         .target(name: "WireConversions", dependencies: ["Index", "Catalog", "Storage", "Wire"]),
         .target(name: "HTTP2", dependencies: ["CNghttp2", "CHTTPParser", "CSystem", "COpenSSL"]),
         .target(name: "RPC", dependencies: ["Wire", "JSONTree", "HTTP2", "Observability"]),
-        .target(name: "Node", dependencies: ["Index", "Wire", "WireConversions", "RPC", "Catalog", "Observability", "Caching"]),
+        .target(name: "Node", dependencies: ["Index", "Wire", "WireConversions", "RPC", "Catalog", "Observability", "Caching", "CSystem"]),
         .target(name: "Load", dependencies: ["Catalog", "Wire", "HTTP2", "RPC"]),
         .target(name: "TypeaheadClient"),
         .target(name: "FuzzTargets", dependencies: ["Catalog", "HTTP2", "Index", "Wire", "WireConversions"]),

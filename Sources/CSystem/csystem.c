@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -165,3 +167,5 @@ uint64_t csystem_monotonic_ns(void) {
 }
 
 int csystem_set_thread_name(const char *name) { return pthread_setname_np(pthread_self(), name); }
+
+int csystem_set_thread_nice(int nice) { return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice); }

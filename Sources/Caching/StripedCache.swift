@@ -73,7 +73,12 @@ public final class StripedCache<Key: Hashable & Sendable, Value: Sendable>: Send
 
     /// Keeps `value` for `key` (unless it costs more than ``maximumCost``, or the key is kept already).
     public func insert(_ value: Value, for key: Key) {
-        let valueCost = cost(value)
+        insert(value, for: key, cost: cost(value))
+    }
+
+    /// Keeps `value` for `key` at a cost the caller worked out (when the key's own size counts:
+    /// the `cost` function sees only values).
+    public func insert(_ value: Value, for key: Key, cost valueCost: Int) {
         guard valueCost <= maximumCost else { return }
         stripe(key).state.withLock { state in
             guard state.entries[key] == nil else { return }

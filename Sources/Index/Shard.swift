@@ -77,13 +77,41 @@ public final class Shard: Sendable {
     private let layout: GenerationDirectory
     private let readOnly: Bool
     private let analyzer = Analyzer()
-    private let state: Mutex<Generation?>
+    private let state: Mutex<Serving?>
+
+    /// The generation that serves, and the one before it once a read asked for it. A coordinator
+    /// pins each call to one generation, so for a while after an activation (until every shard of
+    /// the cluster serves the new one) calls keep naming the previous generation: holding it here
+    /// keeps its environment, memory map and caches open across those calls instead of opening
+    /// and closing it per call (and, being the rollback target, it is also what a rollback makes
+    /// current again at once).
+    private struct Serving {
+        var current: Generation
+        /// The manifest's previous generation, when there is one.
+        var previousNumber: Int?
+        /// Its open generation, once a read needed it.
+        var previous: Generation?
+
+        /// The serving set after a switch to `current` (with `previousNumber` before it), keeping
+        /// whichever generation this one already had open.
+        init(current: Generation, previousNumber: Int?, keeping old: Serving?) {
+            self.current = current
+            self.previousNumber = previousNumber
+            previous = [old?.current, old?.previous].compactMap { $0 }.first { $0.number == previousNumber && previousNumber != nil }
+        }
+    }
+
+    /// Whether a build analyses the entries on every core (`typeahead index`, tests) or on the
+    /// calling thread alone (a serving node, which builds on a low-priority thread so that its
+    /// answers keep their pace: the build then takes longer, serving does not slow down).
+    public let parallelBuilds: Bool
 
     /// Opens (creating if needed, unless `readOnly`) a shard directory. A writable open removes
     /// generations whose build never finished.
-    public init(directory: String, readOnly: Bool = false) throws {
+    public init(directory: String, readOnly: Bool = false, parallelBuilds: Bool = true) throws {
         self.directory = directory
         self.readOnly = readOnly
+        self.parallelBuilds = parallelBuilds
         layout = GenerationDirectory(path: directory)
         var isDirectory: ObjCBool = false
         if !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
@@ -110,9 +138,15 @@ public final class Shard: Sendable {
             state.withLock { $0 = nil }
             return
         }
-        if let open = state.withLock({ $0 }), open.number == number { return }
-        let generation = try open(number)
-        state.withLock { $0 = generation }
+        let serving = state.withLock { $0 }
+        if let serving, serving.current.number == number, serving.previousNumber == manifest.previous { return }
+        let generation = serving?.current.number == number ? serving!.current : try open(number)
+        serve(generation, previous: manifest.previous)
+    }
+
+    /// Switches reads to `generation`, `previous` being the manifest's previous one.
+    private func serve(_ generation: Generation, previous: Int?) {
+        state.withLock { $0 = Serving(current: generation, previousNumber: previous, keeping: $0) }
     }
 
     /// The generation, opened once per process however many `Shard`s name it.
@@ -121,14 +155,14 @@ public final class Shard: Sendable {
     }
 
     func current() throws -> Generation {
-        guard let generation = state.withLock({ $0 }) else {
+        guard let generation = state.withLock({ $0?.current }) else {
             throw IndexError(.failedPrecondition, "shard \(directory) has no active generation; build one first")
         }
         return generation
     }
 
     /// The number of the generation that serves, if any.
-    public var currentGeneration: Int? { state.withLock { $0?.number } }
+    public var currentGeneration: Int? { state.withLock { $0?.current.number } }
 
     /// The highest generation number this shard has or had (0 for a new shard): a new generation
     /// must be numbered above it.
@@ -139,14 +173,21 @@ public final class Shard: Sendable {
 
     /// The generation a query reads: the current one, or a named complete one (so that every
     /// shard of a cluster can be asked for the same generation during a switch).
-    private func generation(_ number: Int?) throws -> Generation {
-        let current = try current()
-        guard let number, number != current.number else { return current }
+    func generation(_ number: Int?) throws -> Generation {
+        guard let serving = state.withLock({ $0 }) else { return try current() }
+        guard let number, number != serving.current.number else { return serving.current }
+        if number == serving.previousNumber, let previous = serving.previous { return previous }
         guard layout.isComplete(number) else {
             // Reads may be unauthenticated: the message names no path of this machine.
-            throw IndexError(.notFound, "this shard has no complete generation \(number) (current is \(current.number))")
+            throw IndexError(.notFound, "this shard has no complete generation \(number) (current is \(serving.current.number))")
         }
-        return try open(number)
+        let opened = try open(number)
+        if number == serving.previousNumber {
+            state.withLock { state in
+                if state?.previousNumber == number, state?.previous == nil { state?.previous = opened }
+            }
+        }
+        return opened
     }
 
     // MARK: Queries
@@ -350,6 +391,7 @@ public final class Shard: Sendable {
         let path = layout.generationPath(number)
         do {
             var builder = GenerationBuilder()
+            builder.parallel = parallelBuilds
             builder.parameters = TrieParameters(listSize: parameters.listSize, heavyThreshold: parameters.heavyThreshold)
             builder.format = format
             let statistics = try builder.build(entries, at: path)
@@ -379,7 +421,7 @@ public final class Shard: Sendable {
             manifest.previous = manifest.current
             manifest.current = number
             try layout.writeManifest(manifest)
-            state.withLock { $0 = candidate }
+            serve(candidate, previous: manifest.previous)
             if let dropped, dropped != number, dropped != manifest.previous { try layout.remove(dropped) }
         }
     }
@@ -396,7 +438,7 @@ public final class Shard: Sendable {
             manifest.previous = manifest.current
             manifest.current = previous
             try layout.writeManifest(manifest)
-            state.withLock { $0 = candidate }
+            serve(candidate, previous: manifest.previous)
         }
     }
 
@@ -415,6 +457,13 @@ public final class Shard: Sendable {
             if manifest.previous == number {
                 manifest.previous = nil
                 try layout.writeManifest(manifest)
+                // Let go of it, so that its environment closes and its disk space comes back.
+                state.withLock { state in
+                    if state?.previousNumber == number {
+                        state?.previousNumber = nil
+                        state?.previous = nil
+                    }
+                }
             }
             try layout.remove(number)
         }

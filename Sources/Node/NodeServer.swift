@@ -46,6 +46,9 @@ public final class NodeServer: Sendable {
         case readPool
         /// On the single writer queue: every change to the index, in order.
         case writer
+        /// On the writer queue too (in order with every other change), with the work itself on
+        /// the low-priority ``BackgroundThread``: builds, which take seconds of CPU.
+        case build
     }
 
     public init(shard: Shard, configuration: NodeConfiguration, telemetry: ServerTelemetry = ServerTelemetry(label: "node")) {
@@ -152,14 +155,19 @@ public final class NodeServer: Sendable {
                 job()
                 readsInFlight.subtract(1, ordering: .relaxed)
             }
-        case .writer:
+        case .writer, .build:
             guard writesQueued.add(1, ordering: .relaxed).newValue <= configuration.writeQueueLimit else {
                 writesQueued.subtract(1, ordering: .relaxed)
                 reply(.failure(GRPCStatus(.resourceExhausted, "too many writes queued; retry shortly")))
                 return
             }
+            let background = placement == .build
             writer.async { [self] in
-                job()
+                if background {
+                    _ = try? BackgroundThread.shared.run(job)
+                } else {
+                    job()
+                }
                 writesQueued.subtract(1, ordering: .relaxed)
             }
         }

@@ -70,7 +70,7 @@ enum Services {
                 }
             },
             .clientStream(Typeahead_V1_ShardService.buildGeneration, access: .admin) { requests, context, reply in
-                node.run(.writer, reply) {
+                node.run(.build, reply) {
                     var entries: [CatalogEntry] = []
                     for request in requests { entries += try request.catalogEntries() }
                     let parameters = requests.first?.parameters.map(IndexParameters.init) ?? IndexParameters()
@@ -129,7 +129,7 @@ enum Services {
                 }
             },
             .unary(Typeahead_V1_ShardService.finishUpload, access: .admin) { request, context, reply in
-                node.run(.writer, reply) {
+                node.run(.build, reply) {
                     let info = try index(context) {
                         try shard.finishUpload(generation: Int(clamping: request.generation), batches: Int(clamping: request.batches),
                                                entries: Int(clamping: request.entries))
@@ -144,7 +144,7 @@ enum Services {
                 }
             },
             .unary(Typeahead_V1_ShardService.compact, access: .admin) { request, context, reply in
-                node.run(.writer, reply) {
+                node.run(.build, reply) {
                     let before = (try? shard.storageStatistics().usedBytes) ?? 0
                     let info = try index(context) { try shard.compact(into: Int(clamping: request.generation)) }
                     return Typeahead_V1_CompactResponse(generation: .init(info), bytesBefore: UInt64(before))

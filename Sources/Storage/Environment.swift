@@ -59,8 +59,9 @@ public final class Environment: @unchecked Sendable {
 
     /// The owned `MDB_env*`.
     let handle: OpaquePointer
-    /// Serial number stamped into every ``Database`` from this environment.
-    let id: UInt64
+    /// Serial number stamped into every ``Database`` from this environment: unique to this open
+    /// of the directory within the process (a reopened directory gets a new one).
+    public let id: UInt64
     let directory: OpenEnvironments.DirectoryID
 
     /// Database handles by name, with the flags they really have on disk. The lock also serializes

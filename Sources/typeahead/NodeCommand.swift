@@ -75,7 +75,9 @@ enum NodeCommand {
             configuration.faultStall = .microseconds(Int64(millis * 1000))
         }
 
-        let shard = try Shard(directory: try args.required("--dir"))
+        // Builds (a reindex's finish, compaction) run on the node's low-priority thread alone, so
+        // that serving keeps its pace while they run (see BackgroundThread).
+        let shard = try Shard(directory: try args.required("--dir"), parallelBuilds: false)
         let telemetry = ServerTelemetry(label: "node", json: format == .json)
         let node = NodeServer(shard: shard, configuration: configuration, telemetry: telemetry)
         let port = try node.start()

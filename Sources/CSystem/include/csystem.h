@@ -64,6 +64,11 @@ ssize_t csystem_send(int fd, const void *buffer, size_t length);
 /// pthread_setname_np(pthread_self(), name).
 int csystem_set_thread_name(const char *name);
 
+/// setpriority(PRIO_PROCESS, gettid(), nice): the calling thread's own nice value (Linux keeps one
+/// per thread). Raising it needs no privilege; lowering it again usually does, so a thread whose
+/// priority is lowered should keep it for its life. 0 or -1 with errno.
+int csystem_set_thread_nice(int nice);
+
 /// The CLOCK_MONOTONIC time in nanoseconds.
 uint64_t csystem_monotonic_ns(void);
 

@@ -36,6 +36,8 @@ struct GenerationBuilder {
     var parameters = TrieParameters()
     /// The layout written: ``GenerationFormat/current`` unless a test asks for an earlier one.
     var format = GenerationFormat.current
+    /// Analyse on every core (true) or on the calling thread (see ``Shard/parallelBuilds``).
+    var parallel = true
     let analyzer = Analyzer()
 
     func build(_ entries: [CatalogEntry], at path: String) throws -> BuildStatistics {
@@ -179,13 +181,14 @@ struct GenerationBuilder {
         return statistics
     }
 
-    /// Analyses and encodes entries on every core; the result is in input order.
+    /// Analyses and encodes entries on every core (or on this thread alone, unless `parallel`);
+    /// the result is in input order.
     private func analyse(_ entries: [CatalogEntry]) -> [(doc: AnalysedEntry, record: [UInt8])] {
         let chunks = max(1, min(256, entries.count / 2048))
         let chunkSize = (entries.count + chunks - 1) / chunks
         let results = ChunkResults<(doc: AnalysedEntry, record: [UInt8])>(count: chunks)
         let analyzer = self.analyzer
-        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+        let work = { @Sendable (chunk: Int) in
             let start = chunk * chunkSize
             let end = min(entries.count, start + chunkSize)
             guard start < end else { return }
@@ -197,6 +200,11 @@ struct GenerationBuilder {
                 return (doc, writer.bytes)
             }
             results.set(chunk, part)
+        }
+        if parallel {
+            DispatchQueue.concurrentPerform(iterations: chunks, execute: work)
+        } else {
+            for chunk in 0..<chunks { work(chunk) }
         }
         return results.joined()
     }

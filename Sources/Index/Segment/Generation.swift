@@ -63,17 +63,28 @@ extension Generation {
 
     static func shared(number: Int, path: String, readOnly: Bool) throws -> Generation {
         let key = URL(fileURLWithPath: path).standardizedFileURL.path
-        return try open.withLock { open in
-            if let generation = open[key]?.value {
-                guard readOnly || !generation.environment.options.readOnly else {
-                    throw IndexError(.failedPrecondition, "\(path) is already open read-only in this process")
+        // The last reference to a generation may be going on another thread right now: the weak
+        // entry reads nil at once, but the environment's close (and its release of the directory)
+        // runs after it, so opening again in that moment finds the directory still open (EBUSY).
+        // The close takes microseconds to milliseconds: wait for it, within a bound.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while true {
+            do {
+                return try open.withLock { open in
+                    if let generation = open[key]?.value {
+                        guard readOnly || !generation.environment.options.readOnly else {
+                            throw IndexError(.failedPrecondition, "\(path) is already open read-only in this process")
+                        }
+                        return generation
+                    }
+                    let generation = try Generation(number: number, path: path, readOnly: readOnly)
+                    open = open.filter { $0.value.value != nil }
+                    open[key] = WeakGeneration(value: generation)
+                    return generation
                 }
-                return generation
+            } catch let error as StorageError where error.code == EBUSY && ContinuousClock.now < deadline {
+                usleep(200)
             }
-            let generation = try Generation(number: number, path: path, readOnly: readOnly)
-            open = open.filter { $0.value.value != nil }
-            open[key] = WeakGeneration(value: generation)
-            return generation
         }
     }
 }

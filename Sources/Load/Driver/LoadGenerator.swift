@@ -161,8 +161,11 @@ public final class LoadGenerator: Sendable {
         client.shutdown()
 
         let window = Double(min(runClock.windowEnd, finished) - min(runClock.measureStart, runClock.windowEnd)) / 1e9
+        // The wall clock of the window's start: now, less the monotonic time since it.
+        let windowStart = Date().timeIntervalSince1970 - Double(Int64(bitPattern: monotonicNanoseconds() &- runClock.measureStart)) / 1e9
         return LoadReport(configuration: configuration, source: source, sessionRate: sessionRate, statistics: statistics,
-                          windowSeconds: window, elapsedSeconds: Double(finished - runClock.start) / 1e9, runID: runID,
+                          windowSeconds: window, elapsedSeconds: Double(finished - runClock.start) / 1e9,
+                          windowStartUnixSeconds: windowStart, runID: runID,
                           connectionsLost: counters.connectionsLost.load(ordering: .relaxed),
                           reconnects: counters.reconnects.load(ordering: .relaxed))
     }

@@ -139,6 +139,8 @@ struct SecondStatistics: Sendable, Equatable {
     var answered = 0
     var superseded = 0
     var failed = 0
+    /// Answers (counted in `answered`) that named a failed shard.
+    var partial = 0
     var suggest = LatencyHistogram()
     var search = LatencyHistogram()
 
@@ -147,6 +149,7 @@ struct SecondStatistics: Sendable, Equatable {
     mutating func merge(_ other: SecondStatistics) {
         sent += other.sent
         answered += other.answered
+        partial += other.partial
         superseded += other.superseded
         failed += other.failed
         suggest.merge(other.suggest)
@@ -196,6 +199,7 @@ struct LoadStatistics: Sendable, Equatable {
         switch outcome {
         case .answered(let shards):
             timeline[second].answered += 1
+            if let shards, shards.failed > 0 { timeline[second].partial += 1 }
             if kind == .suggest {
                 prefixLengths[PrefixLengthBucket(length: prefixLength).rawValue].record(latency)
                 timeline[second].suggest.record(latency)

@@ -95,6 +95,8 @@ public struct LoadReport: Sendable, Codable, Equatable {
         public var answered: Int
         public var superseded: Int
         public var failed: Int
+        /// Answers of this second (in `answered`) that named a failed shard.
+        public var partial: Int
         public var suggest: Latency
         public var search: Latency
     }
@@ -190,6 +192,9 @@ public struct LoadReport: Sendable, Codable, Equatable {
     public var windowSeconds: Double
     /// From the first request to the last answer.
     public var elapsedSeconds: Double
+    /// When the measured window (the timeline's second 0) began, in seconds since 1970: lines a
+    /// run's timeline up with what happened to the target meanwhile (`scripts/soak.sh` does).
+    public var windowStartUnixSeconds: Double
     public var sessions: Sessions
     public var requests: Requests
     public var suggest: Kind
@@ -205,7 +210,8 @@ public struct LoadReport: Sendable, Codable, Equatable {
 
     /// Builds the report of a finished run.
     init(configuration: LoadConfiguration, source: TextSource, sessionRate: Double?, statistics: LoadStatistics,
-                windowSeconds: Double, elapsedSeconds: Double, runID: String, connectionsLost: Int = 0, reconnects: Int = 0) {
+                windowSeconds: Double, elapsedSeconds: Double, windowStartUnixSeconds: Double, runID: String,
+                connectionsLost: Int = 0, reconnects: Int = 0) {
         let seconds = { (duration: Duration) -> Double in Double(duration.wholeNanoseconds) / 1e9 }
         var settings = Settings(target: "\(configuration.host):\(configuration.port)", loop: "open", connections: configuration.connections,
                                 threads: configuration.threads, durationSeconds: seconds(configuration.duration),
@@ -230,6 +236,7 @@ public struct LoadReport: Sendable, Codable, Equatable {
         self.settings = settings
         self.windowSeconds = windowSeconds
         self.elapsedSeconds = elapsedSeconds
+        self.windowStartUnixSeconds = windowStartUnixSeconds
         let window = Swift.max(windowSeconds, 1e-9)
         let s = statistics.sessions
         sessions = Sessions(started: s.started, completed: s.completed, submitted: s.submitted, cut: s.cut,
@@ -261,7 +268,7 @@ public struct LoadReport: Sendable, Codable, Equatable {
         connections = Connections(lost: connectionsLost, reconnects: reconnects)
         timeline = statistics.timeline.enumerated().map { second, value in
             Second(second: second, sent: value.sent, answered: value.answered, superseded: value.superseded, failed: value.failed,
-                   suggest: Latency(value.suggest), search: Latency(value.search))
+                   partial: value.partial, suggest: Latency(value.suggest), search: Latency(value.search))
         }
         let buckets = { (histogram: LatencyHistogram) in histogram.buckets.map { [$0.lower, $0.upper, $0.count] } }
         histograms = Histograms(suggest: buckets(statistics.suggest.latency), search: buckets(statistics.search.latency))
