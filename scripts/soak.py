@@ -154,11 +154,21 @@ class Soak:
         self.random = random.Random(options.seed)
         self.events = []            # (t, kind, detail)
         self.failures = []          # check failures
+        self.kinds = []             # their kinds (see fail)
         self.lock = threading.Lock()
         self.batches = threading.Lock()   # held for each update batch, and by a reindex's snapshot
         self.local = None
         self.load = None
         self.t0 = time.time()
+
+    def fail(self, kind, message):
+        """Records a failed check: "consistency" (what the cluster holds, operations that must
+        succeed, processes that must come back, descriptors) or "load" (failed requests, partial
+        answers, memory growth: figures a shared, noisy machine moves). `--gate` says which fail
+        the run; the others are printed as findings."""
+        with self.lock:
+            self.failures.append(message)
+            self.kinds.append(kind)
 
     def event(self, kind, detail=""):
         with self.lock:
@@ -217,7 +227,7 @@ class Soak:
         report = json.loads(result.stdout)
         self.maximum = report["requests"]["perSecond"]
         if report["requests"]["failed"]:
-            self.failures.append(f"the maximum's closed-loop run had {report['requests']['failed']} failed requests")
+            self.fail("load", f"the maximum's closed-loop run had {report['requests']['failed']} failed requests")
         self.event("maximum", f"{self.maximum:.0f} requests/s closed loop ({self.o.max_seconds} s, {self.o.connections} connections)")
 
     def start_load(self):
@@ -302,7 +312,7 @@ class Soak:
         name = f"node s0 r{self.o.replicas - 1}"
         old = cluster_processes(self.data_dir).get(name)
         if old is None:
-            self.failures.append(f"{name} was not running when it was to be killed")
+            self.fail("consistency", f"{name} was not running when it was to be killed")
             return
         os.kill(old, signal.SIGKILL)
         self.kill_at = time.time()
@@ -313,7 +323,7 @@ class Soak:
                 break
             time.sleep(0.2)
         else:
-            self.failures.append(f"{name} did not come back within 120 s")
+            self.fail("consistency", f"{name} did not come back within 120 s")
         self.back_at = time.time()
         self.event("restarted", f"{name} answers again after {self.back_at - self.kill_at:.1f} s")
 
@@ -364,17 +374,17 @@ class Soak:
         by_shard = {}
         for replica in status.get("replicas", []):
             if not replica.get("reachable"):
-                self.failures.append(f"{replica['shard']} {replica['address']} unreachable at the end")
+                self.fail("consistency", f"{replica['shard']} {replica['address']} unreachable at the end")
             by_shard.setdefault(replica["shard"], []).append(replica)
         total = 0
         for shard, replicas in sorted(by_shard.items()):
             states = {(r.get("currentGeneration"), r.get("entries")) for r in replicas}
             if len(states) != 1:
-                self.failures.append(f"{shard}: replicas disagree (generation, entries): {sorted(states, key=str)}")
+                self.fail("consistency", f"{shard}: replicas disagree (generation, entries): {sorted(states, key=str)}")
             total += int(replicas[0].get("entries") or 0)
         expected = len(self.catalog)
         if total != expected:
-            self.failures.append(f"the cluster holds {total} entries, the run's changes leave {expected}")
+            self.fail("consistency", f"the cluster holds {total} entries, the run's changes leave {expected}")
         self.consistency = {"entries": total, "expected": expected, "shards": len(by_shard)}
 
         found = missing = 0
@@ -385,11 +395,11 @@ class Soak:
             else:
                 missing += 1
         if missing:
-            self.failures.append(f"{missing} of {len(sample)} upserted entries not found by their titles")
+            self.fail("consistency", f"{missing} of {len(sample)} upserted entries not found by their titles")
         resurrected = [i for i in self.random.sample(sorted(self.deleted), min(50, len(self.deleted)))
                        if i in self.search_ids(self.id_titles.get(i, i))]
         if resurrected:
-            self.failures.append(f"deleted entries still found: {resurrected[:5]}")
+            self.fail("consistency", f"deleted entries still found: {resurrected[:5]}")
         self.consistency.update({"upsertedFound": found, "upsertedSampled": len(sample), "deletedSampled": min(50, len(self.deleted)),
                                  "deletedFound": len(resurrected)})
 
@@ -411,11 +421,11 @@ class Soak:
             bucket["failed"] += second["failed"]
             bucket["partial"] += second.get("partial", 0)
         if outside["failed"]:
-            self.failures.append(f"{outside['failed']} requests failed outside the kill window: "
+            self.fail("load", f"{outside['failed']} requests failed outside the kill window: "
                                  + ", ".join(f"{s['status']} ×{s['count']}" for s in report["requests"]["byStatus"]
                                              if s["status"] not in ("OK", "CANCELLED (superseded)")))
         if outside["partial"]:
-            self.failures.append(f"{outside['partial']} partial answers outside the kill window")
+            self.fail("load", f"{outside['partial']} partial answers outside the kill window")
         return inside, outside
 
     def warmup_seconds(self, rows):
@@ -469,10 +479,10 @@ class Soak:
                               "anonGrowth": round((last["anon_kib"] - baseline["anon_kib"]) / max(1, baseline["anon_kib"]), 4),
                               "rssGrowth": round((last["rss_kib"] - baseline["rss_kib"]) / max(1, baseline["rss_kib"]), 4)})
                 if judged and entry["anonGrowth"] > self.o.max_growth:
-                    self.failures.append(f"{name}: anonymous memory grew {entry['anonGrowth']:.1%} after the warm-up "
+                    self.fail("load", f"{name}: anonymous memory grew {entry['anonGrowth']:.1%} after the warm-up "
                                          f"({baseline['anon_kib']} -> {last['anon_kib']} KiB)")
                 if judged and last["fds"] > baseline["fds"] + self.o.fd_slack:
-                    self.failures.append(f"{name}: descriptors {baseline['fds']} -> {last['fds']} after the warm-up")
+                    self.fail("consistency", f"{name}: descriptors {baseline['fds']} -> {last['fds']} after the warm-up")
             entry["judged"] = judged
             growth[name] = entry
         return growth
@@ -526,14 +536,17 @@ class Soak:
         with open(os.path.join(self.out, "soak.json"), "w") as f:
             json.dump(result, f, indent=2)
         self.print_summary(result)
-        return 0 if not self.failures else 1
+        return 0 if not self.gated() else 1
+
+    def gated(self):
+        return [f for f, k in zip(self.failures, self.kinds) if self.o.gate == "all" or k == self.o.gate]
 
     def guard(self, action):
         def run(*args):
             try:
                 action(*args)
             except Exception as error:  # a step that fails is a finding, not a crash of the soak
-                self.failures.append(f"{action.__name__}: {error}")
+                self.fail("consistency", f"{action.__name__}: {error}")
                 self.event("error", f"{action.__name__}: {error}")
         return run
 
@@ -565,8 +578,13 @@ class Soak:
                          f"  {p['fds'][0]:>3} -> {p['fds'][1]:<3} {p['threads'][0]:>3} -> {p['threads'][1]:<3}"
                          + (f"  cache {p['answerCacheKiB'][1] / 1024:.1f} MiB" if p["answerCacheKiB"][1] != "" else "")
                          + ("" if p["judged"] else f"  ({p.get('note', 'not judged')})"))
-        lines.append(f"  verdict     {'PASS' if not r['failures'] else 'FAIL'}")
-        lines += [f"    - {failure}" for failure in r["failures"]]
+        gated = self.gated()
+        lines.append(f"  verdict     {'PASS' if not gated else 'FAIL'} (gating: {self.o.gate} checks)")
+        lines += [f"    - {failure}" for failure in gated]
+        findings = [f for f in r["failures"] if f not in gated]
+        if findings:
+            lines.append("  findings    (checks outside --gate: reported, not failing the run)")
+            lines += [f"    - {failure}" for failure in findings]
         lines.append(f"  written     {self.out}/soak.json, samples.csv, load/")
         print("\n".join(lines), flush=True)
 
@@ -601,6 +619,9 @@ def main():
     parser.add_argument("--max-growth", type=float, default=0.10)
     parser.add_argument("--fd-slack", type=int, default=8)
     parser.add_argument("--seed", type=int, default=20261202)
+    parser.add_argument("--gate", choices=["all", "consistency"], default="all",
+                        help="which failed checks fail the run: all (by hand), or consistency only (CI: the load "
+                             "figures of a 2-minute debug run on a shared machine are reported, not asserted)")
     options = parser.parse_args()
     if options.replicas < 2:
         parser.error("--replicas must be at least 2 (a replica is killed)")

@@ -21,15 +21,17 @@ fi
 grep -E "^fuzz: " "$fuzz_log" || true
 # Two minutes of the soak (scripts/soak.sh: a local cluster under load at 70% of its maximum,
 # with upserts, a replica killed and a reindex meanwhile) on the debug build the tests made. By
-# hand it runs 30 minutes on a release build.
+# hand it runs 30 minutes on a release build. Here only its consistency checks gate (what the
+# cluster holds, operations, restarts, descriptors); the load figures of a 2-minute debug run on a
+# shared machine are printed as findings, not asserted.
 soak_dir="$(mktemp -d)"
 trap 'rm -f "$log" "$fuzz_log"; rm -rf "$soak_dir"' EXIT
-if ! TYPEAHEAD_SOAK_BUILD=debug bash scripts/soak.sh "${TYPEAHEAD_SOAK_MINUTES:-2}" --out "$soak_dir" > "$soak_dir/soak.out" 2>&1; then
+if ! TYPEAHEAD_SOAK_BUILD=debug bash scripts/soak.sh "${TYPEAHEAD_SOAK_MINUTES:-2}" --gate consistency --out "$soak_dir" > "$soak_dir/soak.out" 2>&1; then
   status=1
   tail -n 60 "$soak_dir/soak.out"
   echo "soak: a check failed"
 fi
-grep -E "^soak:|^  (load|requests|outside|operations|verdict) " "$soak_dir/soak.out" || true
+grep -E "^soak:|^  (load|requests|outside|operations|verdict|findings|  *-) " "$soak_dir/soak.out" || true
 # One plain closing line, whatever runner printed last: XCTest's "Executed N tests, with
 # S tests skipped and F failures" becomes "tests: P passed, F failed, S skipped".
 summary="$(grep -E "Executed [0-9]+ tests?, with" "$log" | tail -n 1 || true)"

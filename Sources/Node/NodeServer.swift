@@ -32,6 +32,8 @@ public final class NodeServer: Sendable {
     private let rpc = Mutex<RPCServer?>(nil)
     private let readPool = DispatchQueue(label: "typeahead.node.reads", qos: .userInitiated, attributes: .concurrent)
     private let writer = DispatchQueue(label: "typeahead.node.writer", qos: .userInitiated)
+    private let control = DispatchQueue(label: "typeahead.node.control", qos: .userInitiated)
+    private let controlQueued = Atomic<Int>(0)
     private let readsInFlight = Atomic<Int>(0)
     private let writesQueued = Atomic<Int>(0)
     /// Re-reads the shard's manifest every second, so a generation activated by another process
@@ -49,6 +51,11 @@ public final class NodeServer: Sendable {
         /// On the writer queue too (in order with every other change), with the work itself on
         /// the low-priority ``BackgroundThread``: builds, which take seconds of CPU.
         case build
+        /// On a serial queue of its own: Stats, which coordinators' health checks and the admin
+        /// tool call. It must not wait for (or be refused with) the searches of a busy node: a
+        /// health check refused RESOURCE_EXHAUSTED takes a working replica out of routing, and
+        /// `scripts/soak.sh` saw a reindex give up on a replica whose Stats waited behind them.
+        case control
     }
 
     public init(shard: Shard, configuration: NodeConfiguration, telemetry: ServerTelemetry = ServerTelemetry(label: "node")) {
@@ -154,6 +161,17 @@ public final class NodeServer: Sendable {
             readPool.async { [self] in
                 job()
                 readsInFlight.subtract(1, ordering: .relaxed)
+            }
+        case .control:
+            // Bounded too, far above what health checks and operators send.
+            guard controlQueued.add(1, ordering: .relaxed).newValue <= 256 else {
+                controlQueued.subtract(1, ordering: .relaxed)
+                reply(.failure(GRPCStatus(.resourceExhausted, "too many Stats calls queued; retry shortly")))
+                return
+            }
+            control.async { [self] in
+                job()
+                controlQueued.subtract(1, ordering: .relaxed)
             }
         case .writer, .build:
             guard writesQueued.add(1, ordering: .relaxed).newValue <= configuration.writeQueueLimit else {

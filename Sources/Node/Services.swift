@@ -97,7 +97,7 @@ enum Services {
                 }
             },
             .unary(Typeahead_V1_ShardService.stats, access: .read) { _, _, reply in
-                node.run(.readPool, reply) {
+                node.run(.control, reply) {
                     let storage = try? shard.storageStatistics()
                     return Typeahead_V1_StatsResponse(shard: name, currentGeneration: UInt64(shard.currentGeneration ?? 0),
                                                       entries: UInt64((try? shard.entryCount()) ?? 0),
