@@ -42,19 +42,16 @@ final class BackgroundThread: Sendable {
         thread.start()
     }
 
-    /// Runs `work` on the background thread and returns its result once it finished.
-    func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) throws -> T {
+    /// Runs `job` on the background thread and returns once it finished.
+    func run(_ job: @escaping @Sendable () -> Void) {
         let done = DispatchSemaphore(value: 0)
-        let result = Mutex<Result<T, any Error>?>(nil)
         jobs.withLock {
             $0.append {
-                let outcome = Result { try work() }
-                result.withLock { $0 = outcome }
+                job()
                 done.signal()
             }
         }
         available.signal()
         done.wait()
-        return try result.withLock { $0! }.get()
     }
 }

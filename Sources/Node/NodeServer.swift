@@ -30,12 +30,11 @@ public final class NodeServer: Sendable {
     /// Suggest answers, encoded from the map and cached.
     let answers: SuggestAnswers
     private let rpc = Mutex<RPCServer?>(nil)
-    private let readPool = DispatchQueue(label: "typeahead.node.reads", qos: .userInitiated, attributes: .concurrent)
-    private let writer = DispatchQueue(label: "typeahead.node.writer", qos: .userInitiated)
-    private let control = DispatchQueue(label: "typeahead.node.control", qos: .userInitiated)
-    private let controlQueued = Atomic<Int>(0)
-    private let readsInFlight = Atomic<Int>(0)
-    private let writesQueued = Atomic<Int>(0)
+    private let readPool: BoundedQueue
+    private let writer: BoundedQueue
+    /// Bounded too, far above what health checks and operators send.
+    private let control = BoundedQueue(DispatchQueue(label: "typeahead.node.control", qos: .userInitiated), limit: 256,
+                                       refusal: "too many Stats calls queued; retry shortly")
     /// Re-reads the shard's manifest every second, so a generation activated by another process
     /// (`typeahead index` on the same directory) is picked up without a restart.
     private let manifestWatch = Mutex<TimerBox?>(nil)
@@ -63,6 +62,10 @@ public final class NodeServer: Sendable {
         self.configuration = configuration
         self.telemetry = telemetry
         answers = SuggestAnswers(cacheBytes: configuration.answerCacheBytes, registry: telemetry.registry)
+        readPool = BoundedQueue(DispatchQueue(label: "typeahead.node.reads", qos: .userInitiated, attributes: .concurrent),
+                                limit: configuration.searchConcurrency, refusal: "too many searches in flight; retry shortly")
+        writer = BoundedQueue(DispatchQueue(label: "typeahead.node.writer", qos: .userInitiated),
+                              limit: configuration.writeQueueLimit, refusal: "too many writes queued; retry shortly")
         Self.registerGauges(of: shard, in: telemetry.registry)
     }
 
@@ -126,7 +129,7 @@ public final class NodeServer: Sendable {
         }) else { return }
         telemetry.logger.info("node shutting down", ["grace_ms": "\(configuration.server.shutdownGrace.components.seconds * 1000)"])
         server.shutdown()
-        writer.sync {}  // the last write has committed
+        writer.queue.sync {}  // the last write has committed
         telemetry.logger.info("node stopped", [:])
     }
 
@@ -149,46 +152,21 @@ public final class NodeServer: Sendable {
         let job: @Sendable () -> Void = { [reply] in
             do { reply(.success(try work())) } catch { reply(.failure(GRPCStatus(describing: error))) }
         }
+        let queue: BoundedQueue
         switch placement {
         case .inline:
             job()
-        case .readPool:
-            guard readsInFlight.add(1, ordering: .relaxed).newValue <= configuration.searchConcurrency else {
-                readsInFlight.subtract(1, ordering: .relaxed)
-                reply(.failure(GRPCStatus(.resourceExhausted, "too many searches in flight; retry shortly")))
-                return
-            }
-            readPool.async { [self] in
-                job()
-                readsInFlight.subtract(1, ordering: .relaxed)
-            }
-        case .control:
-            // Bounded too, far above what health checks and operators send.
-            guard controlQueued.add(1, ordering: .relaxed).newValue <= 256 else {
-                controlQueued.subtract(1, ordering: .relaxed)
-                reply(.failure(GRPCStatus(.resourceExhausted, "too many Stats calls queued; retry shortly")))
-                return
-            }
-            control.async { [self] in
-                job()
-                controlQueued.subtract(1, ordering: .relaxed)
-            }
-        case .writer, .build:
-            guard writesQueued.add(1, ordering: .relaxed).newValue <= configuration.writeQueueLimit else {
-                writesQueued.subtract(1, ordering: .relaxed)
-                reply(.failure(GRPCStatus(.resourceExhausted, "too many writes queued; retry shortly")))
-                return
-            }
-            let background = placement == .build
-            writer.async { [self] in
-                if background {
-                    _ = try? BackgroundThread.shared.run(job)
-                } else {
-                    job()
-                }
-                writesQueued.subtract(1, ordering: .relaxed)
-            }
+            return
+        case .readPool: queue = readPool
+        case .control: queue = control
+        case .writer: queue = writer
+        case .build: queue = writer
         }
+        let background = placement == .build
+        let admitted = queue.submit {
+            if background { BackgroundThread.shared.run(job) } else { job() }
+        }
+        if !admitted { reply(.failure(GRPCStatus(.resourceExhausted, queue.refusal))) }
     }
 }
 

@@ -57,8 +57,7 @@ final class SuggestAnswers: Sendable {
             return
         }
         let cache = StripedCache<Key, [UInt8]>(stripes: stripes, entriesPerStripe: max(64, cacheBytes / stripes / 512),
-                                               costPerStripe: cacheBytes / stripes, maximumCost: 256 << 10,
-                                               cost: { $0.count + Self.entryOverhead })
+                                               costPerStripe: cacheBytes / stripes, maximumCost: 256 << 10)
         self.cache = cache
         registry.counter(name: "typeahead_answer_cache_hits_total", help: "Suggest answers served from the answer cache.") {
             Double(cache.statistics().hits)
@@ -106,6 +105,7 @@ final class SuggestAnswers: Sendable {
         guard let cache else { return try compute() }
         if let hit = cache.cached(key) { return hit }
         let answer = try compute()
+        // Every entry goes in here, at a cost that counts the key's bytes too.
         cache.insert(answer, for: key, cost: answer.count + key.request.count + Self.entryOverhead)
         return answer
     }
