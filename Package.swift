@@ -89,7 +89,7 @@ let package = Package(
         .testTarget(name: "ClusterTests", dependencies: ["Cluster"]),
         .testTarget(name: "AdminTests", dependencies: ["Admin", "Launcher", "Load", "Cluster", "Catalog", "RPC", "HTTP2", "Wire", "TestSupport"]),
         .testTarget(name: "RPCTests", dependencies: ["RPC", "HTTP2", "Wire", "Observability"]),
-        .testTarget(name: "CoordinatorTests", dependencies: ["Admin", "Coordinator", "Cluster", "Index", "Wire", "Catalog", "TestSupport", "Node", "RPC",
+        .testTarget(name: "CoordinatorTests", dependencies: ["Admin", "Coordinator", "Cluster", "Index", "Wire", "Catalog", "TestSupport", "Node", "RPC", "Load",
                                                              "HTTP2", "Observability"], exclude: ["python"]),
         // A cluster of `typeahead` processes in network namespaces (root only; the script does the work).
         .testTarget(name: "ClusterNetworkTests", dependencies: ["TestSupport"], exclude: ["python"]),

@@ -48,19 +48,26 @@ public final class AdminClient: Sendable {
     /// Learns the layout (from the file, or by asking the coordinator).
     ///
     /// - Throws: ``AdminError`` saying what to do (unreachable coordinator, wrong token).
-    public static func connect(to target: Target, token: String?) async throws -> AdminClient {
+    /// - Parameter tls: how to reach coordinators over HTTPS (and, with `.coordinator`, the
+    ///   replicas it lists, taken to share its PKI); nil: cleartext. With `.cluster`, the replicas
+    ///   are reached as the file's settings say (``ClusterFile/Settings/nodeTLS(file:)``).
+    public static func connect(to target: Target, token: String?, tls: HTTP2ClientTLS? = nil) async throws -> AdminClient {
         var configuration = HTTP2Client.Configuration()
         configuration.threadCount = 2
         configuration.connectTimeout = .seconds(3)
         configuration.session.maxBodySize = 64 << 20
-        let client = try HTTP2Client(configuration: configuration)
+        var coordinatorConfiguration = configuration
+        coordinatorConfiguration.tls = tls
+        let client = try HTTP2Client(configuration: coordinatorConfiguration)
         switch target {
         case .cluster(let file):
             var nodeClient: HTTP2Client?
             do {
-                if let tls = try file.settings.nodeTLS() {
-                    configuration.tls = tls
+                if let nodeTLS = try file.settings.nodeTLS() {
+                    configuration.tls = nodeTLS
                     nodeClient = try HTTP2Client(configuration: configuration)
+                } else if tls != nil {
+                    nodeClient = try HTTP2Client(configuration: configuration)   // cleartext replicas
                 }
             } catch {
                 client.shutdown()

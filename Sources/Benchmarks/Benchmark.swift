@@ -164,15 +164,27 @@ public struct Benchmark {
             if !batch.isEmpty { _ = try shard.upsert(batch) }
             output(String(format: "  updated    %d entries (%d%%) re-weighted with upserts in %.2f s", chosen.count, updatedPercent,
                           Self.seconds(monotonicNanoseconds() - updateStart)))
-            for typos in [TypoMode.auto, .off] {
-                var measured = try Self.measure(shard, workload: workload, warmup: warmup, typos: typos, slowest: 0)
-                guard var before = fresh[typos] else { continue }
-                output("  suggest typos=\(typos.rawValue), after the upserts")
-                for line in measured.lines() { output("             " + line) }
-                output(String(format: "  ratio      updated / fresh, typos=%@: all p50 %.1f×, p99 %.1f×, mean %.1f×; one word p50 %.1f×; multi-word p50 %.1f×",
-                              typos.rawValue, Self.ratio(&measured.all, &before.all, 0.5), Self.ratio(&measured.all, &before.all, 0.99),
-                              Double(Self.mean(measured.all)) / Double(max(1, Self.mean(before.all))),
-                              Self.ratio(&measured.oneWord, &before.oneWord, 0.5), Self.ratio(&measured.multiWord, &before.multiWord, 0.5)))
+            // Then the delta folded into the base (what a node's background merge does once the
+            // delta passes its policy), and the workload once more.
+            for merged in [false, true] {
+                if merged {
+                    let mergeStart = monotonicNanoseconds()
+                    let info = try shard.merge()
+                    output(String(format: "  merged     %d delta documents and %d deleted base documents into revision %d in %.2f s",
+                                  info?.delta.documents ?? 0, info?.delta.deletedBase ?? 0, info?.revision ?? 0,
+                                  Self.seconds(monotonicNanoseconds() - mergeStart)))
+                }
+                let state = merged ? "merged" : "updated"
+                for typos in [TypoMode.auto, .off] {
+                    var measured = try Self.measure(shard, workload: workload, warmup: warmup, typos: typos, slowest: 0)
+                    guard var before = fresh[typos] else { continue }
+                    output("  suggest typos=\(typos.rawValue), after the upserts\(merged ? " and the merge" : "")")
+                    for line in measured.lines() { output("             " + line) }
+                    output(String(format: "  ratio      %@ / fresh, typos=%@: all p50 %.2f×, p99 %.2f×, mean %.2f×; one word p50 %.2f×; multi-word p50 %.2f×",
+                                  state, typos.rawValue, Self.ratio(&measured.all, &before.all, 0.5), Self.ratio(&measured.all, &before.all, 0.99),
+                                  Double(Self.mean(measured.all)) / Double(max(1, Self.mean(before.all))),
+                                  Self.ratio(&measured.oneWord, &before.oneWord, 0.5), Self.ratio(&measured.multiWord, &before.multiWord, 0.5)))
+                }
             }
         }
 

@@ -2,6 +2,7 @@
 #include "csystem.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -167,5 +168,7 @@ uint64_t csystem_monotonic_ns(void) {
 }
 
 int csystem_set_thread_name(const char *name) { return pthread_setname_np(pthread_self(), name); }
+
+int csystem_release_free_memory(void) { return malloc_trim(0); }
 
 int csystem_set_thread_nice(int nice) { return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice); }

@@ -216,7 +216,7 @@ public final class CoordinatorServer: Sendable {
                     case .success(let stats):
                         replica.checked(stats, at: .now)
                     case .failure(let status):
-                        replica.failed("health check: \(status)")
+                        replica.failed("health check: \(status)", slow: status.code == .deadlineExceeded)
                         // A check that timed out on a link nothing comes back on is a dead link
                         // (a blackholed host: TCP would wait minutes): close it, so the calls
                         // stuck on it fail over now. But calls answered there in the last fifth
@@ -271,6 +271,10 @@ public final class CoordinatorServer: Sendable {
             // While the first checks come in, a shard without a replica yet is not news.
             for (shard, replicas) in view.eligible.enumerated() where replicas.isEmpty && checked {
                 telemetry.logger.warning("shard has no healthy replica", ["shard": core.shardNames[shard]])
+            }
+            for (shard, degraded) in view.degraded.enumerated() where degraded && !(before.degraded.indices.contains(shard) && before.degraded[shard]) {
+                telemetry.logger.warning("shard degraded: every replica is slow; routing to them still",
+                                         ["shard": core.shardNames[shard], "replicas": "\(view.eligible[shard].count)"])
             }
             for state in states.withLock({ $0 }) {
                 state.eventLoop.execute { state.value.adopt(view) }

@@ -74,10 +74,13 @@ public enum UploadStart: Sendable, Hashable {
 /// Complexity: see ``SuggestEngine`` and ``SearchEngine``.
 public final class Shard: Sendable {
     public let directory: String
-    private let layout: GenerationDirectory
+    let layout: GenerationDirectory
     private let readOnly: Bool
-    private let analyzer = Analyzer()
-    private let state: Mutex<Serving?>
+    let analyzer = Analyzer()
+    let state: Mutex<Serving?>
+    /// The merge in progress, if any, with the writes made since its snapshot (see
+    /// ``beginMerge()``).
+    let merging = Mutex<MergeLog?>(nil)
 
     /// The generation that serves, and the one before it once a read asked for it. A coordinator
     /// pins each call to one generation, so for a while after an activation (until every shard of
@@ -85,7 +88,7 @@ public final class Shard: Sendable {
     /// keeps its environment, memory map and caches open across those calls instead of opening
     /// and closing it per call (and, being the rollback target, it is also what a rollback makes
     /// current again at once).
-    private struct Serving {
+    struct Serving {
         var current: Generation
         /// The manifest's previous generation, when there is one.
         var previousNumber: Int?
@@ -126,7 +129,12 @@ public final class Shard: Sendable {
         }
         state = Mutex(nil)
         if !readOnly {
-            try layout.withLock { try removeIncompleteGenerations() }
+            try layout.withLock {
+                try removeIncompleteGenerations()
+                // Merges that a crash or a failure left unfinished, and data that finished ones
+                // replaced. (Only here, at open: later, a merge of this process may be under way.)
+                for number in layout.generationsOnDisk() { layout.removeStaleRevisions(number) }
+            }
         }
         try reload()
     }
@@ -139,19 +147,23 @@ public final class Shard: Sendable {
             return
         }
         let serving = state.withLock { $0 }
-        if let serving, serving.current.number == number, serving.previousNumber == manifest.previous { return }
-        let generation = serving?.current.number == number ? serving!.current : try open(number)
+        // A merge made by another process shows as a new revision of the same number.
+        let sameData = serving.map { $0.current.number == number && $0.current.revision == layout.revision(number) } ?? false
+        if let serving, sameData, serving.previousNumber == manifest.previous { return }
+        let generation = sameData ? serving!.current : try open(number)
         serve(generation, previous: manifest.previous)
     }
 
     /// Switches reads to `generation`, `previous` being the manifest's previous one.
-    private func serve(_ generation: Generation, previous: Int?) {
+    func serve(_ generation: Generation, previous: Int?) {
         state.withLock { $0 = Serving(current: generation, previousNumber: previous, keeping: $0) }
     }
 
     /// The generation, opened once per process however many `Shard`s name it.
-    private func open(_ number: Int) throws -> Generation {
-        try Generation.shared(number: number, path: layout.generationPath(number), readOnly: readOnly)
+    func open(_ number: Int) throws -> Generation {
+        let revision = layout.revision(number)
+        return try Generation.shared(number: number, revision: revision, path: layout.environmentPath(number, revision: revision),
+                                     readOnly: readOnly)
     }
 
     func current() throws -> Generation {
@@ -226,7 +238,8 @@ public final class Shard: Sendable {
     public func readVersion(generation number: Int? = nil) throws -> ReadVersion {
         if let number { try Self.checkGenerationNumber(number) }
         let generation = try generation(number)
-        return ReadVersion(generation: generation.number, transaction: generation.environment.lastCommittedTransaction)
+        return ReadVersion(generation: generation.number, revision: generation.revision,
+                           transaction: generation.environment.lastCommittedTransaction)
     }
 
     /// The same answer, handed to `answer` inside the read transaction that found it, with its hits
@@ -310,6 +323,9 @@ public final class Shard: Sendable {
     /// writer queue, with the upload's calls, so a write is either logged before the build or
     /// applied to the built generation after it.)
     private func carryForward(_ change: Upload.Change, serving: Int) throws {
+        merging.withLock { log in
+            if log?.generation == serving { log?.changes.append(change) }
+        }
         try layout.withLock {
             let upload = Upload(shardDirectory: directory)
             if upload.exists { try upload.record(change) }
@@ -320,7 +336,7 @@ public final class Shard: Sendable {
         }
     }
 
-    private func apply(_ changes: [Upload.Change], to generation: Generation) throws {
+    func apply(_ changes: [Upload.Change], to generation: Generation) throws {
         let updater = Updater(generation: generation, analyzer: analyzer)
         for change in changes {
             switch change {
@@ -620,7 +636,7 @@ public final class Shard: Sendable {
 
     // MARK: Helpers
 
-    private func writable() throws {
+    func writable() throws {
         guard !readOnly else { throw IndexError(.failedPrecondition, "shard \(directory) is open read-only") }
     }
 

@@ -45,13 +45,23 @@ final class BackgroundThread: Sendable {
     /// Runs `job` on the background thread and returns once it finished.
     func run(_ job: @escaping @Sendable () -> Void) {
         let done = DispatchSemaphore(value: 0)
+        start {
+            job()
+            done.signal()
+        }
+        done.wait()
+    }
+
+    /// Queues `job` for the background thread and returns at once (jobs run in order, one at a
+    /// time). Then the build releases the memory it freed (``csystem_release_free_memory``):
+    /// a build's peak would otherwise stay resident in the serving process.
+    func start(_ job: @escaping @Sendable () -> Void) {
         jobs.withLock {
             $0.append {
                 job()
-                done.signal()
+                _ = csystem_release_free_memory()
             }
         }
         available.signal()
-        done.wait()
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Index
 import RPC
 
 /// How a node serves its shard.
@@ -15,6 +16,9 @@ public struct NodeConfiguration: Sendable {
     /// Bytes of encoded Suggest answers kept for the next caller asking the same (see
     /// `SuggestAnswers`: exact, keyed by the data version read); 0 turns the cache off.
     public var answerCacheBytes = 64 << 20
+    /// When the delta that upserts and deletes build up is folded into a new base, in the
+    /// background (see `MergeScheduler`); `.never` leaves it to the next reindex.
+    public var mergePolicy = MergePolicy()
     /// Queued writes beyond this are refused with RESOURCE_EXHAUSTED.
     public var writeQueueLimit = 64
     /// Fault injection for benchmarks and chaos tests, off by default: this share (0…1) of shard

@@ -32,6 +32,8 @@ public final class NodeServer: Sendable {
     private let rpc = Mutex<RPCServer?>(nil)
     private let readPool: BoundedQueue
     private let writer: BoundedQueue
+    /// Folds the delta into the base once it grows (after writes, on the writer queue).
+    let merges: MergeScheduler
     /// Bounded too, far above what health checks and operators send.
     private let control = BoundedQueue(DispatchQueue(label: "typeahead.node.control", qos: .userInitiated), limit: 256,
                                        refusal: "too many Stats calls queued; retry shortly")
@@ -66,6 +68,7 @@ public final class NodeServer: Sendable {
                                 limit: configuration.searchConcurrency, refusal: "too many searches in flight; retry shortly")
         writer = BoundedQueue(DispatchQueue(label: "typeahead.node.writer", qos: .userInitiated),
                               limit: configuration.writeQueueLimit, refusal: "too many writes queued; retry shortly")
+        merges = MergeScheduler(shard: shard, policy: configuration.mergePolicy, writer: writer.queue, telemetry: telemetry)
         Self.registerGauges(of: shard, in: telemetry.registry)
     }
 

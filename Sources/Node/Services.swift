@@ -59,6 +59,7 @@ enum Services {
                 node.run(.writer, reply) {
                     let entries = try request.catalogEntries()
                     let summary = try index(context) { try shard.upsert(entries) }
+                    node.merges.considerMerge()
                     return Typeahead_V1_UpsertResponse(summary: .init(summary), generation: UInt64(shard.currentGeneration ?? 0))
                 }
             },
@@ -66,6 +67,7 @@ enum Services {
                 node.run(.writer, reply) {
                     let ids = try request.validatedIDs()
                     let summary = try index(context) { try shard.delete(ids: ids) }
+                    node.merges.considerMerge()
                     return Typeahead_V1_DeleteResponse(summary: .init(summary), generation: UInt64(shard.currentGeneration ?? 0))
                 }
             },

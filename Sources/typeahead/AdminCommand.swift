@@ -6,11 +6,16 @@ import Index
 
 enum AdminCommand {
     static let help = """
-    usage: typeahead admin [--cluster FILE | --coordinator HOST:PORT] [--token-file F] COMMAND [OPTIONS]
+    usage: typeahead admin [--cluster FILE | --coordinator HOST:PORT] [--token-file F]
+                           [--tls-ca F [--tls-cert F --tls-key F]] COMMAND [OPTIONS]
 
     Operates a running cluster. The cluster is described by its cluster file, or learned from a
     coordinator (which lists every replica). The admin token comes from --token-file, the
     environment variable TYPEAHEAD_ADMIN_TOKEN, or the cluster file's settings.tokenFile.
+    --tls-ca F reaches the coordinators over HTTPS, trusting the CA certificates of F (with
+    --tls-cert and --tls-key: presenting that client certificate, for mutual TLS); with
+    --coordinator, the replicas it lists are reached the same way, and with --cluster as the
+    file's settings say.
 
     Commands:
       reindex --catalog FILE|-   zero-downtime full reindex: validate the whole catalog (nothing is
@@ -99,18 +104,20 @@ enum AdminCommand {
         """,
     ]
 
+    private static let globalOptions: Set<String> = ["--cluster", "--coordinator", "--token-file", "--tls-ca", "--tls-cert", "--tls-key"]
+
     static func run(_ argv: [String]) throws -> Int32 {
         var global: [String] = []
         var rest = argv[...]
         while let first = rest.first, first.hasPrefix("-") {
             global.append(first)
             rest = rest.dropFirst()
-            if ["--cluster", "--coordinator", "--token-file"].contains(first), let value = rest.first {
+            if globalOptions.contains(first), let value = rest.first {
                 global.append(value)
                 rest = rest.dropFirst()
             }
         }
-        let args = try Arguments(global, command: "admin", flags: [], options: ["--cluster", "--coordinator", "--token-file"])
+        let args = try Arguments(global, command: "admin", flags: [], options: globalOptions)
         guard let command = rest.first, !args.wantsHelp, command != "help" else {
             print(help)
             return args.wantsHelp || rest.first == "help" ? 0 : 2
@@ -145,11 +152,12 @@ enum AdminCommand {
             throw UsageError(description: "typeahead admin: give --cluster FILE or --coordinator HOST:PORT (see typeahead admin --help)")
         }
         let token = try Tokens.read(file: tokenFile, environment: "TYPEAHEAD_ADMIN_TOKEN", command: "admin")
+        let tls = try TLSFiles.clientTLS(args, command: "admin")
         let interrupt = interruptHandler(for: command)
         defer { withExtendedLifetime(interrupt) {} }
         do {
             return try Blocking.run {
-                let admin = try await AdminClient.connect(to: target, token: token)
+                let admin = try await AdminClient.connect(to: target, token: token, tls: tls)
                 defer { admin.close() }
                 return try await execute(command, sub, admin)
             }

@@ -80,6 +80,15 @@ struct Arguments {
         return number
     }
 
+    /// A number (fractions allowed) within `range`.
+    func double(_ name: String, default fallback: Double, range: ClosedRange<Double>) throws -> Double {
+        guard let text = value(name) else { return fallback }
+        guard let number = Double(text), number.isFinite, range.contains(number) else {
+            throw UsageError(description: "typeahead \(command): \(name) must be a number from \(range.lowerBound) to \(range.upperBound), got \"\(text)\"")
+        }
+        return number
+    }
+
     /// A duration given in seconds (fractions allowed), within `range` seconds.
     func seconds(_ name: String, default fallback: Duration, range: ClosedRange<Double>) throws -> Duration {
         guard let text = value(name) else { return fallback }

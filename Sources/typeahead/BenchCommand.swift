@@ -24,7 +24,9 @@ enum BenchCommand {
                             people type an entry (one in ten with a typo); how often it is in the
                             top 10 at the end, and how many keystrokes until it is in the top 5
       --updated PERCENT     then re-weight PERCENT of the entries with upserts (live updates) and
-                            measure the same workload again, with the ratios to the fresh shard
+                            measure the same workload again, then once more after folding the
+                            delta into the base (a merge, as a node does in the background), with
+                            the ratios to the fresh shard
     """
 
     static func run(_ argv: [String]) throws -> Int32 {

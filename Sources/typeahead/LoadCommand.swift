@@ -32,6 +32,8 @@ enum LoadCommand {
       --catalog FILE         type catalog titles (JSON Lines), picked by weight
       --queries FILE         type the queries of a log, one final query text per line
       --token-file F         send this bearer token (servers started with --read-token-file)
+      --tls-ca F             reach the target over HTTPS, trusting the CA certificates of F
+      --tls-cert F, --tls-key F  with --tls-ca: present this client certificate (mutual TLS)
 
     Load:
       --rate R               sessions started per second (default 10)
@@ -67,7 +69,7 @@ enum LoadCommand {
                                  options: ["--target", "--catalog", "--queries", "--token-file", "--rate", "--request-rate", "--arrivals",
                                            "--streams", "--duration", "--warmup", "--graceful-stop", "--connections", "--threads",
                                            "--timeout-ms", "--key-delay-ms", "--typo-rate", "--backspace-rate", "--submit-rate",
-                                           "--max-length", "--seed", "--report"])
+                                           "--max-length", "--seed", "--report", "--tls-ca", "--tls-cert", "--tls-key"])
         if args.wantsHelp { print(help); return 0 }
         guard args.positionals.isEmpty else {
             throw UsageError(description: "typeahead load: unexpected argument \"\(args.positionals[0])\"")
@@ -150,6 +152,13 @@ enum LoadCommand {
             mode = .openLoop(requestRate.map { .requests($0) } ?? .sessions(rate ?? 10), arrivals)
         }
         var configuration = LoadConfiguration(host: host, port: port, mode: mode)
+        switch (args.value("--tls-ca"), args.value("--tls-cert"), args.value("--tls-key")) {
+        case (nil, nil, nil): break
+        case (let authorities?, let certificate, let key) where (certificate == nil) == (key == nil):
+            configuration.tls = .init(certificateAuthorities: authorities, certificateChain: certificate, privateKey: key)
+        case (nil, _, _): throw UsageError(description: "typeahead load: --tls-cert and --tls-key need --tls-ca (the CA to trust)")
+        default: throw UsageError(description: "typeahead load: give both --tls-cert and --tls-key, or neither")
+        }
         configuration.duration = try args.seconds("--duration") ?? configuration.duration
         configuration.warmup = try args.seconds("--warmup") ?? configuration.warmup
         configuration.gracefulStop = try args.seconds("--graceful-stop") ?? configuration.gracefulStop

@@ -11,6 +11,7 @@ enum NodeCommand {
     usage: typeahead node --dir DIR [--listen HOST:PORT] [--admin-token-file F] [--read-token-file F]
                           [--search-key-secret-file F] [--tls-cert F --tls-key F [--tls-client-ca F]]
                           [--threads N] [--max-message-bytes N] [--answer-cache-mb N]
+                          [--merge-delta-percent P] [--merge-minimum N]
                           [--log-format logfmt|json] [--port-file F] [--request-head-timeout S]
 
     Serves one shard over HTTP/2 (cleartext with prior knowledge, or TLS with ALPN): gRPC on the typeahead.v1.Typeahead,
@@ -37,6 +38,11 @@ enum NodeCommand {
       --answer-cache-mb N      megabytes of encoded Suggest answers kept for callers asking the
                                same again (default 64; 0 turns it off). Exact: answers are kept
                                per data version, and any write or activation retires them
+      --merge-delta-percent P  fold the delta (entries upserted since the build, plus base entries
+                               replaced or deleted) into a new base in the background once it is
+                               P percent of the base (default 1; 0 never: only a reindex does).
+                               Answers stay the same; queries get back the speed of a fresh build
+      --merge-minimum N        ...and at least N entries (default 100)
       --request-head-timeout S seconds a client has to send a whole request head (HTTP/1.1) or
                                header block (HTTP/2), however slowly it trickles (default 10)
       --log-format F           logfmt (default) or json, one line per event on standard error
@@ -48,7 +54,7 @@ enum NodeCommand {
     static func run(_ argv: [String]) throws -> Int32 {
         let args = try Arguments(argv, command: "node", flags: [],
                                  options: ["--dir", "--listen", "--admin-token-file", "--read-token-file", "--search-key-secret-file", "--tls-cert", "--tls-key", "--tls-client-ca", "--threads",
-                                           "--max-message-bytes", "--answer-cache-mb", "--log-format", "--port-file", "--fault-stall", "--request-head-timeout"])
+                                           "--max-message-bytes", "--answer-cache-mb", "--merge-delta-percent", "--merge-minimum", "--log-format", "--port-file", "--fault-stall", "--request-head-timeout"])
         if args.wantsHelp { print(help); return 0 }
         guard args.positionals.isEmpty else {
             throw UsageError(description: "typeahead node: unexpected argument \"\(args.positionals[0])\"")
@@ -61,6 +67,9 @@ enum NodeCommand {
         configuration.server.maximumMessageBytes = try args.integer("--max-message-bytes", default: configuration.server.maximumMessageBytes,
                                                                     range: 1024...(256 << 20))
         configuration.answerCacheBytes = try args.integer("--answer-cache-mb", default: configuration.answerCacheBytes >> 20, range: 0...65_536) << 20
+        let mergePercent = try args.double("--merge-delta-percent", default: 1, range: 0...100_000)
+        let mergeMinimum = try args.integer("--merge-minimum", default: 100, range: 0...Int(Int32.max))
+        configuration.mergePolicy = mergePercent == 0 ? .never : MergePolicy(deltaFraction: mergePercent / 100, minimumDelta: mergeMinimum)
         configuration.server.adminToken = try Tokens.read(file: args.value("--admin-token-file"), environment: "TYPEAHEAD_ADMIN_TOKEN", command: "node")
         configuration.server.readToken = try Tokens.read(file: args.value("--read-token-file"), environment: nil, command: "node")
         configuration.server.searchKeySecrets = try SearchKeySecrets.read(file: args.value("--search-key-secret-file"), command: "node")
@@ -178,6 +187,26 @@ enum TLSFiles {
             }
         default:
             throw UsageError(description: "typeahead \(command): give both --tls-cert and --tls-key, or neither")
+        }
+    }
+
+    /// A client's TLS from `--tls-ca F` (the CA certificates to trust) and, for mutual TLS,
+    /// `--tls-cert F --tls-key F` (the certificate to present); nil without `--tls-ca`.
+    static func clientTLS(_ args: Arguments, command: String) throws -> HTTP2ClientTLS? {
+        let certificate = args.value("--tls-cert"), key = args.value("--tls-key")
+        guard let authorities = args.value("--tls-ca") else {
+            guard certificate == nil, key == nil else {
+                throw UsageError(description: "typeahead \(command): --tls-cert and --tls-key need --tls-ca (the CA to trust)")
+            }
+            return nil
+        }
+        guard (certificate == nil) == (key == nil) else {
+            throw UsageError(description: "typeahead \(command): give both --tls-cert and --tls-key, or neither")
+        }
+        do {
+            return try HTTP2ClientTLS(certificateAuthorities: authorities, certificateChain: certificate, privateKey: key)
+        } catch {
+            throw UsageError(description: "typeahead \(command): \(error)", status: 1)
         }
     }
 

@@ -1,5 +1,6 @@
 import Catalog
 import Admin
+import Load
 import Cluster
 import Foundation
 import HTTP2
@@ -72,5 +73,55 @@ final class CoordinatorTLSTests: XCTestCase {
         // A misconfigured cluster file: a certificate without its key.
         let broken = #"{"shards":[{"name":"s","replicas":["127.0.0.1:1"]}],"settings":{"nodeCertificateAuthorityFile":"ca.crt","nodeCertificateFile":"c.crt"}}"#
         XCTAssertThrowsError(try ClusterFile.parse(Array(broken.utf8))) { XCTAssertTrue("\($0)".contains("nodeKeyFile"), "\($0)") }
+    }
+
+    /// The tools reach a coordinator that serves HTTPS: `typeahead admin --coordinator --tls-ca`
+    /// (and through it the mutual-TLS replicas it lists, with the same client certificate) and
+    /// `typeahead load --tls-ca`; without the CA the handshake fails and they say so.
+    func testAdminAndLoadReachATLSCoordinator() async throws {
+        let directory = TemporaryDirectory("typeahead-tls-tools")
+        guard let certificates = TestCertificates(directory: directory.path), let node = certificates.issue("node"),
+              let coordinator = certificates.issue("coordinator"), let server = certificates.issue("front") else {
+            throw XCTSkip("openssl could not make certificates")
+        }
+        var settings = TestCluster.settings()
+        settings.nodeCertificateAuthorityFile = certificates.authority
+        settings.nodeCertificateFile = coordinator.certificate
+        settings.nodeKeyFile = coordinator.key
+        let (entries, _) = CoordinatorServerTests.catalog(200, seed: 0x7176)
+        let cluster = try TestCluster(entries: entries, shards: 2, replicas: 1, settings: settings,
+                                      nodeTLS: try HTTP2TLSContext(certificateChain: node.certificate, privateKey: node.key,
+                                                                   clientCertificateAuthorities: certificates.authority),
+                                      coordinatorTLS: try HTTP2TLSContext(certificateChain: server.certificate, privateKey: server.key))
+        defer { cluster.shutdown() }
+        let endpoint = Endpoint(host: "127.0.0.1", port: cluster.coordinatorPort)
+
+        let tls = try HTTP2ClientTLS(certificateAuthorities: certificates.authority, certificateChain: coordinator.certificate,
+                                     privateKey: coordinator.key)
+        let admin = try await AdminClient.connect(to: .coordinator(endpoint), token: TestCluster.adminToken, tls: tls)
+        let report = await Operations.status(admin)
+        admin.close()
+        XCTAssertEqual(report.replicas.count, 2)
+        XCTAssertTrue(report.replicas.allSatisfy { $0.stats != nil }, "every replica answered over mutual TLS: \(report.replicas.map(\.error))")
+        XCTAssertTrue(report.coordinators.allSatisfy { $0.1 != nil }, "the coordinator answered over TLS")
+
+        do {
+            let cleartext = try await AdminClient.connect(to: .coordinator(endpoint), token: TestCluster.adminToken)
+            cleartext.close()
+            XCTFail("a cleartext admin reached a TLS coordinator")
+        } catch {
+            XCTAssertTrue("\(error)".contains("coordinator 127.0.0.1:\(cluster.coordinatorPort)"), "\(error)")
+        }
+
+        var load = LoadConfiguration(host: "127.0.0.1", port: cluster.coordinatorPort, mode: .closedLoop(streamsPerConnection: 2))
+        load.duration = .milliseconds(500)
+        load.connections = 1
+        load.threads = 1
+        load.seed = 7
+        load.preflight = false
+        load.tls = .init(certificateAuthorities: certificates.authority)
+        let loaded = try await LoadGenerator(configuration: load, source: TextSource(entries: entries)).run()
+        XCTAssertGreaterThan(loaded.requests.answered, 0)
+        XCTAssertEqual(loaded.requests.failed, 0, "every request answered over TLS")
     }
 }

@@ -48,7 +48,7 @@ final class TestCluster: @unchecked Sendable {
     init(entries: [CatalogEntry], shards shardCount: Int, replicas: Int, settings: ClusterFile.Settings = TestCluster.settings(),
          delays: [(shard: Int, replica: Int, milliseconds: Int)] = [], parameters: IndexParameters = IndexParameters(),
          stall: (share: Double, duration: Duration)? = nil, searchKeySecrets: [[UInt8]] = [],
-         nodeTLS: HTTP2TLSContext? = nil) throws {
+         nodeTLS: HTTP2TLSContext? = nil, coordinatorTLS: HTTP2TLSContext? = nil) throws {
         self.stall = stall
         self.nodeTLS = nodeTLS
         self.shardCount = shardCount
@@ -87,6 +87,7 @@ final class TestCluster: @unchecked Sendable {
         configuration.server.adminToken = Self.adminToken
         configuration.server.shutdownGrace = .milliseconds(500)
         configuration.server.searchKeySecrets = searchKeySecrets
+        configuration.server.tls = coordinatorTLS
         coordinator = CoordinatorServer(cluster: ClusterFile(name: "test", shards: layout, settings: settings),
                                         configuration: configuration,
                                         telemetry: ServerTelemetry(label: "coordinator", sink: MemorySink()))

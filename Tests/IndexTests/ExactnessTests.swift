@@ -294,6 +294,11 @@ final class ExactnessTests: XCTestCase {
                 // Usually upserts first, then deletes; sometimes the other way round (a delete
                 // followed by an upsert of the same id brings it back).
                 let deletesFirst = rng.chance(0.3)
+                // Sometimes the delta is folded into the base (a merge) after the batch, or a merge
+                // begun before it finishes after it, so that the batch's writes reach the new
+                // revision through the merge's log.
+                let merge = rng.chance(0.5) ? MergeMoment.none : rng.chance(0.5) ? .after : .around
+                let pending = merge == .around ? try fixture.shard.beginMerge() : nil
                 if deletesFirst, !deletes.isEmpty {
                     _ = try fixture.shard.delete(ids: deletes)
                     reference.delete(ids: deletes)
@@ -306,10 +311,18 @@ final class ExactnessTests: XCTestCase {
                     _ = try fixture.shard.delete(ids: deletes)
                     reference.delete(ids: deletes)
                 }
+                if let pending {
+                    let built = try fixture.shard.buildMerge(pending)
+                    XCTAssertNotNil(try fixture.shard.finishMerge(pending, build: built))
+                } else if merge == .after {
+                    try fixture.shard.merge()
+                }
+                if merge == .after { XCTAssertEqual(try fixture.shard.deltaSize().total, 0, "a merge leaves no delta") }
                 let now = reference.entries.sorted { bytesPrecede($0.id, $1.id) }
                 let context = "\(seedLabel(seed)), update catalog \(index): \(configuration.label), after batch \(batch) "
                     + "(\(upserts.count) upserts [\(upserts.map(\.id).joined(separator: " "))], "
-                    + "\(deletes.count) deletes [\(deletes.joined(separator: " "))]\(deletesFirst ? ", deletes applied first" : "")), "
+                    + "\(deletes.count) deletes [\(deletes.joined(separator: " "))]\(deletesFirst ? ", deletes applied first" : "")"
+                    + "\(merge == .none ? "" : merge == .after ? ", merged after" : ", merged around it")), "
                     + "\(now.count) entries now"
                 let suggests = Workload.suggestRequests(entries: now, categories: catalog.categories,
                                                         vocabulary: catalog.vocabulary, count: 160, &rng)
@@ -348,6 +361,9 @@ final class ExactnessTests: XCTestCase {
         }
         reporter.finish()
     }
+
+    /// When a merge happens relative to an update batch in ``testUpdatesKeepTheIndexExact()``.
+    private enum MergeMoment { case none, after, around }
 
     // MARK: - 5. Generation switch
 

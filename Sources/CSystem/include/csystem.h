@@ -69,6 +69,12 @@ int csystem_set_thread_name(const char *name);
 /// priority is lowered should keep it for its life. 0 or -1 with errno.
 int csystem_set_thread_nice(int nice);
 
+/// malloc_trim(0): hands the heap's free memory back to the kernel. glibc keeps what a large,
+/// short-lived job (an index build: hundreds of megabytes of entries and postings) freed in its
+/// arenas for reuse, so a serving process's resident memory would otherwise stay at the build's
+/// peak. 1 if memory was released, 0 if none could be.
+int csystem_release_free_memory(void);
+
 /// The CLOCK_MONOTONIC time in nanoseconds.
 uint64_t csystem_monotonic_ns(void);
 

@@ -20,6 +20,9 @@ final class Replica: Sendable {
         var lastSeen: ContinuousClock.Instant?
         /// A health check or call has finished, whatever its outcome.
         var everChecked = false
+        /// The last failure was slowness (a health check timed out), not unreachability: the
+        /// replica answered checks before and may only be overloaded.
+        var lastFailureWasSlow = false
 
         /// Complete generations (the ones a pinned query may ask for).
         var complete: Set<UInt64> { Set(generations.map(\.number)).union(current == 0 ? [] : [current]) }
@@ -63,6 +66,7 @@ final class Replica: Sendable {
             health.usedBytes = stats.usedBytes
             health.lastError = stats.currentGeneration == 0 ? "serves no generation yet" : ""
             health.consecutiveFailures = 0
+            health.lastFailureWasSlow = false
             health.lastSeen = now
             defer { health.everChecked = true }
             return before != (health.up, health.current, health.complete) || !health.everChecked
@@ -71,11 +75,13 @@ final class Replica: Sendable {
     }
 
     /// A failed check or call; after ``failuresToMarkDown`` in a row the replica is down.
-    func failed(_ error: String) {
+    /// `slow`: it failed by taking too long (a timed-out health check), not by being unreachable.
+    func failed(_ error: String, slow: Bool = false) {
         failing.store(true, ordering: .relaxed)
         let changed = state.withLock { health in
             health.consecutiveFailures += 1
             health.lastError = error
+            health.lastFailureWasSlow = slow
             let first = !health.everChecked
             health.everChecked = true
             guard health.up, health.consecutiveFailures >= failuresToMarkDown else { return first }
@@ -99,10 +105,32 @@ final class Replica: Sendable {
 struct ClusterView: Sendable, Equatable {
     /// The generation every query reads (``GenerationChoice``); nil: not ready.
     let generation: UInt64?
-    /// Per shard, the ids of the replicas that are up and hold `generation`.
+    /// Per shard, the ids of the replicas that are up and hold `generation` (or, for a shard
+    /// marked `degraded`, the slow ones).
     let eligible: [[Int]]
+    /// Per shard: no replica is up, and the view routes to the replicas that are down only for
+    /// being slow.
+    let degraded: [Bool]
 
-    static let empty = ClusterView(generation: nil, eligible: [])
+    static let empty = ClusterView(generation: nil, eligible: [], degraded: [])
+
+    init(generation: UInt64?, eligible: [[Int]], degraded: [Bool]? = nil) {
+        self.generation = generation
+        self.eligible = eligible
+        self.degraded = degraded ?? Array(repeating: false, count: eligible.count)
+    }
+
+    /// Which replicas serve: the generation ``GenerationChoice`` picks from the replicas that are up
+    /// and, per shard, the up replicas that hold it.
+    ///
+    /// A shard whose replicas are all down, but only for being slow (their health checks timed out
+    /// while they were reachable: an overloaded machine, a build hogging a core), keeps those
+    /// replicas in routing, degraded, instead of none. Why: taking them out turns a slow shard into
+    /// a missing one for every request, and puts the whole load on no one when they come back
+    /// (`scripts/soak.sh` saw every replica of a shard leave routing under 70% load, hundreds of
+    /// times, and each time every request in that window fail). A slow answer is better than none;
+    /// the call's deadline still bounds the wait. Replicas that cannot be reached stay out: their
+    /// calls would only fail.
 
     static func build(from replicas: [Replica], shardCount: Int) -> ClusterView {
         let healths = replicas.map(\.health)
@@ -116,6 +144,13 @@ struct ClusterView: Sendable, Equatable {
         for (replica, health) in zip(replicas, healths) where health.up && health.complete.contains(generation) {
             eligible[replica.shard].append(replica.id)
         }
-        return ClusterView(generation: generation, eligible: eligible)
+        var degraded = [Bool](repeating: false, count: shardCount)
+        for (replica, health) in zip(replicas, healths)
+        where eligible[replica.shard].isEmpty || degraded[replica.shard] {
+            guard !health.up, health.lastFailureWasSlow, health.complete.contains(generation) else { continue }
+            eligible[replica.shard].append(replica.id)
+            degraded[replica.shard] = true
+        }
+        return ClusterView(generation: generation, eligible: eligible, degraded: degraded)
     }
 }

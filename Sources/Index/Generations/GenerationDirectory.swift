@@ -15,6 +15,9 @@ import Glibc
 ///     BUILDING      flock(2)ed by its builder for as long as the build runs
 ///     LABEL         the catalog fingerprint `typeahead admin reindex` built it from (optional)
 ///     COMPLETE      written (and fsynced) after the build's data is on disk
+///     REVISION      "R": the generation's data is merge-R/, its delta folded into a new base by
+///     merge-R/      a merge (see `Shard.beginMerge`), instead of the data.mdb beside it; written
+///                   after merge-R/ is complete and synced, so any other merge-R/ is stale
 ///   upload/         a generation being uploaded in batches, before its build (see `Upload`)
 /// ```
 /// The manifest is written to `MANIFEST.tmp`, fsynced, renamed over `MANIFEST` and the directory is
@@ -34,6 +37,39 @@ struct GenerationDirectory {
 
     func generationPath(_ number: Int) -> String {
         path + "/gen-" + String(repeating: "0", count: max(0, 6 - String(number).count)) + String(number)
+    }
+
+    /// The generation's revision: 0 as built; each merge (its delta folded into the base) adds one.
+    /// A missing or unreadable `REVISION` file is revision 0 (the file is written durably, so a
+    /// torn one cannot be seen).
+    func revision(_ number: Int) -> Int {
+        guard let data = FileManager.default.contents(atPath: generationPath(number) + "/REVISION") else { return 0 }
+        return Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+
+    /// Where a revision of a generation keeps its LMDB environment.
+    func environmentPath(_ number: Int, revision: Int) -> String {
+        revision == 0 ? generationPath(number) : generationPath(number) + "/merge-\(revision)"
+    }
+
+    /// Makes `revision` (complete, on disk) the generation's data, durably.
+    func writeRevision(_ revision: Int, _ number: Int) throws {
+        try DurableFile.replace(generationPath(number) + "/REVISION", with: Data("\(revision)\n".utf8))
+    }
+
+    /// Removes every revision of the generation but the one `REVISION` names: merges that did not
+    /// finish (a crash, a failure) and the data a finished merge replaced. Files still mapped by
+    /// a reader of this or another process stay readable until it lets go (unlinked, not gone).
+    func removeStaleRevisions(_ number: Int) {
+        let directory = generationPath(number)
+        let keep = revision(number)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        for name in names where name.hasPrefix("merge-") && Int(name.dropFirst(6)) != keep {
+            try? FileManager.default.removeItem(atPath: directory + "/" + name)
+        }
+        if keep > 0 {
+            for name in ["data.mdb", "lock.mdb"] { try? FileManager.default.removeItem(atPath: directory + "/" + name) }
+        }
     }
 
     func readManifest() throws -> Manifest {

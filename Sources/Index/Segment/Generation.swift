@@ -10,6 +10,10 @@ import Synchronization
 /// the generation goes, so queries that still hold it finish on it after a switch.
 final class Generation: Sendable {
     let number: Int
+    /// Which merge of the generation this is (0: as built; see ``Shard/beginMerge()``). Each
+    /// revision has an environment of its own; all revisions of a generation hold the same entries
+    /// when they switch, so answers never change with it, only their speed does.
+    let revision: Int
     let path: String
     let environment: Environment
     let schema: Schema
@@ -27,8 +31,9 @@ final class Generation: Sendable {
     /// Category counts of filtered documents, by read snapshot (see ``FilterCache/CategoryCountKey``).
     let filteredCategoryCounts: StripedCache<FilterCache.CategoryCountKey, Int> = FilterCache.makeCategoryCounts()
 
-    init(number: Int, path: String, readOnly: Bool) throws {
+    init(number: Int, revision: Int, path: String, readOnly: Bool) throws {
         self.number = number
+        self.revision = revision
         self.path = path
         var options = Environment.Options()
         options.readOnly = readOnly
@@ -61,7 +66,7 @@ extension Generation {
     /// a process share one `Generation` per directory.
     private static let open = Mutex<[String: WeakGeneration]>([:])
 
-    static func shared(number: Int, path: String, readOnly: Bool) throws -> Generation {
+    static func shared(number: Int, revision: Int, path: String, readOnly: Bool) throws -> Generation {
         let key = URL(fileURLWithPath: path).standardizedFileURL.path
         // The last reference to a generation may be going on another thread right now: the weak
         // entry reads nil at once, but the environment's close (and its release of the directory)
@@ -77,7 +82,7 @@ extension Generation {
                         }
                         return generation
                     }
-                    let generation = try Generation(number: number, path: path, readOnly: readOnly)
+                    let generation = try Generation(number: number, revision: revision, path: path, readOnly: readOnly)
                     open = open.filter { $0.value.value != nil }
                     open[key] = WeakGeneration(value: generation)
                     return generation

@@ -20,6 +20,8 @@ import Storage
 /// order (weight descending, sortTitle, id), which makes every posting list and trie list best-first.
 /// Upserts add *delta* documents (numbers from baseCount on) indexed in `delta_terms`, and mark
 /// replaced base documents in `deleted`; queries read both and merge with the same comparator.
+/// A merge (``Shard/beginMerge()``) folds the delta into a fresh base, in a new environment (a
+/// revision of the same generation).
 /// Filters are pseudo-terms in `terms`/`delta_terms`: byte 0x01, the token kind, 0x00, the value.
 /// `titles` lists every document (base and delta; deleted base documents stay, as in `terms`) by
 /// its analysed title, so the documents whose title starts with typed words are one key range.

@@ -33,6 +33,22 @@ public struct LoadConfiguration: Sendable, Equatable {
     public var host: String
     public var port: Int
     public var mode: Mode
+    /// Reach the target over HTTPS (ALPN h2) with these files; nil: cleartext HTTP/2.
+    public var tls: TLSFiles?
+
+    /// PEM files for a TLS client: the CA certificates to trust and, for mutual TLS, the
+    /// certificate to present and its key.
+    public struct TLSFiles: Sendable, Equatable {
+        public var certificateAuthorities: String
+        public var certificateChain: String?
+        public var privateKey: String?
+
+        public init(certificateAuthorities: String, certificateChain: String? = nil, privateKey: String? = nil) {
+            self.certificateAuthorities = certificateAuthorities
+            self.certificateChain = certificateChain
+            self.privateKey = privateKey
+        }
+    }
     /// How long sessions keep arriving (open loop) or streams keep sending (closed loop), after
     /// the warmup.
     public var duration: Duration = .seconds(10)

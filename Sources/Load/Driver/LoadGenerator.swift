@@ -80,6 +80,14 @@ public final class LoadGenerator: Sendable {
         clientConfiguration.threadCount = configuration.threads
         // Answers are small, but a search page with facets can be large; the server's own limit.
         clientConfiguration.session.maxBodySize = 16 << 20
+        if let tls = configuration.tls {
+            do {
+                clientConfiguration.tls = try HTTP2ClientTLS(certificateAuthorities: tls.certificateAuthorities,
+                                                             certificateChain: tls.certificateChain, privateKey: tls.privateKey)
+            } catch {
+                throw LoadError(.target, "cannot use the TLS files: \(error)")
+            }
+        }
         let client: HTTP2Client
         do {
             client = try HTTP2Client(configuration: clientConfiguration)
