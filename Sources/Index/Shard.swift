@@ -76,7 +76,7 @@ public final class Shard: Sendable {
     public let directory: String
     let layout: GenerationDirectory
     private let readOnly: Bool
-    let analyzer = Analyzer()
+    private let analyzer = Analyzer()
     let state: Mutex<Serving?>
     /// The merge in progress, if any, with the writes made since its snapshot (see
     /// ``beginMerge()``).
@@ -155,12 +155,12 @@ public final class Shard: Sendable {
     }
 
     /// Switches reads to `generation`, `previous` being the manifest's previous one.
-    func serve(_ generation: Generation, previous: Int?) {
+    private func serve(_ generation: Generation, previous: Int?) {
         state.withLock { $0 = Serving(current: generation, previousNumber: previous, keeping: $0) }
     }
 
     /// The generation, opened once per process however many `Shard`s name it.
-    func open(_ number: Int) throws -> Generation {
+    private func open(_ number: Int) throws -> Generation {
         let revision = layout.revision(number)
         return try Generation.shared(number: number, revision: revision, path: layout.environmentPath(number, revision: revision),
                                      readOnly: readOnly)

@@ -152,12 +152,8 @@ enum LoadCommand {
             mode = .openLoop(requestRate.map { .requests($0) } ?? .sessions(rate ?? 10), arrivals)
         }
         var configuration = LoadConfiguration(host: host, port: port, mode: mode)
-        switch (args.value("--tls-ca"), args.value("--tls-cert"), args.value("--tls-key")) {
-        case (nil, nil, nil): break
-        case (let authorities?, let certificate, let key) where (certificate == nil) == (key == nil):
-            configuration.tls = .init(certificateAuthorities: authorities, certificateChain: certificate, privateKey: key)
-        case (nil, _, _): throw UsageError(description: "typeahead load: --tls-cert and --tls-key need --tls-ca (the CA to trust)")
-        default: throw UsageError(description: "typeahead load: give both --tls-cert and --tls-key, or neither")
+        if let files = try TLSFiles.clientFiles(args, command: "load") {
+            configuration.tls = .init(certificateAuthorities: files.authorities, certificateChain: files.certificate, privateKey: files.key)
         }
         configuration.duration = try args.seconds("--duration") ?? configuration.duration
         configuration.warmup = try args.seconds("--warmup") ?? configuration.warmup

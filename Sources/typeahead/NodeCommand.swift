@@ -190,9 +190,9 @@ enum TLSFiles {
         }
     }
 
-    /// A client's TLS from `--tls-ca F` (the CA certificates to trust) and, for mutual TLS,
-    /// `--tls-cert F --tls-key F` (the certificate to present); nil without `--tls-ca`.
-    static func clientTLS(_ args: Arguments, command: String) throws -> HTTP2ClientTLS? {
+    /// A client's TLS files from `--tls-ca F` (the CA certificates to trust) and, for mutual TLS,
+    /// `--tls-cert F --tls-key F` (the certificate to present); nil without any of them.
+    static func clientFiles(_ args: Arguments, command: String) throws -> (authorities: String, certificate: String?, key: String?)? {
         let certificate = args.value("--tls-cert"), key = args.value("--tls-key")
         guard let authorities = args.value("--tls-ca") else {
             guard certificate == nil, key == nil else {
@@ -203,8 +203,14 @@ enum TLSFiles {
         guard (certificate == nil) == (key == nil) else {
             throw UsageError(description: "typeahead \(command): give both --tls-cert and --tls-key, or neither")
         }
+        return (authorities, certificate, key)
+    }
+
+    /// The same files, loaded: the TLS of a client that connects from this process.
+    static func clientTLS(_ args: Arguments, command: String) throws -> HTTP2ClientTLS? {
+        guard let files = try clientFiles(args, command: command) else { return nil }
         do {
-            return try HTTP2ClientTLS(certificateAuthorities: authorities, certificateChain: certificate, privateKey: key)
+            return try HTTP2ClientTLS(certificateAuthorities: files.authorities, certificateChain: files.certificate, privateKey: files.key)
         } catch {
             throw UsageError(description: "typeahead \(command): \(error)", status: 1)
         }
