@@ -100,15 +100,28 @@ struct DocumentView {
         categoriesOffset = reader.offset
     }
 
-    /// The UTF-16 ranges of the title's words, in the order of `sortTitle`'s words.
-    func titleWordRanges() throws(IndexError) -> [Range<Int>] {
+    /// Calls `body` with the UTF-16 range of each title word, in the order of `sortTitle`'s words,
+    /// until it returns false. Decoded in place: a hit's highlights and a completion's spelling
+    /// read them for every answer, so they must not allocate.
+    func forEachTitleWordRange(_ body: (Range<Int>) throws -> Bool) throws {
         var reader = ByteReader(titleRanges)
-        var ranges: [Range<Int>] = []
         while !reader.isAtEnd {
             let start = try reader.int()
-            ranges.append(start..<(start + (try reader.int())))
+            let length = try reader.int()
+            if try !body(start..<(start + length)) { return }
         }
-        return ranges
+    }
+
+    /// The UTF-16 range in `title` of the `index`-th word of `sortTitle`, if there is one.
+    func titleWordRange(at index: Int) throws -> Range<Int>? {
+        var position = 0
+        var found: Range<Int>?
+        try forEachTitleWordRange { range in
+            if position == index { found = range; return false }
+            position += 1
+            return true
+        }
+        return found
     }
 
     /// Calls `body` with each category's bytes until it returns false.

@@ -16,17 +16,23 @@ enum HitBuilder {
     /// not analysed again.
     static func highlights(of doc: DocumentView, for queryWords: inout [QueryWord]) throws -> [Highlight] {
         guard !queryWords.isEmpty else { return [] }
-        let ranges = try doc.titleWordRanges()
-        return Presenter.highlights(titleWords: zip(WordList(bytes: doc.sortTitle), ranges), queryWords: &queryWords)
+        var result: [Highlight] = []
+        var titleWords = WordList(bytes: doc.sortTitle).makeIterator()
+        try doc.forEachTitleWordRange { range in
+            guard let term = titleWords.next() else { return false }
+            if Presenter.matchesAny(term, &queryWords) { result.append(Highlight(start: range.lowerBound, end: range.upperBound)) }
+            return true
+        }
+        return result
     }
 
     /// How `term` is written in an entry: the first title word, then alias word, that analyses to
     /// it — found through the title word ranges and alias sources stored with the document, so at
     /// most one alias is analysed again.
     static func spelling(of term: [UInt8], in doc: DocumentView, analyzer: Analyzer) throws -> String? {
-        let ranges = try doc.titleWordRanges()
-        for (index, word) in WordList(bytes: doc.sortTitle).enumerated() where index < ranges.count && word.elementsEqual(term) {
-            return substring(utf8: doc.title, ranges[index])
+        for (index, word) in WordList(bytes: doc.sortTitle).enumerated() where word.elementsEqual(term) {
+            guard let range = try doc.titleWordRange(at: index) else { break }
+            return substring(utf8: doc.title, range)
         }
         for (index, word) in WordList(bytes: doc.aliasWords).enumerated() where word.elementsEqual(term) {
             // Only the one alias it came from is analysed again.

@@ -82,12 +82,15 @@ public struct Presenter {
         where Words.Element == (Term, Range<Int>), Term.Element == UInt8 {
         guard !queryWords.isEmpty else { return [] }
         var result: [Highlight] = []
-        for (term, range) in titleWords {
-            for i in queryWords.indices where queryWords[i].distance(to: term) != nil {
-                result.append(Highlight(start: range.lowerBound, end: range.upperBound))
-                break
-            }
+        for (term, range) in titleWords where matchesAny(term, &queryWords) {
+            result.append(Highlight(start: range.lowerBound, end: range.upperBound))
         }
         return result
+    }
+
+    /// Whether some query word matches `term` within its budget: the rule of one highlight.
+    static func matchesAny<Term: Collection>(_ term: Term, _ queryWords: inout [QueryWord]) -> Bool where Term.Element == UInt8 {
+        for i in queryWords.indices where queryWords[i].distance(to: term) != nil { return true }
+        return false
     }
 }

@@ -103,15 +103,21 @@ extension Generation {
         }
         // One walk lists both, and the cache keeps both: the plans that need regions and those that
         // need terms (completions, the general plan's narrowing) then share one walk per keystroke.
+        // Listing the terms costs more than finding the regions ("limb": 20,000 words under "lib"),
+        // so a walk lists them only when asked, and a cached walk without them is redone once.
         let key = TermMatchCache.Key(word: word.scalars, budget: word.budget, prefixMode: true)
-        let found = try termRegions.value(key) {
-            guard let trie = try txn.get(schema.termTrie, PackedTrie.key) else { return TermRegions(regions: [], terms: []) }
-            var automaton = word.termAutomaton
-            var listed: [(term: [UInt8], distance: Int)]? = []
-            let regions = try PackedTrie.regions(trie, automaton: &automaton, terms: &listed)
-            return TermRegions(regions: regions, terms: listed ?? [])
+        let wantsTerms = terms != nil
+        if let cached = termRegions.cached(key), !wantsTerms || cached.terms != nil {
+            if wantsTerms { terms = cached.terms }
+            return cached.regions
         }
-        if terms != nil { terms = found.terms }
+        var found = TermRegions(regions: [], terms: wantsTerms ? [] : nil)
+        if let trie = try txn.get(schema.termTrie, PackedTrie.key) {
+            var automaton = word.termAutomaton
+            found.regions = try PackedTrie.regions(trie, automaton: &automaton, terms: &found.terms)
+        }
+        termRegions.insert(found, for: key)
+        if wantsTerms { terms = found.terms }
         return found.regions
     }
 

@@ -23,7 +23,7 @@ final class Generation: Sendable {
     /// Typo-tolerant walks of the base term trie, remembered (see ``TermMatchCache``): the terms
     /// a complete word matches, and a partial word's regions with their terms.
     let termMatches: StripedCache<TermMatchCache.Key, [(term: [UInt8], distance: Int)]> = TermMatchCache.make(size: { $0.count })
-    let termRegions: StripedCache<TermMatchCache.Key, TermRegions> = TermMatchCache.make(size: { $0.regions.count + $0.terms.count })
+    let termRegions: StripedCache<TermMatchCache.Key, TermRegions> = TermMatchCache.make(size: { $0.regions.count + ($0.terms?.count ?? 0) })
     /// The categories a partial word's walk of the category words found, by read snapshot.
     let categoryMatches: StripedCache<TermMatchCache.SnapshotKey, [[UInt8]: Int]> = TermMatchCache.make(size: { $0.count })
     /// The documents passing a query's complete words and tokens, by read snapshot (see ``FilterCache``).

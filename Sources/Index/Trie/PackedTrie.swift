@@ -201,7 +201,8 @@ enum PackedTrie {
 /// A partial word's walk of the term trie: its regions and, listed, the terms they hold.
 struct TermRegions: Sendable {
     var regions: [TermRegion]
-    var terms: [(term: [UInt8], distance: Int)]
+    /// Nil when the walk was not asked to list them.
+    var terms: [(term: [UInt8], distance: Int)]?
 }
 
 /// Part of what a typo-tolerant walk of the term trie matched: every term that starts with

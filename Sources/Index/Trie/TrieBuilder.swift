@@ -84,10 +84,10 @@ struct TrieBuilder {
         if Self.merge(&stack[top].all, postings.count > k ? Array(postings.prefix(k)) : postings, scratch: &scratch, limit: parameters.listSize) { stack[top].allTruncated = true }
         stack[top].allTruncated = stack[top].allTruncated || postings.count > k
         stack[top].postings += postings.count
-        if let best = postings.first {
-                if Self.mergeCompletions(&stack[top].completions, [Completion(term: term, best: best)], scratch: &scratchCompletions, limit: parameters.completions) {
+        if let best = postings.first,
+           Self.mergeCompletions(&stack[top].completions, [Completion(term: term, best: best)], scratch: &scratchCompletions,
+                                 limit: parameters.completions) {
             stack[top].completionsTruncated = true
-        }
         }
     }
 

@@ -85,7 +85,8 @@ struct SuggestContext {
         CandidateKey(typos: typos, field: 0, startsWith: true, weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
     }
 
-    private static func bestNameDistance(_ word: inout QueryWord, _ doc: DocumentView) -> Int? {
+    /// The smallest distance of `word` to the document's name words (title, then aliases).
+    static func bestNameDistance(_ word: inout QueryWord, _ doc: DocumentView) -> Int? {
         let inTitle = word.bestDistance(in: doc.sortTitle)
         if inTitle == 0 { return 0 }
         let inAliases = word.bestDistance(in: doc.aliasWords)

@@ -51,9 +51,8 @@ extension SuggestContext {
                                                   in txn: borrowing ReadTransaction) throws -> Bool {
         let completionLimit = request.limits.completions
         let wantsCompletions = acc.wantsCompletions
-        // Completions need the terms themselves: the same walk lists them.
-        var baseTerms: [(term: [UInt8], distance: Int)]? = wantsCompletions ? [] : nil
-        let regions = try generation.nameRegions(matching: partial, terms: &baseTerms, in: txn)
+        var noTerms: [(term: [UInt8], distance: Int)]?
+        let regions = try generation.nameRegions(matching: partial, terms: &noTerms, in: txn)
         let hasDelta = try txn.count(generation.schema.deltaTerms) > 0
         let deltaMatches = hasDelta ? try generation.deltaTerms(matching: partial, in: txn) : []
         acc.wantsCompletions = false
@@ -92,8 +91,14 @@ extension SuggestContext {
         }
         if wantsCompletions {
             acc.wantsCompletions = true
-            let matches = Generation.merged(baseTerms ?? [], deltaMatches)
-            try completeFromPostings(matches, limit: completionLimit, hasDelta: hasDelta, into: &acc, in: txn)
+            if try !completeFromRegions(regions, partial: partial, deltaMatches: deltaMatches, limit: completionLimit,
+                                        into: &acc, in: txn) {
+                // The lists could not prove them: the terms themselves are needed.
+                var baseTerms: [(term: [UInt8], distance: Int)]? = []
+                _ = try generation.nameRegions(matching: partial, terms: &baseTerms, in: txn)
+                let matches = Generation.merged(baseTerms ?? [], deltaMatches)
+                try completeFromPostings(matches, limit: completionLimit, hasDelta: hasDelta, into: &acc, in: txn)
+            }
         }
         let entriesFull = acc.entries.limit == 0 || acc.entries.isFull
         return entriesFull && (!wantsCompletions || acc.completions.count >= completionLimit)

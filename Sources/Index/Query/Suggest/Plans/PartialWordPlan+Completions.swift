@@ -1,0 +1,172 @@
+import Storage
+
+/// Completions of a lone partial word from the heavy trie nodes of its regions, without listing
+/// the regions' terms.
+///
+/// "lixb" with one typo matches every word under "lib": 20,000 Debian words. Reading the best
+/// posting of each and sorting them cost 4 ms a keystroke. Completions rank by distance, then by
+/// their best entry, which is the word's posting with the smallest (level, document number): an
+/// entry's level is its nearest name word, and base numbers are static rank order. Distances are
+/// taken in turn. At distance `d`, a word's best entry is either one of the few entries of a lower
+/// level (found by reading their words: ``Nearer``), or its first live posting at level `d`; words
+/// of the second kind rank by (that posting, word), the order in which a heavy node lists its
+/// `completions`. So the best words at `d` are among the first few of each region's list, the
+/// words of single-term and light regions, and the words of the nearer entries.
+///
+/// **Exact or nothing.** A list that holds more than was taken, or was truncated when built,
+/// proves nothing past its last word taken: every word it leaves out ranks after that word (a
+/// stored best can only be deleted or nearer, which moves the word later or finds it among the
+/// nearer entries' words). The answer stands when the last word chosen ranks no later than every
+/// such bound. When a distance gives too few words and its entries are too many to read, the lists
+/// cannot go on, and the caller reads postings (``completeFromPostings``). Delta entries are few and
+/// are all noted, each with its level computed from its own words.
+extension SuggestContext {
+    /// Entries of levels below the distance being read: how many are read at most.
+    static let nearerEntriesLimit = 1024
+
+    /// Notes the completions of `partial` into `acc` and returns true, or returns false when the
+    /// lists cannot prove the answer (what was noted is then correct but incomplete).
+    func completeFromRegions(_ regions: [TermRegion], partial: QueryWord, deltaMatches: [(term: [UInt8], distance: Int)],
+                             limit: Int, into acc: inout SuggestAccumulator, in txn: borrowing ReadTransaction) throws -> Bool {
+        guard limit > 0 else { return true }
+        var word = partial
+        let distances = Set(regions.map(\.distance)).sorted()
+        var nearer: [(docnum: UInt32, level: Int)] = []
+        var noted = 0
+        for (index, distance) in distances.enumerated() {
+            let atDistance = regions.filter { $0.distance == distance }
+            let needed = limit - noted
+            guard let chosen = try bestWords(atDistance, distance: distance, needed: needed, nearer: nearer,
+                                             word: &word, in: txn) else { return false }
+            for item in chosen {
+                guard let doc = try generation.document(item.best, in: txn) else { return false }
+                acc.noteCompletion(item.term, distance: distance, key: Self.completionKey(doc, typos: item.level), docnum: item.best)
+            }
+            noted += chosen.count
+            if noted >= limit { break }
+            // Too few words here: the next distance needs this one's entries as nearer ones.
+            guard index + 1 < distances.count else { break }
+            guard try appendEntries(of: atDistance, level: distance, to: &nearer, in: txn) else { return false }
+        }
+        // Delta entries: every one, with its own level (the nearest of its name words).
+        for (term, distance) in deltaMatches {
+            var docs: [UInt32] = []
+            try generation.appendDeltaPostings(of: term, includeDescription: false, to: &docs, in: txn)
+            for docnum in docs {
+                guard let doc = try generation.document(docnum, in: txn) else { continue }
+                let level = Self.bestNameDistance(&word, doc) ?? distance
+                acc.noteCompletion(term, distance: distance, key: Self.completionKey(doc, typos: min(level, distance)), docnum: docnum)
+            }
+        }
+        return true
+    }
+
+    /// A completion word with its best base entry: compared by (level, entry, word).
+    private struct Ranked {
+        var level: Int
+        var best: UInt32
+        var term: [UInt8]
+
+        static func < (a: Ranked, b: Ranked) -> Bool {
+            if a.level != b.level { return a.level < b.level }
+            if a.best != b.best { return a.best < b.best }
+            return a.term.lexicographicallyPrecedes(b.term)
+        }
+    }
+
+    /// The best `needed` words at `distance` (fewer when there are fewer), or nil when the lists
+    /// cannot prove them.
+    private func bestWords(_ regions: [TermRegion], distance: Int, needed: Int, nearer: [(docnum: UInt32, level: Int)],
+                           word: inout QueryWord, in txn: borrowing ReadTransaction) throws -> [Ranked]? {
+        var candidates: [Ranked] = []
+        // The earliest word some list does not show, if any.
+        var bound: Ranked?
+        for region in regions {
+            if !region.isSubtree {
+                if let best = try firstLivePosting(of: region.prefix, in: txn) {
+                    candidates.append(Ranked(level: distance, best: best, term: region.prefix))
+                }
+            } else if let node = try generation.heavyNode(region.prefix, in: txn) {
+                let listed = try node.completions(first: needed)
+                for item in listed {
+                    // A deleted best entry: the word's best is a later posting, if any.
+                    let isDeleted = try deleted?.contains(item.best, in: txn) ?? false
+                    if let best = isDeleted ? try firstLivePosting(of: item.term, in: txn) : item.best {
+                        candidates.append(Ranked(level: distance, best: best, term: item.term))
+                    }
+                }
+                if node.completionsTruncated || node.completionCount > listed.count, let last = listed.last {
+                    let unlisted = Ranked(level: distance, best: last.best, term: last.term)
+                    if bound.map({ unlisted < $0 }) ?? true { bound = unlisted }
+                }
+            } else {
+                // Light: at most `heavyThreshold` postings below the prefix, so few terms.
+                let terms = try txn.withCursor(generation.schema.terms) { try TermWalk.keys(&$0, withPrefix: region.prefix) }
+                for term in terms {
+                    if let best = try firstLivePosting(of: term, in: txn) { candidates.append(Ranked(level: distance, best: best, term: term)) }
+                }
+            }
+        }
+        // Words at this distance that a nearer entry has: that entry may be their best.
+        for (docnum, level) in nearer {
+            guard let doc = try generation.document(docnum, in: txn) else { continue }
+            for list in [doc.sortTitle, doc.aliasWords] {
+                for name in WordList(bytes: list) where word.distance(to: name) == distance {
+                    candidates.append(Ranked(level: level, best: docnum, term: Array(name)))
+                }
+            }
+        }
+        candidates.sort(by: <)
+        var chosen: [Ranked] = []
+        for candidate in candidates where chosen.count < needed {
+            // A word's first candidate is its best.
+            if chosen.contains(where: { $0.term == candidate.term }) { continue }
+            chosen.append(candidate)
+        }
+        if let bound, chosen.count < needed || bound < chosen[chosen.count - 1] { return nil }
+        return chosen
+    }
+
+    /// Appends the live base entries of `regions` (at distance `level`) not yet in `nearer`, or
+    /// returns false when that would pass ``nearerEntriesLimit``.
+    private func appendEntries(of regions: [TermRegion], level: Int, to nearer: inout [(docnum: UInt32, level: Int)],
+                               in txn: borrowing ReadTransaction) throws -> Bool {
+        var terms: [[UInt8]] = []
+        for region in regions {
+            if !region.isSubtree {
+                terms.append(region.prefix)
+                continue
+            }
+            if let node = try generation.heavyNode(region.prefix, in: txn), node.postings > Self.nearerEntriesLimit { return false }
+            terms += try txn.withCursor(generation.schema.terms) { try TermWalk.keys(&$0, withPrefix: region.prefix) }
+        }
+        var docs: [UInt32] = []
+        for term in terms {
+            guard let value = try txn.get(generation.schema.terms, term) else { continue }
+            var cursor = try PostingCursor(value)
+            while let doc = cursor.current {
+                docs.append(doc)
+                guard docs.count <= Self.nearerEntriesLimit else { return false }
+                try cursor.advance()
+            }
+        }
+        sortUnique(&docs)
+        let known = Set(nearer.map(\.docnum))
+        for docnum in docs where !known.contains(docnum) {
+            if try deleted?.contains(docnum, in: txn) ?? false { continue }
+            nearer.append((docnum, level))
+        }
+        return nearer.count <= Self.nearerEntriesLimit
+    }
+
+    /// The first posting of a base name term that is not deleted.
+    private func firstLivePosting(of term: [UInt8], in txn: borrowing ReadTransaction) throws -> UInt32? {
+        guard let value = try txn.get(generation.schema.terms, term) else { return nil }
+        var cursor = try PostingCursor(value)
+        while let doc = cursor.current {
+            if !(try deleted?.contains(doc, in: txn) ?? false) { return doc }
+            try cursor.advance()
+        }
+        return nil
+    }
+}
