@@ -73,6 +73,44 @@ final class GeneralPlanTests: XCTestCase {
         check("after updates")
     }
 
+    /// The plan decides whether a typo'd partial word's words are few from their posting count,
+    /// which takes a whole region of the walk from its heavy trie node. That count must be the sum
+    /// term by term, base and delta, before and after updates, or the plan would choose on a wrong
+    /// figure (its answers stay exact either way, so only this test sees it).
+    func testRegionPostingCountsAreTheSumOfTheirTerms() throws {
+        var rng = SeededGenerator(seed: 20261203)
+        let entries = Self.makeEntries(&rng)
+        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters())
+        func check(_ phase: String) throws {
+            let generation = try fixture.shard.generation(nil)
+            try generation.environment.read { txn in
+                var regionsCounted = 0
+                for text in ["thou", "thom", "stoucria", "stou", "camak", "camakee", "plouc", "tolom", "adria", "zzzz"] {
+                    let word = QueryWord(text, isPartial: true, typos: .auto)
+                    let terms = try generation.terms(matching: word, in: txn)
+                    let sum = try generation.postingCount(of: terms.lazy.map(\.term), in: txn)
+                    var none: [(term: [UInt8], distance: Int)]? = nil
+                    for region in try generation.nameRegions(matching: word, terms: &none, in: txn) where region.isSubtree {
+                        if try generation.heavyNode(region.prefix, in: txn) != nil { regionsCounted += 1 }
+                    }
+                    XCTAssertEqual(try generation.namePostingCount(ofPartial: word, terms: terms, stoppingAfter: .max, in: txn), sum,
+                                   "\(phase): \(text)")
+                    for limit in [0, sum / 3, sum - 1, sum, sum + 1] where limit >= 0 {
+                        let counted = try generation.namePostingCount(ofPartial: word, terms: terms, stoppingAfter: limit, in: txn)
+                        XCTAssertEqual(counted <= limit, sum <= limit, "\(phase): \(text) within \(limit)")
+                    }
+                }
+                XCTAssertGreaterThan(regionsCounted, 0, "\(phase): no heavy region was counted whole")
+            }
+        }
+        try check("built")
+        let updates = Self.family.enumerated().map { n, word in
+            CatalogEntry(id: "new\(n)", title: "thou \(word) poflo", categories: ["c1"], weight: UInt64(500 + n * 700))
+        } + [CatalogEntry(id: "e1", title: "thom stoucriagou", categories: ["c2"], weight: 3)]
+        _ = try fixture.shard.upsert(updates)
+        try check("after updates")
+    }
+
     /// A completion word's best entry when the candidates come in passes by a lower bound of their
     /// typos: the best so far (two typos, from the pass whose bound is one) must still lose to an
     /// earlier document of the next pass with as many typos. "zarbix" (one edit from "zorb") is in

@@ -28,8 +28,7 @@ extension Generation {
         var nearest: [Int] = []
         for word in words {
             let matches = try terms(matching: word, in: txn)
-            var cost = 0
-            for (term, _) in matches { cost += try postingCount(of: term, includeDescription: includeDescription, in: txn) }
+            let cost = try postingCount(of: matches.lazy.map(\.term), includeDescription: includeDescription, in: txn)
             filters.append((cost, matches.map(\.term)))
             nearest.append(matches.map(\.distance).min() ?? 0)
         }

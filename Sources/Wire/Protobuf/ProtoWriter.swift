@@ -106,25 +106,51 @@ public struct ProtoWriter: Sendable {
     }
 
     public mutating func writeVarint(_ value: UInt64) {
-        var value = value
-        while value >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
+        // Most varints (keys, lengths, small numbers) are one byte: one append. Longer ones are
+        // built in a register-sized scratch and appended at once, not byte by byte (each append
+        // checks uniqueness and capacity).
+        if value < 0x80 {
+            bytes.append(UInt8(value))
+            return
         }
-        bytes.append(UInt8(value))
+        var scratch: (UInt64, UInt64) = (0, 0)
+        var value = value
+        var count = 0
+        withUnsafeMutableBytes(of: &scratch) { scratch in
+            while value >= 0x80 {
+                scratch[count] = UInt8(truncatingIfNeeded: value) | 0x80
+                value >>= 7
+                count += 1
+            }
+            scratch[count] = UInt8(value)
+            count += 1
+        }
+        withUnsafeBytes(of: &scratch) { appendRaw(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
     }
 
     public mutating func writeFixed32(_ value: UInt32) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: value.littleEndian) { appendRaw($0) }
     }
 
     public mutating func writeFixed64(_ value: UInt64) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: value.littleEndian) { appendRaw($0) }
     }
 
     public mutating func writeLengthDelimited(_ content: some Collection<UInt8>) {
         writeVarint(UInt64(content.count))
         bytes.append(contentsOf: content)
+    }
+
+    /// As the generic form, for bytes lent by the caller (a node's fields read in its memory
+    /// map): one copy with `memcpy`, where the generic append copies a raw buffer byte by byte.
+    public mutating func writeLengthDelimited(_ content: UnsafeRawBufferPointer) {
+        writeVarint(UInt64(content.count))
+        appendRaw(content)
+    }
+
+    private mutating func appendRaw(_ raw: UnsafeRawBufferPointer) {
+        guard !raw.isEmpty else { return }
+        raw.withMemoryRebound(to: UInt8.self) { bytes.append(contentsOf: $0) }
     }
 
     /// Bytes a varint of `value` takes: 1 to 10.

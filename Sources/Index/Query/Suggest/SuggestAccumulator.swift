@@ -5,13 +5,31 @@ import Storage
 /// read yet (the best class left, open completion words), which decides when it may stop.
 struct SuggestAccumulator {
     var entries: TopCandidates
-    var completions: [[UInt8]: (distance: Int, key: CandidateKey, docnum: UInt32)] = [:]
+    /// Every completion word noted, with its distance and best entry so far.
+    var completions = TermTable<CompletionCandidate>()
     var wantsCompletions: Bool
     /// Non-nil when counting categories of entries matching the complete words and tokens.
     var categoryCounts: [[UInt8]: Int]?
 
     mutating func noteCompletion(_ term: Bytes, distance: Int, key: CandidateKey, docnum: UInt32) {
-        noteCompletion(Array(term), distance: distance, key: key, docnum: docnum)
+        term.withUnsafeBytes { noteCompletion($0, distance: distance, key: key, docnum: docnum) }
+    }
+
+    mutating func noteCompletion(_ word: [UInt8], distance: Int, key: CandidateKey, docnum: UInt32) {
+        word.withUnsafeBytes { noteCompletion($0, distance: distance, key: key, docnum: docnum) }
+    }
+
+    /// The completion words' entry numbers in answer order: (distance, best entry's key, term bytes).
+    func rankedCompletions() -> [Int] {
+        var ranked = Array(completions.liveIndices)
+        ranked.sort { a, b in
+            let x = completions.entries[a].value, y = completions.entries[b].value
+            if x.distance != y.distance { return x.distance < y.distance }
+            if x.key < y.key { return true }
+            if y.key < x.key { return false }
+            return completions.termPrecedes(a, b)
+        }
+        return ranked
     }
 
     /// The best class any match can have: the fewest typos the query words allow, whether a
@@ -26,26 +44,30 @@ struct SuggestAccumulator {
     /// is not yet *final*, with its distance, and how many such words there are per distance. A
     /// word is final once noted from an entry with the fewest typos possible (`bestTypos`): later
     /// base documents come in rank order and cannot give it a better entry.
-    var openWords: [[UInt8]: Int]?
+    var openWords: TermTable<Int>?
     var openByDistance: [Int] = []
     var finalChecks = 0
 
-    mutating func noteCompletion(_ word: [UInt8], distance: Int, key: CandidateKey, docnum: UInt32) {
-        if openWords != nil, key.typos == bestTypos, let d = openWords!.removeValue(forKey: word) {
+    mutating func noteCompletion(_ word: UnsafeRawBufferPointer, distance: Int, key: CandidateKey, docnum: UInt32) {
+        if openWords != nil, key.typos == bestTypos, let d = openWords!.remove(word) {
             openByDistance[d] -= 1
         }
-        let existing = completions[word]
-        if let existing {
-            if existing.distance < distance || (existing.distance == distance && !(key < existing.key)) { return }
+        let bestTypos = bestTypos, bestPartialDistance = bestPartialDistance
+        var becamePerfect = false
+        completions.update(word) { existing in
+            if let existing {
+                if existing.distance < distance || (existing.distance == distance && !(key < existing.key)) { return }
+            }
+            let wasPerfect = existing.map { Self.isPerfect($0.distance, $0.key, bestTypos, bestPartialDistance) } ?? false
+            becamePerfect = !wasPerfect && Self.isPerfect(distance, key, bestTypos, bestPartialDistance)
+            existing = CompletionCandidate(distance: distance, key: key, docnum: docnum)
         }
-        let wasPerfect = existing.map { isPerfect($0.distance, $0.key) } ?? false
-        if !wasPerfect && isPerfect(distance, key) { perfectCompletions += 1 }
-        completions[word] = (distance, key, docnum)
+        if becamePerfect { perfectCompletions += 1 }
     }
 
     /// A word at the smallest distance whose entry has the fewest typos possible is final as
     /// soon as it is seen: later entries in static order can only be less popular.
-    private func isPerfect(_ distance: Int, _ key: CandidateKey) -> Bool {
+    private static func isPerfect(_ distance: Int, _ key: CandidateKey, _ bestTypos: Int, _ bestPartialDistance: Int) -> Bool {
         distance == bestPartialDistance && key.typos == bestTypos
     }
 
@@ -86,8 +108,10 @@ struct SuggestAccumulator {
         let nearestOpen = openByDistance.firstIndex { $0 > 0 } ?? Int.max
         var safe = 0
         // Only final words count: an open word's entry may still improve.
-        for (word, value) in completions where openWords[word] == nil
-        && (value.distance < nearestOpen || (value.distance == nearestOpen && value.key.typos <= bestTypos)) {
+        for index in completions.liveIndices {
+            let value = completions.entries[index].value
+            guard value.distance < nearestOpen || (value.distance == nearestOpen && value.key.typos <= bestTypos),
+                  completions.withTerm(at: index, { openWords.index(of: $0) }) == nil else { continue }
             safe += 1
             if safe >= limit { return true }
         }
@@ -96,14 +120,27 @@ struct SuggestAccumulator {
 
     /// Starts tracking open words (see ``openWords``); `words` are name terms with distances.
     mutating func trackOpenWords(_ words: [(term: [UInt8], distance: Int)]) {
-        var open: [[UInt8]: Int] = [:]
+        var open = TermTable<Int>()
         var byDistance: [Int] = []
         for (term, distance) in words {
-            if open.updateValue(distance, forKey: term) != nil { continue }
+            var isNew = false
+            open.update(term) { value in
+                // A term listed twice counts once, at its first distance.
+                if value == nil { isNew = true; value = distance }
+            }
+            guard isNew else { continue }
             while byDistance.count <= distance { byDistance.append(0) }
             byDistance[distance] += 1
         }
         openWords = open
         openByDistance = byDistance
     }
+}
+
+/// A completion word's best entry so far: its distance from the partial word, the entry's key
+/// (``SuggestContext/completionKey(_:typos:)``) and number.
+struct CompletionCandidate {
+    var distance: Int
+    var key: CandidateKey
+    var docnum: UInt32
 }

@@ -15,13 +15,9 @@ extension SuggestContext {
             response.hits.append(try HitBuilder.hit(item.doc, key: item.key, words: &words, form: form))
         }
         if acc.wantsCompletions {
-            let ranked = acc.completions.sorted { a, b in
-                if a.value.distance != b.value.distance { return a.value.distance < b.value.distance }
-                if a.value.key < b.value.key { return true }
-                if b.value.key < a.value.key { return false }
-                return a.key.lexicographicallyPrecedes(b.key)
-            }
-            for (term, best) in ranked.prefix(request.limits.completions) {
+            for index in acc.rankedCompletions().prefix(request.limits.completions) {
+                let best = acc.completions.entries[index].value
+                let term = acc.completions.term(at: index)
                 // A completion's best entry is often one of the entries: it was read already.
                 let entry = acc.entries.items.first { $0.docnum == best.docnum }?.doc
                 guard let doc = try entry ?? generation.document(best.docnum, in: txn) else { continue }

@@ -77,11 +77,17 @@ extension SuggestContext {
         // the documents of the rare word, not the 500,000 of the common one).
         var typoMatches: [(term: [UInt8], distance: Int)]?
         var narrowedToTypoMatches = false
+        // The words' postings, counted once for both choices made from them (narrowing, here, and
+        // completions from postings, below; candidates are still `rest`, as an exact partial word
+        // narrows only when there are no typos). A typo'd "libt" has thousands of words.
+        var typoPostings = 0
         if let partial = query.partial, partial.budget > 0, rest.count > 2048 {
             let matches = try generation.terms(matching: partial, in: txn)
             typoMatches = matches
-            if let docs = try fewDocuments(of: matches.map(\.term), comparedWith: rest.count, in: txn) {
-                candidates = intersect(rest, docs)
+            typoPostings = try generation.namePostingCount(ofPartial: partial, terms: matches,
+                                                           stoppingAfter: Self.completionPostingsFactor * rest.count, in: txn)
+            if typoPostings <= Self.narrowingFactor * rest.count {
+                candidates = intersect(rest, try generation.documents(of: matches.map(\.term), includeDescription: false, in: txn))
                 narrowedToTypoMatches = true
             }
         }
@@ -93,9 +99,7 @@ extension SuggestContext {
         // point: ``completionPostingsFactor``.
         var typoCompletionTerms: [(term: [UInt8], distance: Int)]?
         if acc.wantsCompletions, let typoMatches {
-            let few = try narrowedToTypoMatches
-                || postings(of: typoMatches.map(\.term), atMost: Self.completionPostingsFactor * candidates.count, in: txn)
-            if few {
+            if narrowedToTypoMatches || typoPostings <= Self.completionPostingsFactor * candidates.count {
                 typoCompletionTerms = typoMatches
             }
         } else if acc.wantsCompletions, completionTerms == nil, let partialTerms {
@@ -213,12 +217,7 @@ extension SuggestContext {
 
     /// Whether the name postings of `terms` number at most `limit` (counted until they pass it).
     private func postings(of terms: [[UInt8]], atMost limit: Int, in txn: borrowing ReadTransaction) throws -> Bool {
-        var postings = 0
-        for term in terms {
-            postings += try generation.postingCount(of: term, includeDescription: false, in: txn)
-            if postings > limit { return false }
-        }
-        return true
+        try generation.postingCount(of: terms, stoppingAfter: limit, in: txn) <= limit
     }
 
     /// The documents with a name word among `terms`, sorted; nil when their postings number more

@@ -93,12 +93,9 @@ extension SuggestContext {
         }
         let completionsHidden = node.completionsTruncated || typosPossible
         if completionsHidden {
-            let ranked = acc.completions.values.sorted { (a, b) -> Bool in
-                if a.distance != b.distance { return a.distance < b.distance }
-                return a.key < b.key
-            }
+            let ranked = acc.rankedCompletions()
             guard ranked.count >= wanted else { return nil }
-            for item in ranked.prefix(wanted) {
+            for item in ranked.prefix(wanted).lazy.map({ acc.completions.entries[$0].value }) {
                 guard item.distance == 0 else { return nil }
                 if node.completionsTruncated, let completionBound, completionBound < item.key { return nil }
             }
