@@ -82,19 +82,59 @@ public final class StripedCache<Key: Hashable & Sendable, Value: Sendable>: Send
         guard valueCost <= maximumCost else { return }
         stripe(key).state.withLock { state in
             guard state.entries[key] == nil else { return }
-            let capacity = state.order.count
-            while state.count == capacity || (state.count > 0 && state.cost + valueCost > costPerStripe) {
-                let oldest = state.order[state.head]!
-                state.order[state.head] = nil
-                state.head = (state.head + 1) % capacity
-                state.count -= 1
-                state.cost -= state.entries.removeValue(forKey: oldest)?.cost ?? 0
-            }
-            state.order[(state.head + state.count) % capacity] = key
+            evict(&state, freeingSlot: true, toFit: valueCost)
+            state.order[(state.head + state.count) % state.order.count] = key
             state.count += 1
             state.cost += valueCost
             state.entries[key] = (value, valueCost)
         }
+    }
+
+    /// Keeps `value` for `key` in place of the value kept for it, if any: for a value that knows
+    /// more than the one it replaces (a term walk that also listed its terms; ``insert(_:for:)``
+    /// keeps the first). The key keeps its place in the first-in-first-out order, and older
+    /// entries make room for the difference (the key's own, if it is the oldest). A value over
+    /// ``maximumCost`` is not kept, and the one it was to supersede is dropped.
+    public func replace(_ value: Value, for key: Key) {
+        let valueCost = cost(value)
+        let replaced: Bool = stripe(key).state.withLock { state in
+            guard let existing = state.entries[key] else { return false }
+            state.cost -= existing.cost
+            guard valueCost <= maximumCost else {
+                state.entries.removeValue(forKey: key)
+                removeSlot(&state, of: key)
+                return true
+            }
+            state.entries[key] = (value, valueCost)
+            state.cost += valueCost
+            evict(&state, freeingSlot: false, toFit: 0)
+            return true
+        }
+        if !replaced { insert(value, for: key, cost: valueCost) }
+    }
+
+    /// Drops the oldest entries until a slot is free (if asked) and `cost` more fits the stripe's
+    /// budget, as long as entries are left.
+    private func evict(_ state: inout Stripe.State, freeingSlot: Bool, toFit cost: Int) {
+        let capacity = state.order.count
+        while state.count > 0 && ((freeingSlot && state.count == capacity) || state.cost + cost > costPerStripe) {
+            let oldest = state.order[state.head]!
+            state.order[state.head] = nil
+            state.head = (state.head + 1) % capacity
+            state.count -= 1
+            state.cost -= state.entries.removeValue(forKey: oldest)?.cost ?? 0
+        }
+    }
+
+    /// Removes `key`'s slot from the order ring, the others keeping their order. O(entries per stripe):
+    /// only for a replacement too costly to keep, which is rare.
+    private func removeSlot(_ state: inout Stripe.State, of key: Key) {
+        let capacity = state.order.count
+        let kept = (0..<state.count).compactMap { state.order[(state.head + $0) % capacity] }.filter { $0 != key }
+        state.order = Array(repeating: nil, count: capacity)
+        for (index, other) in kept.enumerated() { state.order[index] = other }
+        state.head = 0
+        state.count = kept.count
     }
 
     /// The cached value of `key`, or `compute()`'s (then kept).

@@ -41,31 +41,47 @@ final class StripedCacheTests: XCTestCase {
         XCTAssertEqual(byCost.cached(5), [1])
     }
 
-    /// Against a model: a dictionary plus an insertion-order list, bounded the same way.
+    /// Against a model: an insertion-order list of keys, values and costs, bounded the same way;
+    /// `replace` keeps a kept key's place and the older entries make room.
     func testMatchesAFirstInFirstOutModel() {
         var random = SystemRandomNumberGenerator()
-        for _ in 0..<20 {
+        for _ in 0..<40 {
             let capacity = Int.random(in: 1...6, using: &random)
             let budget = Int.random(in: 1...20, using: &random)
             let cache = StripedCache<Int, Int>(stripes: 1, entriesPerStripe: capacity, costPerStripe: budget, cost: { $0 })
             var model: [(key: Int, cost: Int)] = []
-            for _ in 0..<200 {
+            func total() -> Int { model.reduce(0) { $0 + $1.cost } }
+            func insertIntoModel(_ key: Int, _ value: Int) {
+                guard value <= budget, !model.contains(where: { $0.key == key }) else { return }
+                while model.count == capacity || (!model.isEmpty && total() + value > budget) { model.removeFirst() }
+                model.append((key, value))
+            }
+            for _ in 0..<300 {
                 let key = Int.random(in: 0..<10, using: &random)
-                let value = Int.random(in: 1...8, using: &random)
-                if Bool.random(using: &random) {
-                    XCTAssertEqual(cache.cached(key) != nil, model.contains { $0.key == key })
-                } else {
+                let value = Int.random(in: 1...12, using: &random)
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0:
+                    XCTAssertEqual(cache.cached(key), model.first { $0.key == key }?.cost)
+                case 1:
                     cache.insert(value, for: key)
-                    if value <= budget, !model.contains(where: { $0.key == key }) {
-                        while model.count == capacity || (!model.isEmpty && model.reduce(0) { $0 + $1.cost } + value > budget) {
-                            model.removeFirst()
+                    insertIntoModel(key, value)
+                default:
+                    cache.replace(value, for: key)
+                    if let index = model.firstIndex(where: { $0.key == key }) {
+                        if value <= budget {
+                            model[index].cost = value
+                            while !model.isEmpty && total() > budget { model.removeFirst() }
+                        } else {
+                            model.remove(at: index)
                         }
-                        model.append((key, value))
+                    } else {
+                        insertIntoModel(key, value)
                     }
                 }
                 XCTAssertEqual(cache.statistics().entries, model.count)
-                XCTAssertEqual(cache.statistics().cost, model.reduce(0) { $0 + $1.cost })
+                XCTAssertEqual(cache.statistics().cost, total())
             }
+            for (key, value) in model { XCTAssertEqual(cache.cached(key), value) }
         }
     }
 

@@ -87,7 +87,12 @@ final class GeneralPlanTests: XCTestCase {
                 var regionsCounted = 0
                 for text in ["thou", "thom", "stoucria", "stou", "camak", "camakee", "plouc", "tolom", "adria", "zzzz"] {
                     let word = QueryWord(text, isPartial: true, typos: .auto)
+                    // Regions first (as the plan asks), then terms: the walk that listed them replaces
+                    // the cached one that did not, so the next keystroke asking for terms walks no more.
+                    _ = try generation.heavyRegionPostings(ofPartial: word, in: txn)
                     let terms = try generation.terms(matching: word, in: txn)
+                    let key = TermMatchCache.Key(word: word.scalars, budget: word.budget, prefixMode: true)
+                    XCTAssertNotNil(generation.termRegions.cached(key)?.terms, "\(phase): \(text)'s listed walk is cached")
                     let sum = try generation.postingCount(of: terms.lazy.map(\.term), in: txn)
                     var none: [(term: [UInt8], distance: Int)]? = nil
                     for region in try generation.nameRegions(matching: word, terms: &none, in: txn) where region.isSubtree {

@@ -87,15 +87,8 @@ extension Generation {
     /// The sum is the same; only the reads differ.
     func namePostingCount(ofPartial word: QueryWord, terms: [(term: [UInt8], distance: Int)], stoppingAfter limit: Int,
                           in txn: borrowing ReadTransaction) throws -> Int {
-        var none: [(term: [UInt8], distance: Int)]? = nil
-        var covered: [[UInt8]] = []  // region prefixes counted whole, in byte order
-        var total = 0
-        for region in try nameRegions(matching: word, terms: &none, in: txn) where region.isSubtree {
-            guard let node = try heavyNode(region.prefix, in: txn) else { continue }
-            covered.append(region.prefix)
-            total += node.postings
-            if total > limit { return total }
-        }
+        var (total, covered) = try heavyRegionPostings(ofPartial: word, stoppingAfter: limit, in: txn)
+        if total > limit { return total }
         if covered.isEmpty { return try postingCount(of: terms.lazy.map(\.term), stoppingAfter: limit, in: txn) }
         // The greatest covered prefix not after the term is the only one that can be its prefix
         // (regions are disjoint subtrees).
@@ -122,6 +115,28 @@ extension Generation {
             }
         }
         return total
+    }
+
+    /// The base name postings of the regions of a typo'd partial word's walk that have a heavy
+    /// trie node (a lower bound of all its words' postings, found without listing a word), and
+    /// those regions' prefixes in byte order; the sum stops once past `limit`.
+    func heavyRegionPostings(ofPartial word: QueryWord, stoppingAfter limit: Int = .max,
+                             in txn: borrowing ReadTransaction) throws -> (postings: Int, prefixes: [[UInt8]]) {
+        var none: [(term: [UInt8], distance: Int)]? = nil
+        let regions = try nameRegions(matching: word, terms: &none, in: txn)
+        // Most regions of a two-edit walk are light (no node): one cursor over the trie, seeking
+        // in byte order, finds that cheaply, and only a node's postings count is decoded.
+        return try txn.withCursor(schema.trie) { cursor in
+            var prefixes: [[UInt8]] = []
+            var total = 0
+            for region in regions where region.isSubtree {
+                guard let value = try cursor.seek(region.prefix)?.value else { continue }
+                prefixes.append(region.prefix)
+                total += try HeavyNode.postings(decoding: value)
+                if total > limit { break }
+            }
+            return (total, prefixes)
+        }
     }
 
     /// How many postings a term has (base and delta), for choosing the cheapest driver.
@@ -192,7 +207,8 @@ extension Generation {
             var automaton = word.termAutomaton
             found.regions = try PackedTrie.regions(trie, automaton: &automaton, terms: &found.terms)
         }
-        termRegions.insert(found, for: key)
+        // A walk that listed its terms takes the place of one that did not (insert keeps the first).
+        if wantsTerms { termRegions.replace(found, for: key) } else { termRegions.insert(found, for: key) }
         if wantsTerms { terms = found.terms }
         return found.regions
     }

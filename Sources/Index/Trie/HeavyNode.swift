@@ -78,6 +78,13 @@ struct HeavyNode {
         self.prefix = prefix
     }
 
+    /// The `postings` field of an encoded node, without decoding its lists.
+    static func postings(decoding bytes: Bytes) throws(IndexError) -> Int {
+        var reader = ByteReader(bytes)
+        _ = try reader.byte()
+        return try reader.int()
+    }
+
     /// The first `limit` completions (full terms and their best document), best first.
     func completions(first limit: Int) throws(IndexError) -> [(term: [UInt8], best: UInt32)] {
         guard let encoded = encodedCompletions else { return Array(completions.prefix(limit)) }

@@ -81,7 +81,10 @@ extension SuggestContext {
         // completions from postings, below; candidates are still `rest`, as an exact partial word
         // narrows only when there are no typos). A typo'd "libt" has thousands of words.
         var typoPostings = 0
-        if let partial = query.partial, partial.budget > 0, rest.count > 2048 {
+        if let partial = query.partial, partial.budget > 0, rest.count > Self.typoWalkMinimum,
+           try rest.count > Self.typoWalkAlways
+           || generation.heavyRegionPostings(ofPartial: partial, stoppingAfter: Self.narrowingFactor * rest.count, in: txn).postings
+           <= Self.narrowingFactor * rest.count {
             let matches = try generation.terms(matching: partial, in: txn)
             typoMatches = matches
             typoPostings = try generation.namePostingCount(ofPartial: partial, terms: matches,
@@ -111,7 +114,7 @@ extension SuggestContext {
         // and some may never co-occur with the complete words, so reading would go on to the end
         // of `rest`. Knowing every word a completion could be lets the walk stop once none that is
         // still open could enter (see `SuggestAccumulator.trackOpenWords`); bounded by the number of words.
-        if acc.wantsCompletions, let typoMatches, candidates.count > 2048 {
+        if acc.wantsCompletions, let typoMatches, candidates.count > Self.typoWalkAlways {
             var words: [(term: [UInt8], distance: Int)] = []
             var known = typoMatches.count <= 4096
             var scanned = 0  // postings read by `occurs`, bounded: past the bound tracking gives up
@@ -196,6 +199,18 @@ extension SuggestContext {
         }
         return passes
     }
+
+    /// Candidates past which a typo'd partial word's matching words are listed (a walk of the term
+    /// trie, then their posting counts) to narrow the candidates, to take completions from their
+    /// postings, and to track open completion words.
+    static let typoWalkAlways = 2048
+
+    /// Candidates past which the words are listed when they could narrow the candidates, i.e. when
+    /// the heavy regions of the walk (found without listing a word) have few postings. Verifying a
+    /// candidate costs a few microseconds (edit automata over its words), so a few hundred already
+    /// cost more than listing a few words ("librus-prettytab" verified 1,946 "librust" documents in
+    /// 4 ms), but not more than listing many: "glib" within one edit is every word under "lib".
+    static let typoWalkMinimum = 256
 
     /// Most documents read up front as possible startsWith matches (and at most one in 16 of the
     /// candidates): past it, the walk in rank order finds them as it goes.
