@@ -22,10 +22,19 @@ final class Generation: Sendable {
     let parameters: TrieParameters
     /// Typo-tolerant walks of the base term trie, remembered (see ``TermMatchCache``): the terms
     /// a complete word matches, and a partial word's regions with their terms.
-    let termMatches: StripedCache<TermMatchCache.Key, [(term: [UInt8], distance: Int)]> = TermMatchCache.make(size: { $0.count })
-    let termRegions: StripedCache<TermMatchCache.Key, TermRegions> = TermMatchCache.make(size: { $0.regions.count + ($0.terms?.count ?? 0) })
+    let termMatches: StripedCache<TermMatchCache.Key, [(term: [UInt8], distance: Int)]> = TermMatchCache.make {
+        TermMatchCache.bytes(ofTerms: $0.lazy.map(\.term))
+    }
+    let termRegions: StripedCache<TermMatchCache.Key, TermRegions> = TermMatchCache.make { found in
+        // A region is 24 bytes in its list, plus its prefix.
+        TermMatchCache.bytes(ofTerms: found.regions.lazy.map(\.prefix)) + 8 * found.regions.count
+            + (found.terms.map { TermMatchCache.bytes(ofTerms: $0.lazy.map(\.term)) } ?? 0)
+    }
     /// The categories a partial word's walk of the category words found, by read snapshot.
-    let categoryMatches: StripedCache<TermMatchCache.SnapshotKey, [[UInt8]: Int]> = TermMatchCache.make(size: { $0.count })
+    let categoryMatches: StripedCache<TermMatchCache.SnapshotKey, [[UInt8]: Int]> = TermMatchCache.make { found in
+        // A dictionary slot (key and value, 16 bytes) at a load of three quarters, plus its key.
+        found.keys.reduce(64) { $0 + 22 + TermMatchCache.arrayBytes($1) }
+    }
     /// The documents passing a query's complete words and tokens, by read snapshot (see ``FilterCache``).
     let filtered: StripedCache<FilterCache.Key, FilterCache.Value> = FilterCache.make()
     /// Category counts of filtered documents, by read snapshot (see ``FilterCache/CategoryCountKey``).

@@ -9,7 +9,7 @@ final class TermMatchCacheTests: XCTestCase {
         Key(word: [UInt32(n)], budget: budget, prefixMode: false)
     }
 
-    func makeCache() -> StripedCache<Key, [Int]> { TermMatchCache.make(size: { $0.count }) }
+    func makeCache() -> StripedCache<Key, [Int]> { TermMatchCache.make(bytes: { $0.count }) }
 
     /// A second ask of the same key is answered from the cache; a different budget or mode is
     /// another key.
@@ -39,5 +39,26 @@ final class TermMatchCacheTests: XCTestCase {
         for n in 0..<total { _ = cache.value(key(1000 + n)) { misses += 1; return [n] } }
         // At most 16 stripes × entriesPerStripe survive; the rest are computed again.
         XCTAssertGreaterThanOrEqual(misses, total - kept)
+    }
+
+    /// The caches are bounded by the bytes their term lists take, whatever the number of lists:
+    /// thousands of distinct words typed (each a walk of hundreds of terms) stay within 16 stripes
+    /// × `bytesPerStripe`, and a walk of thousands of terms is not kept at all.
+    func testBoundedByBytes() {
+        let cache: StripedCache<Key, [(term: [UInt8], distance: Int)]> = TermMatchCache.make {
+            TermMatchCache.bytes(ofTerms: $0.lazy.map(\.term))
+        }
+        func walk(_ n: Int, terms: Int) -> [(term: [UInt8], distance: Int)] {
+            (0..<terms).map { (Array("term\(n)-\($0)".utf8), 1) }
+        }
+        let huge = walk(0, terms: 4096)
+        XCTAssertGreaterThan(TermMatchCache.bytes(ofTerms: huge.lazy.map(\.term)), cache.maximumCost)
+        cache.insert(huge, for: key(0))
+        XCTAssertNil(cache.cached(key(0)), "4,096 terms are over the bound")
+        for n in 1...3_000 { cache.insert(walk(n, terms: 300), for: key(n)) }
+        let statistics = cache.statistics()
+        XCTAssertLessThanOrEqual(statistics.cost, 16 * TermMatchCache.bytesPerStripe)
+        XCTAssertGreaterThan(statistics.entries, 100)
+        XCTAssertLessThan(statistics.entries, 3_000, "bounded by bytes before entries")
     }
 }
