@@ -86,6 +86,15 @@ public final class CoordinatorServer: Sendable {
             }
         }
         core = CoordinatorCore(cluster: cluster, replicas: replicas, telemetry: coordinatorTelemetry, nodeToken: configuration.nodeToken)
+        let sessions = core.sessions
+        telemetry.registry.gauge(name: "typeahead_coordinator_sessions_in_flight",
+                                 help: "Keystrokes in flight tracked for supersession, one per search-field session.") {
+            Double(sessions.inFlightCount)
+        }
+        telemetry.registry.gauge(name: "typeahead_coordinator_sessions_finished",
+                                 help: "Finished revisions remembered (10 to 20 s) to refuse keystrokes overtaken on the way.") {
+            Double(sessions.finishedCount)
+        }
         republish.target.withLock { $0 = { [weak self] in self?.republishView() } }
     }
 

@@ -18,6 +18,9 @@ import Observability
 /// - `typeahead_coordinator_categories_truncated_total`: merged suggestions where a shard had more
 ///   matching categories than it could list
 /// - `typeahead_coordinator_serving_generation`, `typeahead_coordinator_replica_up{shard,replica}`
+/// - `typeahead_coordinator_sessions_in_flight`, `typeahead_coordinator_sessions_finished`: the
+///   session table's keystrokes in flight and remembered finished revisions (registered by the
+///   server, read from its ``SessionTable``)
 final class CoordinatorTelemetry: Sendable {
     /// One shard's series.
     struct ShardSeries: Sendable {

@@ -241,6 +241,12 @@ final class CoordinatorServerTests: XCTestCase {
         XCTAssertEqual(reset, 2, "both shard calls of the superseded keystroke are reset")
         let superseded = try await cluster.metric("typeahead_coordinator_superseded_calls_total")
         XCTAssertEqual(superseded, 2)
+        // The session table as an operator sees it: nothing in flight, one session remembered.
+        try await cluster.eventually("the first keystroke ended") {
+            try await cluster.metric("typeahead_coordinator_sessions_in_flight") == 0
+        }
+        let finished = try await cluster.metric("typeahead_coordinator_sessions_finished")
+        XCTAssertEqual(finished, 1)
     }
 
     /// A client that resets its stream: the shard calls are reset too.

@@ -128,9 +128,15 @@ public final class SessionTable: Sendable {
         }
     }
 
-    /// Finished sessions remembered (for tests and metrics).
+    /// Sessions whose finished revision is remembered (for tests and metrics). O(remembered): a
+    /// session in both windows counts once.
     public var finishedCount: Int {
-        stripes.reduce(0) { total, stripe in total + stripe.state.withLock { $0.finished.count + $0.finishedBefore.count } }
+        stripes.reduce(0) { total, stripe in
+            total + stripe.state.withLock { state in
+                let current = state.finished
+                return current.count + state.finishedBefore.keys.reduce(0) { $0 + (current[$1] == nil ? 1 : 0) }
+            }
+        }
     }
 
     /// Keystrokes in flight (for tests and metrics).
