@@ -49,47 +49,46 @@ extension Generation {
     }
 
     /// The postings of `terms` (base and delta; name postings, and description ones with
-    /// `includeDescription`) summed, stopping as soon as the sum passes
-    /// `limit` (then the number returned is over `limit`, not the whole sum): how a plan decides
-    /// whether the words of a partial word are few enough to list.
+    /// `includeDescription`) summed, stopping as soon as the sum passes `limit` (then the number
+    /// returned is over `limit`, not the whole sum): how a plan decides whether the words of a
+    /// partial word are few enough to list, and which filter is cheapest. Terms for which
+    /// `baseCounted` says true are counted in the delta only (their base postings are known).
     ///
     /// One cursor reads every term's posting list header, and one more the delta's, only when the
     /// delta has terms at all. Term walks list terms in byte order, so consecutive seeks mostly
     /// land on the leaf page the cursor is on, which LMDB checks before descending from the root:
-    /// thousands of words of a typo'd partial word cost a fraction of as many `mdb_get`s (and of
-    /// a cursor opened per word, as ``postingCount(of:includeDescription:in:)`` needs).
+    /// thousands of words of a typo'd partial word cost a fraction of as many `mdb_get`s.
     func postingCount(of terms: some Sequence<[UInt8]>, includeDescription: Bool = false, stoppingAfter limit: Int = .max,
-                      in txn: borrowing ReadTransaction) throws -> Int {
+                      baseCounted: ([UInt8]) -> Bool = { _ in false }, in txn: borrowing ReadTransaction) throws -> Int {
         let hasDelta = try txn.count(schema.deltaTerms) > 0
         return try txn.withCursor(schema.terms) { base in
-            var total = 0
-            for term in terms {
-                if let value = try base.seek(term)?.value {
-                    let list = try PostingListView(value)
-                    total += list.nameCount + (includeDescription ? list.descriptionCount : 0)
-                }
-                if hasDelta {
-                    total += try txn.withCursor(schema.deltaTerms) { delta in
-                        try delta.seek(term) == nil ? 0 : try delta.duplicateCount()
+            try txn.withCursor(schema.deltaTerms) { delta in
+                var total = 0
+                for term in terms {
+                    if !baseCounted(term), let value = try base.seek(term)?.value {
+                        let list = try PostingListView(value)
+                        total += list.nameCount + (includeDescription ? list.descriptionCount : 0)
                     }
+                    if hasDelta, try delta.seek(term) != nil { total += try delta.duplicateCount() }
+                    if total > limit { return total }
                 }
-                if total > limit { return total }
+                return total
             }
-            return total
         }
     }
 
     /// The name postings of a typo'd partial word's `terms` (as ``terms(matching:in:)`` lists
-    /// them: base and delta, in byte order), summed as ``postingCount(of:includeDescription:stoppingAfter:in:)``
+    /// them: base and delta, in byte order), summed as ``postingCount(of:includeDescription:stoppingAfter:baseCounted:in:)``
     /// sums them, but a whole region of the walk (``nameRegions(matching:terms:in:)``) with a heavy
     /// trie node counts as the node's `postings`, the sum of its terms' name postings kept at build
     /// time: "libt" within one edit takes the 20,000 words under "lib" as one read, not 20,000 seeks.
-    /// The sum is the same; only the reads differ.
-    func namePostingCount(ofPartial word: QueryWord, terms: [(term: [UInt8], distance: Int)], stoppingAfter limit: Int,
+    /// The sum is the same; only the reads differ. `heavy` is ``heavyRegionPostings(ofPartial:stoppingAfter:in:)``'s
+    /// answer when the caller has it (complete, i.e. not stopped early).
+    func namePostingCount(ofPartial word: QueryWord, terms: [(term: [UInt8], distance: Int)],
+                          heavy: (postings: Int, prefixes: [[UInt8]])? = nil, stoppingAfter limit: Int,
                           in txn: borrowing ReadTransaction) throws -> Int {
-        var (total, covered) = try heavyRegionPostings(ofPartial: word, stoppingAfter: limit, in: txn)
-        if total > limit { return total }
-        if covered.isEmpty { return try postingCount(of: terms.lazy.map(\.term), stoppingAfter: limit, in: txn) }
+        let (heavyTotal, covered) = try heavy ?? heavyRegionPostings(ofPartial: word, stoppingAfter: limit, in: txn)
+        if heavyTotal > limit { return heavyTotal }
         // The greatest covered prefix not after the term is the only one that can be its prefix
         // (regions are disjoint subtrees).
         func isCovered(_ term: [UInt8]) -> Bool {
@@ -100,21 +99,8 @@ extension Generation {
             }
             return low > 0 && term.starts(with: covered[low - 1])
         }
-        let hasDelta = try txn.count(schema.deltaTerms) > 0
-        let uncovered = terms.lazy.map(\.term).filter { !isCovered($0) }
-        total += try postingCount(of: uncovered, stoppingAfter: limit - total, in: txn)
-        if hasDelta, total <= limit {
-            // Covered terms' delta postings (the heavy nodes count the base alone).
-            total += try txn.withCursor(schema.deltaTerms) { delta in
-                var sum = 0
-                for (term, _) in terms where isCovered(term) {
-                    if try delta.seek(term) != nil { sum += try delta.duplicateCount() }
-                    if total + sum > limit { break }
-                }
-                return sum
-            }
-        }
-        return total
+        return heavyTotal + (try postingCount(of: terms.lazy.map(\.term), stoppingAfter: limit - heavyTotal,
+                                               baseCounted: isCovered, in: txn))
     }
 
     /// The base name postings of the regions of a typo'd partial word's walk that have a heavy
@@ -141,15 +127,7 @@ extension Generation {
 
     /// How many postings a term has (base and delta), for choosing the cheapest driver.
     func postingCount(of term: [UInt8], includeDescription: Bool, in txn: borrowing ReadTransaction) throws -> Int {
-        var count = 0
-        if let value = try txn.get(schema.terms, term) {
-            let list = try PostingListView(value)
-            count += list.nameCount + (includeDescription ? list.descriptionCount : 0)
-        }
-        count += try txn.withCursor(schema.deltaTerms) { cursor in
-            try cursor.seek(term) == nil ? 0 : try cursor.duplicateCount()
-        }
-        return count
+        try postingCount(of: CollectionOfOne(term), includeDescription: includeDescription, in: txn)
     }
 
     /// The terms (base and delta) a query word matches, with their distances, in byte order.

@@ -63,7 +63,6 @@ struct TermTable<Value> {
         return found
     }
 
-    func index(of term: Bytes) -> Int? { term.withUnsafeBytes { index(of: $0) } }
     func index(of term: [UInt8]) -> Int? { term.withUnsafeBytes { index(of: $0) } }
 
     /// Calls `update` with the live value of `term` (nil when absent) and stores what it leaves
@@ -102,8 +101,6 @@ struct TermTable<Value> {
         return entries.count - 1
     }
 
-    @discardableResult
-    mutating func update(_ term: Bytes, _ body: (inout Value?) -> Void) -> Int? { term.withUnsafeBytes { update($0, body) } }
     @discardableResult
     mutating func update(_ term: [UInt8], _ body: (inout Value?) -> Void) -> Int? { term.withUnsafeBytes { update($0, body) } }
 

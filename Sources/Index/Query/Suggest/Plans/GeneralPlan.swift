@@ -81,13 +81,17 @@ extension SuggestContext {
         // completions from postings, below; candidates are still `rest`, as an exact partial word
         // narrows only when there are no typos). A typo'd "libt" has thousands of words.
         var typoPostings = 0
+        // Below `typoWalkAlways`, only if the walk's heavy regions (counted without listing a word)
+        // leave the narrowing possible; that count, complete then, is reused below.
+        var heavy: (postings: Int, prefixes: [[UInt8]])?
+        if let partial = query.partial, partial.budget > 0, rest.count > Self.typoWalkMinimum, rest.count <= Self.typoWalkAlways {
+            heavy = try generation.heavyRegionPostings(ofPartial: partial, stoppingAfter: Self.narrowingFactor * rest.count, in: txn)
+        }
         if let partial = query.partial, partial.budget > 0, rest.count > Self.typoWalkMinimum,
-           try rest.count > Self.typoWalkAlways
-           || generation.heavyRegionPostings(ofPartial: partial, stoppingAfter: Self.narrowingFactor * rest.count, in: txn).postings
-           <= Self.narrowingFactor * rest.count {
+           heavy.map({ $0.postings <= Self.narrowingFactor * rest.count }) ?? true {
             let matches = try generation.terms(matching: partial, in: txn)
             typoMatches = matches
-            typoPostings = try generation.namePostingCount(ofPartial: partial, terms: matches,
+            typoPostings = try generation.namePostingCount(ofPartial: partial, terms: matches, heavy: heavy,
                                                            stoppingAfter: Self.completionPostingsFactor * rest.count, in: txn)
             if typoPostings <= Self.narrowingFactor * rest.count {
                 candidates = intersect(rest, try generation.documents(of: matches.map(\.term), includeDescription: false, in: txn))
