@@ -112,9 +112,10 @@ class Sampler(threading.Thread):
             for name, pid in sorted(processes.items()):
                 sample = proc_sample(pid)
                 if sample:
-                    cache = scrape(addresses[name], "typeahead_answer_cache_bytes") if name in addresses else None
+                    found = scrape(addresses[name], SCRAPED) if name in addresses else {}
                     self.rows.append({"t": round(now - self.start_time, 1), "process": name, "pid": pid, **sample,
-                                      "cache_kib": round(cache / 1024) if cache is not None else ""})
+                                      **{column: round(found[metric] / 1024) if metric in found else ""
+                                         for column, metric in SCRAPED.items()}})
             self.stopping.wait(self.interval)
 
     def addresses(self):
@@ -128,16 +129,32 @@ class Sampler(threading.Thread):
                 for shard, entry in enumerate(cluster["shards"]) for replica, address in enumerate(entry["replicas"])}
 
 
-def scrape(address, metric):
-    """One gauge's value from a server's /metrics (None when it does not answer)."""
+# The node series each sample records (KiB), by column: the answer cache, the index's query
+# caches (summed over caches) and the allocator's account, so that growing memory can be told
+# apart: caches filling, live data (heap in use) or fragmentation (heap free).
+SCRAPED = {"cache_kib": "typeahead_answer_cache_bytes", "index_caches_kib": "typeahead_index_cache_bytes",
+           "heap_in_use_kib": 'typeahead_heap_bytes{state="in_use"}', "heap_free_kib": 'typeahead_heap_bytes{state="free"}'}
+
+
+def scrape(address, metrics):
+    """The values of `metrics` (column -> name or name{labels}) in a server's /metrics: a bare
+    name sums its series. Those it lacks (or all, when it does not answer) are left out."""
+    found = {}
     try:
         with urllib.request.urlopen(f"http://{address}/metrics", timeout=1) as response:
-            for line in response.read().decode().splitlines():
-                if line.startswith(metric + " ") or line.startswith(metric + "{"):
-                    return float(line.rsplit(" ", 1)[1])
+            lines = response.read().decode().splitlines()
     except OSError:
-        return None
-    return None
+        return found
+    wanted = set(metrics.values())
+    for line in lines:
+        if line.startswith("#") or " " not in line:
+            continue
+        series, value = line.rsplit(" ", 1)
+        for key in (series, series.split("{", 1)[0]):
+            if key in wanted:
+                found[key] = found.get(key, 0.0) + float(value)
+                break
+    return found
 
 
 # ---------------------------------------------------------------------------------------------
@@ -429,58 +446,67 @@ class Soak:
         return inside, outside
 
     def warmup_seconds(self, rows):
-        """When the warm-up ends (seconds since the start): a fifth of the load (at least 30 s, at
-        most 5 min), and not before every node's answer cache has filled (reached 98% of the
-        most it held), since a filling cache is memory that grows by design; at most half the load
-        either way."""
-        start = self.load_started - self.t0
-        warmup = start + min(300, max(30, 0.2 * self.load_seconds))
-        for name in {r["process"] for r in rows if r["process"].startswith("node")}:
-            series = [r for r in rows if r["process"] == name and r["cache_kib"] != ""]
-            if series:
-                full = 0.98 * max(r["cache_kib"] for r in series)
-                filled = next((r["t"] for r in series if r["t"] >= start and r["cache_kib"] >= full), warmup)
-                warmup = max(warmup, filled)
-        return min(warmup, start + 0.5 * self.load_seconds)
+        """When the warm-up ends (seconds since the start): a fifth of the load after it began (at
+        least 30 s, at most 5 min). The answer caches fill within seconds and a write empties
+        them (their entries name the data version), so they set no longer warm-up of their own."""
+        return self.load_started - self.t0 + self.warmup_length()
+
+    def warmup_length(self):
+        return min(300, max(30, 0.2 * self.load_seconds))
+
+    def judging_window(self):
+        """How long the two windows are whose medians growth compares: a minute (a tenth of a
+        short run). One sample would judge a moment: a merge (seconds of ~150 MiB of heap, given
+        back when it ends) or a cache just emptied by a write."""
+        return max(10, min(60, 0.1 * self.load_seconds))
 
     def analyse_samples(self, rows):
-        """Per process: anonymous memory and descriptors at the end of the warm-up against the end
-        of the load. A process restarted after the warm-up (the killed replica) has not had its
-        own warm-up: it is reported, not judged."""
+        """Per process: anonymous memory (the median over a window) and descriptors at the end of
+        the warm-up against the end of the load. A process restarted during the run (the killed
+        replica) warms up again from its restart, and is judged if enough of the run is left."""
         warmup = self.warmup_seconds(rows)
         self.warmup_at = warmup
         end = self.load_end - self.t0
+        window = self.judging_window()
         growth = {}
+
+        def median(values):
+            ordered = sorted(values)
+            return ordered[len(ordered) // 2] if ordered else None
+
         for name in sorted({r["process"] for r in rows}):
             series = [r for r in rows if r["process"] == name]
             life = [r for r in series if r["pid"] == series[-1]["pid"]]   # the last instance
             entry = {"pids": len({r["pid"] for r in series}), "samples": len(series),
                      "peakRssKiB": max(r["rss_kib"] for r in series), "peakAnonKiB": max(r["anon_kib"] for r in series)}
-            # A node restarted during the run warms up again: from its own cache's filling.
-            own = warmup
-            caches = [r["cache_kib"] for r in life if r["cache_kib"] != ""]
-            if entry["pids"] > 1 and caches:
-                own = max(warmup, next(r["t"] for r in life if r["cache_kib"] != "" and r["cache_kib"] >= 0.98 * max(caches)))
-            baseline = next((r for r in life if r["t"] >= own), None)
+            own = warmup if entry["pids"] == 1 else max(warmup, life[0]["t"] + self.warmup_length())
+            first = [r for r in life if own <= r["t"] < own + window]
+            final = [r for r in life if end - window < r["t"] <= end] or life[-1:]
             # Judged when its warm-up left at least a quarter of the load to watch.
-            judged = name != "load" and baseline is not None and own <= end - 0.25 * self.load_seconds
-            if baseline is None:
+            judged = name != "load" and bool(first) and own <= end - 0.25 * self.load_seconds
+            if not first:
                 entry["note"] = "no sample after the warm-up"
             elif not judged:
                 entry["note"] = "restarted: too little time after its own warm-up" if entry["pids"] > 1 else "the load tester: not judged"
-            if baseline:
-                last = ([r for r in life if r["t"] <= end] or life)[-1]
-                after = [r for r in life if r["t"] >= warmup]
-                entry.update({"baselineAt": baseline["t"], "endAt": last["t"],
-                              "rssKiB": [baseline["rss_kib"], last["rss_kib"]], "anonKiB": [baseline["anon_kib"], last["anon_kib"]],
+            if first:
+                baseline, last = first[0], final[-1]
+                after = [r for r in life if r["t"] >= own]
+
+                def pair(key):
+                    values = [median(r[key] for r in part if r.get(key, "") != "") for part in (first, final)]
+                    return ["" if v is None else v for v in values]
+                anon, rss = pair("anon_kib"), pair("rss_kib")
+                entry.update({"baselineAt": baseline["t"], "endAt": last["t"], "windowSeconds": window,
+                              "rssKiB": rss, "anonKiB": anon,
                               "fds": [baseline["fds"], last["fds"]], "maxFdsAfterWarmup": max(r["fds"] for r in after),
                               "threads": [baseline["threads"], last["threads"]],
-                              "answerCacheKiB": [baseline.get("cache_kib", ""), last.get("cache_kib", "")],
-                              "anonGrowth": round((last["anon_kib"] - baseline["anon_kib"]) / max(1, baseline["anon_kib"]), 4),
-                              "rssGrowth": round((last["rss_kib"] - baseline["rss_kib"]) / max(1, baseline["rss_kib"]), 4)})
+                              "answerCacheKiB": pair("cache_kib"), "indexCachesKiB": pair("index_caches_kib"),
+                              "heapInUseKiB": pair("heap_in_use_kib"), "heapFreeKiB": pair("heap_free_kib"),
+                              "anonGrowth": round((anon[1] - anon[0]) / max(1, anon[0]), 4),
+                              "rssGrowth": round((rss[1] - rss[0]) / max(1, rss[0]), 4)})
                 if judged and entry["anonGrowth"] > self.o.max_growth:
                     self.fail("load", f"{name}: anonymous memory grew {entry['anonGrowth']:.1%} after the warm-up "
-                                         f"({baseline['anon_kib']} -> {last['anon_kib']} KiB)")
+                                         f"({anon[0]} -> {anon[1]} KiB, medians of {window:.0f} s)")
                 if judged and last["fds"] > baseline["fds"] + self.o.fd_slack:
                     self.fail("consistency", f"{name}: descriptors {baseline['fds']} -> {last['fds']} after the warm-up")
             entry["judged"] = judged
@@ -520,7 +546,7 @@ class Soak:
         inside, outside = self.analyse_load(report)
         growth = self.analyse_samples(sampler.rows)
         with open(os.path.join(self.out, "samples.csv"), "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=["t", "process", "pid", "rss_kib", "anon_kib", "file_kib", "threads", "fds", "cache_kib"])
+            writer = csv.DictWriter(f, fieldnames=["t", "process", "pid", "rss_kib", "anon_kib", "file_kib", "threads", "fds", *SCRAPED])
             writer.writeheader()
             writer.writerows(sampler.rows)
         result = {"minutes": self.o.minutes, "catalog": self.o.catalog, "entries": len(self.ids), "shards": self.o.shards,
@@ -565,7 +591,8 @@ class Soak:
             f"entries at the end {r['consistency']['entries']} (expected {r['consistency']['expected']}), "
             f"upserted found {r['consistency']['upsertedFound']}/{r['consistency']['upsertedSampled']}, "
             f"deleted found {r['consistency']['deletedFound']}/{r['consistency']['deletedSampled']}",
-            f"  warm-up     until {r['warmupEndsAt']:.0f} s (load from {self.load_started - self.t0:.0f} s; answer caches full)",
+            f"  warm-up     until {r['warmupEndsAt']:.0f} s (load from {self.load_started - self.t0:.0f} s); memory compared as medians "
+            f"of the {self.judging_window():.0f} s after it and the last {self.judging_window():.0f} s",
             "  process               RSS MiB (warm-up -> end, peak)   anon MiB (warm-up -> end)  growth   fds      threads",
         ]
         for name, p in r["processes"].items():
@@ -576,7 +603,11 @@ class Soak:
             lines.append(f"  {name:<21} {mib(p['rssKiB'][0]):7.1f} -> {mib(p['rssKiB'][1]):7.1f} ({mib(p['peakRssKiB']):7.1f})"
                          f"      {mib(p['anonKiB'][0]):7.1f} -> {mib(p['anonKiB'][1]):7.1f}   {p['anonGrowth']:+7.1%}"
                          f"  {p['fds'][0]:>3} -> {p['fds'][1]:<3} {p['threads'][0]:>3} -> {p['threads'][1]:<3}"
-                         + (f"  cache {p['answerCacheKiB'][1] / 1024:.1f} MiB" if p["answerCacheKiB"][1] != "" else "")
+                         + (f"  answers {p['answerCacheKiB'][1] / 1024:.1f} MiB" if p["answerCacheKiB"][1] != "" else "")
+                         + (f"  index caches {p['indexCachesKiB'][1] / 1024:.1f} MiB" if p["indexCachesKiB"][1] != "" else "")
+                         + (f"  heap in use {mib(p['heapInUseKiB'][0]):.1f} -> {mib(p['heapInUseKiB'][1]):.1f}, free "
+                            f"{mib(p['heapFreeKiB'][0]):.1f} -> {mib(p['heapFreeKiB'][1]):.1f} MiB"
+                            if "" not in (p["heapInUseKiB"] + p["heapFreeKiB"]) else "")
                          + ("" if p["judged"] else f"  ({p.get('note', 'not judged')})"))
         gated = self.gated()
         lines.append(f"  verdict     {'PASS' if not gated else 'FAIL'} (gating: {self.o.gate} checks)")

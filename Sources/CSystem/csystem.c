@@ -171,4 +171,17 @@ int csystem_set_thread_name(const char *name) { return pthread_setname_np(pthrea
 
 int csystem_release_free_memory(void) { return malloc_trim(0); }
 
+int csystem_tune_allocator(size_t mmap_threshold, size_t trim_threshold) {
+    if (mallopt(M_MMAP_THRESHOLD, (int)mmap_threshold) != 1) return -1;
+    if (mallopt(M_TRIM_THRESHOLD, (int)trim_threshold) != 1) return -1;
+    return 0;
+}
+
+void csystem_heap_statistics(uint64_t *in_use, uint64_t *free_bytes, uint64_t *mapped) {
+    struct mallinfo2 info = mallinfo2();
+    *in_use = (uint64_t)info.uordblks + (uint64_t)info.hblkhd;
+    *free_bytes = (uint64_t)info.fordblks;
+    *mapped = (uint64_t)info.hblkhd;
+}
+
 int csystem_set_thread_nice(int nice) { return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice); }

@@ -14,6 +14,15 @@ import Synchronization
 /// never while a value is computed (two threads missing the same key at once both compute it,
 /// and the first insert wins).
 ///
+/// Epochs (optional): a cache whose keys name the read snapshot they were computed at (so that a
+/// write makes every older entry unreachable) says so with `epoch`. A stripe then keeps one
+/// epoch's entries: the first insert of a newer epoch empties it (on the inserting thread, under
+/// the stripe's lock: at most a stripe's entries are freed there), and an insert of an older one
+/// is not kept (see ``CacheEpoch`` for "newer"). Without it, entries no request can reach again
+/// would stay until they age out: under a steady stream of writes every such cache fills to its
+/// bound with them, and `scripts/soak.sh` saw a node's memory grow for as long as the writes went
+/// on. Lookups need no epoch: a key of another snapshot simply misses.
+///
 /// ```swift
 /// let cache = StripedCache<String, [UInt8]>(stripes: 16, entriesPerStripe: 1024, costPerStripe: 4 << 20,
 ///                                           maximumCost: 64 << 10, cost: { $0.count })
@@ -24,19 +33,23 @@ public final class StripedCache<Key: Hashable & Sendable, Value: Sendable>: Send
     public let costPerStripe: Int
     public let maximumCost: Int
     private let cost: @Sendable (Value) -> Int
+    private let epoch: (@Sendable (Key) -> CacheEpoch)?
     private let stripes: [Stripe]
 
     /// - Parameters:
     ///   - entriesPerStripe: at least 1.
     ///   - costPerStripe: the summed cost a stripe may hold.
     ///   - maximumCost: values costing more are returned but not kept (at most `costPerStripe`).
+    ///   - epoch: the snapshot a key was computed at, for caches whose older snapshots' entries
+    ///     become unreachable (see the type's discussion); nil keeps entries of every age.
     public init(stripes: Int, entriesPerStripe: Int, costPerStripe: Int = .max, maximumCost: Int = .max,
-                cost: @escaping @Sendable (Value) -> Int = { _ in 1 }) {
+                cost: @escaping @Sendable (Value) -> Int = { _ in 1 }, epoch: (@Sendable (Key) -> CacheEpoch)? = nil) {
         precondition(stripes >= 1 && entriesPerStripe >= 1 && costPerStripe >= 0, "a cache needs room")
         self.entriesPerStripe = entriesPerStripe
         self.costPerStripe = costPerStripe
         self.maximumCost = min(maximumCost, costPerStripe)
         self.cost = cost
+        self.epoch = epoch
         self.stripes = (0..<stripes).map { _ in Stripe(capacity: entriesPerStripe) }
     }
 
@@ -50,6 +63,19 @@ public final class StripedCache<Key: Hashable & Sendable, Value: Sendable>: Send
             var cost = 0
             var hits: UInt64 = 0
             var misses: UInt64 = 0
+            /// The epoch of the entries kept (with an `epoch` function; nil until the first insert).
+            var epoch: CacheEpoch?
+            /// Entries dropped because a newer epoch came (counted for metrics).
+            var retired: UInt64 = 0
+
+            /// Empties the stripe, keeping its storage.
+            mutating func clear() {
+                entries.removeAll(keepingCapacity: true)
+                for slot in order.indices { order[slot] = nil }
+                head = 0
+                count = 0
+                cost = 0
+            }
         }
         let state: Mutex<State>
         init(capacity: Int) { state = Mutex(State(order: Array(repeating: nil, count: capacity))) }
@@ -80,8 +106,9 @@ public final class StripedCache<Key: Hashable & Sendable, Value: Sendable>: Send
     /// the `cost` function sees only values).
     public func insert(_ value: Value, for key: Key, cost valueCost: Int) {
         guard valueCost <= maximumCost else { return }
+        let keyEpoch = epoch?(key)
         stripe(key).state.withLock { state in
-            guard state.entries[key] == nil else { return }
+            guard admits(keyEpoch, &state), state.entries[key] == nil else { return }
             evict(&state, freeingSlot: true, toFit: valueCost)
             state.order[(state.head + state.count) % state.order.count] = key
             state.count += 1
@@ -111,6 +138,22 @@ public final class StripedCache<Key: Hashable & Sendable, Value: Sendable>: Send
             return true
         }
         if !replaced { insert(value, for: key, cost: valueCost) }
+    }
+
+    /// Whether an entry of `keyEpoch` may be kept in the stripe: not if it is an older snapshot
+    /// than the stripe's; if it supersedes the stripe's, their entries go first (no request can
+    /// reach them again). Two snapshots read at once (a query begun before a write, a switch's
+    /// pinned reads) cost some hits, never an answer: keys name their snapshot.
+    private func admits(_ keyEpoch: CacheEpoch?, _ state: inout Stripe.State) -> Bool {
+        guard let keyEpoch else { return true }
+        if let kept = state.epoch {
+            if keyEpoch == kept { return true }
+            if !keyEpoch.supersedes(kept) { return false }
+        }
+        state.retired &+= UInt64(state.count)
+        state.clear()
+        state.epoch = keyEpoch
+        return true
     }
 
     /// Drops the oldest entries until a slot is free (if asked) and `cost` more fits the stripe's
@@ -148,26 +191,21 @@ public final class StripedCache<Key: Hashable & Sendable, Value: Sendable>: Send
     /// Empties every stripe (the counters stay).
     public func removeAll() {
         for stripe in stripes {
-            stripe.state.withLock { state in
-                state.entries.removeAll(keepingCapacity: true)
-                state.order = Array(repeating: nil, count: state.order.count)
-                state.head = 0
-                state.count = 0
-                state.cost = 0
-            }
+            stripe.state.withLock { $0.clear() }
         }
     }
 
-    /// Entries, summed cost, hits and misses over every stripe (for metrics; each stripe is read
-    /// under its lock, the sum is not one instant's).
-    public func statistics() -> (entries: Int, cost: Int, hits: UInt64, misses: UInt64) {
-        var total = (entries: 0, cost: 0, hits: UInt64(0), misses: UInt64(0))
+    /// Entries, summed cost, hits, misses and entries retired by newer epochs over every stripe
+    /// (for metrics; each stripe is read under its lock, the sum is not one instant's).
+    public func statistics() -> StripedCacheStatistics {
+        var total = StripedCacheStatistics()
         for stripe in stripes {
             stripe.state.withLock { state in
                 total.entries += state.count
                 total.cost += state.cost
                 total.hits &+= state.hits
                 total.misses &+= state.misses
+                total.retired &+= state.retired
             }
         }
         return total

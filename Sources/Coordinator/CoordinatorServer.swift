@@ -108,6 +108,8 @@ public final class CoordinatorServer: Sendable {
         var clientConfiguration = HTTP2Client.Configuration()
         clientConfiguration.connectTimeout = cluster.settings.connectTimeout
         clientConfiguration.session.maxBodySize = 64 << 20
+        // The replicas' connections' events (GOAWAY, a close on an error) in the coordinator's log.
+        clientConfiguration.logger = RPCServer.transportLogger(telemetry.logger)
         do {
             clientConfiguration.tls = try cluster.settings.nodeTLS()
         } catch {
@@ -206,6 +208,7 @@ public final class CoordinatorServer: Sendable {
     private func check(_ replica: Replica, on state: LoopState, then done: @escaping () -> Void) {
         let link = state.links[replica.id]
         let options = core.healthCheckOptions
+        let logger = core.telemetry.logger
         let loop = state.loop
         link.withConnection { connection in
             guard let connection else {
@@ -228,16 +231,25 @@ public final class CoordinatorServer: Sendable {
                         replica.failed("health check: \(status)", slow: status.code == .deadlineExceeded)
                         // A check that timed out on a link nothing comes back on is a dead link
                         // (a blackholed host: TCP would wait minutes): close it, so the calls
-                        // stuck on it fail over now. But calls answered there in the last fifth
-                        // of the check's timeout say the link works and the node is only slow
-                        // (an overloaded machine): closing it would fail those calls too, and
-                        // load their other replicas just when they are busiest. (Any answer
-                        // since the check was sent would be too lenient: a link cut while the
-                        // check waits answered before the cut, and would stay open a round.)
+                        // stuck on it fail over now. But a call answered there within the
+                        // check's timeout says the link works and the node is only slow (an
+                        // overloaded machine, a merge): closing it would fail every call on it,
+                        // and load the other replicas just when they are busiest. A fifth of the
+                        // timeout was the window once; `scripts/soak.sh` then saw links to
+                        // working replicas closed dozens of times a minute under load (a stalled
+                        // node answers nothing for 100 ms easily) and whole shards fall out of
+                        // routing. A link cut while a check waits may so stay open one more
+                        // round: the next check finds no answer since, and closes it.
                         let link = bound.value
-                        let window = (options.timeout ?? .milliseconds(500)) / 5
+                        let window = options.timeout ?? .milliseconds(500)
                         let answeredLately = link.lastAnswer.map { ContinuousClock.now - $0 < window } ?? false
-                        if status.code == .deadlineExceeded, !answeredLately { link.drop() }
+                        if status.code == .deadlineExceeded, !answeredLately {
+                            // Its calls in flight fail over, without counting against the replica
+                            // (GRPCStatus.closedLocallyReason): the check above counted once.
+                            logger.warning("link closed: health check timed out, no answer in the last window",
+                                                          ["replica": "\(replica.endpoint)", "window_ms": "\(window.components.attoseconds / 1_000_000_000_000_000 + window.components.seconds * 1000)"])
+                            link.drop()
+                        }
                     }
                     finished.value.run()
                 }

@@ -1,4 +1,5 @@
 import Analysis
+import Caching
 import Catalog
 import Foundation
 import Storage
@@ -87,7 +88,8 @@ public final class Shard: Sendable {
     /// the cluster serves the new one) calls keep naming the previous generation: holding it here
     /// keeps its environment, memory map and caches open across those calls instead of opening
     /// and closing it per call (and, being the rollback target, it is also what a rollback makes
-    /// current again at once).
+    /// current again at once). Once no call has named it for a while, the node lets it go
+    /// (``releasePreviousGeneration(idleFor:)``); a later call or rollback opens it again.
     struct Serving {
         var current: Generation
         /// The manifest's previous generation, when there is one.
@@ -101,6 +103,9 @@ public final class Shard: Sendable {
             self.current = current
             self.previousNumber = previousNumber
             previous = [old?.current, old?.previous].compactMap { $0 }.first { $0.number == previousNumber && previousNumber != nil }
+            // The generation that served until now counts as just read: the switch's pinned
+            // calls come next.
+            previous?.markRead()
         }
     }
 
@@ -188,12 +193,16 @@ public final class Shard: Sendable {
     func generation(_ number: Int?) throws -> Generation {
         guard let serving = state.withLock({ $0 }) else { return try current() }
         guard let number, number != serving.current.number else { return serving.current }
-        if number == serving.previousNumber, let previous = serving.previous { return previous }
+        if number == serving.previousNumber, let previous = serving.previous {
+            previous.markRead()
+            return previous
+        }
         guard layout.isComplete(number) else {
             // Reads may be unauthenticated: the message names no path of this machine.
             throw IndexError(.notFound, "this shard has no complete generation \(number) (current is \(serving.current.number))")
         }
         let opened = try open(number)
+        opened.markRead()
         if number == serving.previousNumber {
             state.withLock { state in
                 if state?.previousNumber == number, state?.previous == nil { state?.previous = opened }
@@ -201,6 +210,25 @@ public final class Shard: Sendable {
         }
         return opened
     }
+
+    /// Lets go of the previous generation once no read has named it for `idle` (a switch's
+    /// pinned calls are over), so that its caches, memory map and LMDB buffers stop taking memory
+    /// until the next activation: `scripts/soak.sh` saw every node hold ~20 MiB more for good after
+    /// a reindex. Reads that name it later (a late pinned call, a rollback) open it again, which
+    /// takes milliseconds. True when it was let go. Called by the node's one-second timer.
+    @discardableResult
+    public func releasePreviousGeneration(idleFor idle: Duration) -> Bool {
+        let now = Generation.readClock()
+        let limit = UInt64(idle.components.seconds) * 1_000_000_000 + UInt64(idle.components.attoseconds / 1_000_000_000)
+        return state.withLock { state in
+            guard let previous = state?.previous, now &- previous.lastRead.load(ordering: .relaxed) > limit else { return false }
+            state?.previous = nil
+            return true
+        }
+    }
+
+    /// Whether the previous generation is held open (see ``releasePreviousGeneration(idleFor:)``).
+    public var holdsPreviousGeneration: Bool { state.withLock { $0?.previous != nil } }
 
     // MARK: Queries
 
@@ -277,6 +305,14 @@ public final class Shard: Sendable {
     public func storageStatistics() throws -> (usedBytes: Int, mapSize: Int) {
         let statistics = try current().environment.statistics()
         return (statistics.usedBytes, statistics.mapSize)
+    }
+
+    /// The current generation's query caches, by name (for metrics; empty with no generation).
+    /// Only the current one's: a generation still held by queries in flight keeps its caches until
+    /// they finish, which takes milliseconds.
+    public func cacheStatistics() -> [(name: String, statistics: StripedCacheStatistics, countsBytes: Bool)] {
+        guard let generation = try? current() else { return [] }
+        return generation.cacheStatistics()
     }
 
     /// The live entry with this id, if any.

@@ -2,6 +2,7 @@ import Catalog
 import Cluster
 import Dispatch
 import Foundation
+import Storage
 import HTTP2
 import Index
 import Synchronization
@@ -171,7 +172,7 @@ public final class LocalCluster: Sendable {
 
         // 5. The cluster file, then the coordinator.
         let clusterFile = dataDirectory + "/cluster.json"
-        try Data(Self.clusterJSON(endpoints, tokenFile: "admin.token").utf8).write(to: URL(fileURLWithPath: clusterFile), options: .atomic)
+        try DurableFile.replace(clusterFile, with: Data(Self.clusterJSON(endpoints, tokenFile: "admin.token").utf8))
         let coordinatorPortFile = "\(run)/coordinator.port"
         try? fm.removeItem(atPath: coordinatorPortFile)
         func coordinatorArguments(port: Int) -> [String] {
@@ -188,8 +189,7 @@ public final class LocalCluster: Sendable {
         let address = Endpoint(host: options.listen.host == "0.0.0.0" ? "127.0.0.1" : options.listen.host, port: port)
         // Now that its port is known, the file names the coordinator too, so `typeahead admin
         // --cluster` sees it switch generations (the running coordinator has read the file already).
-        try Data(Self.clusterJSON(endpoints, tokenFile: "admin.token", coordinator: address).utf8)
-            .write(to: URL(fileURLWithPath: clusterFile), options: .atomic)
+        try DurableFile.replace(clusterFile, with: Data(Self.clusterJSON(endpoints, tokenFile: "admin.token", coordinator: address).utf8))
         try await Self.waitUntilReady(address, timeout: .seconds(60))
         return Summary(coordinator: address, nodes: endpoints, entriesPerShard: parts.map(\.count), skippedLines: loaded.errors.count,
                        generation: generation, clusterFile: clusterFile, tokenFile: tokenFile, dataDirectory: dataDirectory,

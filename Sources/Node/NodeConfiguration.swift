@@ -21,6 +21,10 @@ public struct NodeConfiguration: Sendable {
     public var mergePolicy = MergePolicy()
     /// Queued writes beyond this are refused with RESOURCE_EXHAUSTED.
     public var writeQueueLimit = 64
+    /// How long the previous generation stays open after the last read that named it (a
+    /// switch's pinned calls): then it is let go, with its caches (see
+    /// `Shard.releasePreviousGeneration(idleFor:)`), and opened again if named later.
+    public var previousGenerationIdle: Duration = .seconds(60)
     /// Fault injection for benchmarks and chaos tests, off by default: this share (0…1) of shard
     /// calls (ShardSuggest, ShardSearch) is answered `stall` late, as if the node had paused (a
     /// disk hiccup, a noisy neighbour). The work is done at once; only the answer waits, off the

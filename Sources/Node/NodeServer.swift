@@ -1,5 +1,7 @@
 import Dispatch
 import Foundation
+import Caching
+internal import CSystem
 import Index
 import Observability
 import RPC
@@ -86,6 +88,22 @@ public final class NodeServer: Sendable {
         registry.gauge(name: "typeahead_lmdb_used_bytes", help: "Bytes of the LMDB map in use by the serving generation.") {
             Double((try? shard.storageStatistics().usedBytes) ?? 0)
         }
+        // The serving generation's query caches (see `Generation`), one series per cache.
+        func caches(_ value: @escaping @Sendable ((name: String, statistics: StripedCacheStatistics, countsBytes: Bool)) -> Double?)
+            -> @Sendable () -> [CallbackSample] {
+            { shard.cacheStatistics().compactMap { cache in value(cache).map { CallbackSample(labelValues: [cache.name], value: $0) } } }
+        }
+        registry.gauge(name: "typeahead_index_cache_entries", help: "Entries each query cache of the serving generation keeps.",
+                       labelNames: ["cache"], series: caches { Double($0.statistics.entries) })
+        registry.gauge(name: "typeahead_index_cache_bytes", help: "Bytes each query cache of the serving generation holds (caches counted in bytes).",
+                       labelNames: ["cache"], series: caches { $0.countsBytes ? Double($0.statistics.cost) : nil })
+        registry.counter(name: "typeahead_index_cache_hits_total", help: "Look-ups each query cache of the serving generation answered.",
+                         labelNames: ["cache"], series: caches { Double($0.statistics.hits) })
+        registry.counter(name: "typeahead_index_cache_misses_total", help: "Look-ups each query cache of the serving generation missed.",
+                         labelNames: ["cache"], series: caches { Double($0.statistics.misses) })
+        registry.counter(name: "typeahead_index_cache_retired_total",
+                         help: "Entries each query cache of the serving generation dropped because a write made them unreachable.",
+                         labelNames: ["cache"], series: caches { Double($0.statistics.retired) })
     }
 
     /// Binds and starts serving; returns the port (useful with port 0).
@@ -100,7 +118,15 @@ public final class NodeServer: Sendable {
         rpc.withLock { $0 = server }
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
         timer.schedule(deadline: .now() + 1, repeating: 1.0)
+        let idle = configuration.previousGenerationIdle
         timer.setEventHandler { [shard, telemetry] in
+            if shard.releasePreviousGeneration(idleFor: idle) {
+                telemetry.logger.info("previous generation let go", ["idle_seconds": "\(idle.components.seconds)"])
+                // Its caches' memory back to the kernel, once the queries still reading it (a few
+                // milliseconds at most) have let go of it too: freed memory otherwise stays in
+                // glibc's arenas, resident (see BackgroundThread).
+                DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + 1) { _ = csystem_release_free_memory() }
+            }
             let before = shard.currentGeneration
             do {
                 try shard.reload()

@@ -15,7 +15,7 @@ import WireConversions
 /// last committed transaction, which every write of any process changes), the format, and the
 /// request without its session and revision. So a kept answer is only ever served for the same
 /// request reading the same data, and a write or an activation makes every older entry
-/// unreachable (it then ages out). What is kept is the answer up to its per-call fields; the
+/// unreachable, and the cache drops it (its epoch is the read version, see ``StripedCache``). What is kept is the answer up to its per-call fields; the
 /// session, revision and shard status are appended per call (they are the last fields of the
 /// message, and the JSON object's last members), so callers of different sessions share entries.
 ///
@@ -57,7 +57,8 @@ final class SuggestAnswers: Sendable {
             return
         }
         let cache = StripedCache<Key, [UInt8]>(stripes: stripes, entriesPerStripe: max(64, cacheBytes / stripes / 512),
-                                               costPerStripe: cacheBytes / stripes, maximumCost: 256 << 10)
+                                               costPerStripe: cacheBytes / stripes, maximumCost: 256 << 10,
+                                               epoch: { $0.version.cacheEpoch })
         self.cache = cache
         registry.counter(name: "typeahead_answer_cache_hits_total", help: "Suggest answers served from the answer cache.") {
             Double(cache.statistics().hits)
@@ -70,6 +71,10 @@ final class SuggestAnswers: Sendable {
         }
         registry.gauge(name: "typeahead_answer_cache_bytes", help: "Bytes the answer cache holds, overhead included.") {
             Double(cache.statistics().cost)
+        }
+        registry.counter(name: "typeahead_answer_cache_retired_total",
+                         help: "Kept answers dropped because a write or a switch made them unreachable.") {
+            Double(cache.statistics().retired)
         }
     }
 

@@ -6,7 +6,7 @@ import RPC
 enum CoordinatorCommand {
     static let help = """
     usage: typeahead coordinator --cluster FILE [--listen HOST:PORT] [--token-file F] [--read-token-file F]
-                                 [--node-token-file F] [--threads N] [--log-format logfmt|json] [--port-file F]
+                                 [--node-token-file F] [--threads N] [--log-format logfmt|json] [--log-level L] [--port-file F]
                                  [--request-head-timeout S] [--search-key-secret-file F] [--tls-cert F --tls-key F]
 
     Serves a cluster to clients: the typeahead.v1.Typeahead service (gRPC, JSON POST, GET
@@ -30,13 +30,14 @@ enum CoordinatorCommand {
       --request-head-timeout S seconds a client has to send a whole request head (HTTP/1.1) or
                                header block (HTTP/2), however slowly it trickles (default 10)
       --log-format F           logfmt (default) or json, one line per event on standard error
+      --log-level L            trace, debug, info (default), notice, warning or error
       --port-file F            write the bound port to F once serving (for --listen HOST:0)
     """
 
     static func run(_ argv: [String]) throws -> Int32 {
         let args = try Arguments(argv, command: "coordinator", flags: [],
                                  options: ["--cluster", "--listen", "--token-file", "--read-token-file", "--search-key-secret-file", "--tls-cert", "--tls-key", "--node-token-file",
-                                           "--threads", "--log-format", "--port-file", "--request-head-timeout"])
+                                           "--threads", "--log-format", "--log-level", "--port-file", "--request-head-timeout"])
         if args.wantsHelp { print(help); return 0 }
         guard args.positionals.isEmpty else {
             throw UsageError(description: "typeahead coordinator: unexpected argument \"\(args.positionals[0])\"")
@@ -63,8 +64,12 @@ enum CoordinatorCommand {
         configuration.nodeToken = try Tokens.read(file: args.value("--node-token-file"), environment: nil, command: "coordinator")
             ?? configuration.server.readToken
         let format = try args.choice("--log-format", default: LogFormatChoice.logfmt)
+        ServingAllocator.configure()
+        let releasing = ServingAllocator.startReleasing()
+        defer { releasing.cancel() }
         let coordinator = CoordinatorServer(cluster: cluster, configuration: configuration,
-                                            telemetry: ServerTelemetry(label: "coordinator", json: format == .json))
+                                            telemetry: ServerTelemetry(label: "coordinator", json: format == .json,
+                                                                       level: try args.choice("--log-level", default: LogLevelChoice.info).level))
         let port = try coordinator.start()
         try PortFile.write(port, to: args.value("--port-file"), command: "coordinator")
         printError("typeahead coordinator: serving cluster \(cluster.name) (\(cluster.shards.count) shards, "

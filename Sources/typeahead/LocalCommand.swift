@@ -10,7 +10,7 @@ import Wire
 enum LocalCommand {
     static let help = """
     usage: typeahead local [--shards N] [--replicas R] [--catalog FILE] [--listen HOST:PORT]
-                           [--data-dir DIR] [--skip-invalid] [--query TEXT] [--json] [--log-format logfmt|json]
+                           [--data-dir DIR] [--skip-invalid] [--query TEXT] [--json] [--log-format logfmt|json] [--log-level L]
 
     Starts a whole cluster on loopback: the catalog split into N shards by the shard assignment,
     R replicas of each (every one its own `typeahead node` process) and a `typeahead coordinator`
@@ -29,11 +29,12 @@ enum LocalCommand {
       --query TEXT         answer one suggest through the coordinator, print it, and stop
       --json               with --query: print the answer as JSON
       --log-format F       the processes' log format: logfmt (default) or json
+      --log-level L        the processes' log level: trace, debug, info (default), notice, warning, error
     """
 
     static func run(_ argv: [String]) throws -> Int32 {
         let args = try Arguments(argv, command: "local", flags: ["--skip-invalid", "--json"],
-                                 options: ["--shards", "--replicas", "--catalog", "--listen", "--data-dir", "--query", "--log-format"])
+                                 options: ["--shards", "--replicas", "--catalog", "--listen", "--data-dir", "--query", "--log-format", "--log-level"])
         if args.wantsHelp { print(help); return 0 }
         guard args.positionals.isEmpty else {
             throw UsageError(description: "typeahead local: unexpected argument \"\(args.positionals[0])\"")
@@ -50,8 +51,9 @@ enum LocalCommand {
         options.dataDirectory = args.value("--data-dir")
         options.skipInvalid = args.flag("--skip-invalid")
         let format = try args.choice("--log-format", default: LogFormatChoice.logfmt)
-        options.nodeArguments = ["--log-format", format.rawValue]
-        options.coordinatorArguments = ["--log-format", format.rawValue]
+        let level = try args.choice("--log-level", default: LogLevelChoice.info)
+        options.nodeArguments = ["--log-format", format.rawValue, "--log-level", level.rawValue]
+        options.coordinatorArguments = ["--log-format", format.rawValue, "--log-level", level.rawValue]
 
         let cluster = LocalCluster(options: options) { printError("typeahead local: \($0)") }
         // From here on a signal stops the children first, whatever the cluster is doing: a local

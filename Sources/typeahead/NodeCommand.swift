@@ -1,8 +1,10 @@
 import Dispatch
 import Foundation
+import Storage
 import HTTP2
 import Index
 import Node
+import Observability
 import RPC
 import Wire
 
@@ -12,7 +14,7 @@ enum NodeCommand {
                           [--search-key-secret-file F] [--tls-cert F --tls-key F [--tls-client-ca F]]
                           [--threads N] [--max-message-bytes N] [--answer-cache-mb N]
                           [--merge-delta-percent P] [--merge-minimum N]
-                          [--log-format logfmt|json] [--port-file F] [--request-head-timeout S]
+                          [--log-format logfmt|json] [--log-level L] [--port-file F] [--request-head-timeout S]
 
     Serves one shard over HTTP/2 (cleartext with prior knowledge, or TLS with ALPN): gRPC on the typeahead.v1.Typeahead,
     typeahead.v1.Shard and grpc.health.v1.Health services; the same client methods as JSON (POST
@@ -46,6 +48,8 @@ enum NodeCommand {
       --request-head-timeout S seconds a client has to send a whole request head (HTTP/1.1) or
                                header block (HTTP/2), however slowly it trickles (default 10)
       --log-format F           logfmt (default) or json, one line per event on standard error
+      --log-level L            trace, debug, info (default), notice, warning or error: the least
+                               severe events written (debug shows connections closed on errors)
       --port-file F            write the bound port to F once serving (for --listen HOST:0)
       --fault-stall P:MS       fault injection for benchmarks and chaos tests: answer P percent of
                                shard calls MS milliseconds late (default off)
@@ -54,7 +58,7 @@ enum NodeCommand {
     static func run(_ argv: [String]) throws -> Int32 {
         let args = try Arguments(argv, command: "node", flags: [],
                                  options: ["--dir", "--listen", "--admin-token-file", "--read-token-file", "--search-key-secret-file", "--tls-cert", "--tls-key", "--tls-client-ca", "--threads",
-                                           "--max-message-bytes", "--answer-cache-mb", "--merge-delta-percent", "--merge-minimum", "--log-format", "--port-file", "--fault-stall", "--request-head-timeout"])
+                                           "--max-message-bytes", "--answer-cache-mb", "--merge-delta-percent", "--merge-minimum", "--log-format", "--log-level", "--port-file", "--fault-stall", "--request-head-timeout"])
         if args.wantsHelp { print(help); return 0 }
         guard args.positionals.isEmpty else {
             throw UsageError(description: "typeahead node: unexpected argument \"\(args.positionals[0])\"")
@@ -84,10 +88,15 @@ enum NodeCommand {
             configuration.faultStall = .microseconds(Int64(millis * 1000))
         }
 
+        // A server's allocator: fixed thresholds, free pages handed back (see ServingAllocator).
+        ServingAllocator.configure()
+        let releasing = ServingAllocator.startReleasing()
+        defer { releasing.cancel() }
         // Builds (a reindex's finish, compaction) run on the node's low-priority thread alone, so
         // that serving keeps its pace while they run (see BackgroundThread).
         let shard = try Shard(directory: try args.required("--dir"), parallelBuilds: false)
-        let telemetry = ServerTelemetry(label: "node", json: format == .json)
+        let telemetry = ServerTelemetry(label: "node", json: format == .json,
+                                        level: try args.choice("--log-level", default: LogLevelChoice.info).level)
         let node = NodeServer(shard: shard, configuration: configuration, telemetry: telemetry)
         let port = try node.start()
         try PortFile.write(port, to: args.value("--port-file"), command: "node")
@@ -103,6 +112,22 @@ enum NodeCommand {
 
 enum LogFormatChoice: String, CaseIterable {
     case logfmt, json
+}
+
+/// `--log-level`: the least severe events a server writes.
+enum LogLevelChoice: String, CaseIterable {
+    case trace, debug, info, notice, warning, error
+
+    var level: Logger.Level {
+        switch self {
+        case .trace: .trace
+        case .debug: .debug
+        case .info: .info
+        case .notice: .notice
+        case .warning: .warning
+        case .error: .error
+        }
+    }
 }
 
 enum ListenAddress {
@@ -122,7 +147,7 @@ enum PortFile {
     static func write(_ port: Int, to path: String?, command: String) throws {
         guard let path else { return }
         do {
-            try Data("\(port)\n".utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+            try DurableFile.replace(path, with: Data("\(port)\n".utf8))
         } catch {
             throw UsageError(description: "typeahead \(command): cannot write the port file \(path): \(error)", status: 1)
         }

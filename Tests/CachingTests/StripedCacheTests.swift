@@ -98,4 +98,52 @@ final class StripedCacheTests: XCTestCase {
         XCTAssertLessThanOrEqual(statistics.entries, 8 * 16)
         XCTAssertLessThanOrEqual(statistics.cost, 8 * 200)
     }
+
+    /// With epochs a stripe keeps one snapshot's entries: a newer snapshot's first insert retires
+    /// the older ones, an older snapshot's insert is not kept, and another store (a different
+    /// major, whatever its number: a rollback) replaces them.
+    func testEpochsRetireEntriesOfOlderSnapshots() {
+        struct Key: Hashable, Sendable {
+            var store: UInt64
+            var snapshot: UInt64
+            var word: Int
+        }
+        let cache = StripedCache<Key, Int>(stripes: 1, entriesPerStripe: 100,
+                                           epoch: { CacheEpoch(major: $0.store, minor: $0.snapshot) })
+        for word in 0..<5 { cache.insert(word, for: Key(store: 7, snapshot: 10, word: word)) }
+        XCTAssertEqual(cache.statistics().entries, 5)
+        cache.insert(99, for: Key(store: 7, snapshot: 9, word: 0))  // a query begun before the write
+        XCTAssertNil(cache.cached(Key(store: 7, snapshot: 9, word: 0)))
+        XCTAssertEqual(cache.statistics().entries, 5)
+
+        cache.insert(11, for: Key(store: 7, snapshot: 11, word: 1))  // after a write
+        XCTAssertEqual(cache.statistics().entries, 1)
+        XCTAssertEqual(cache.statistics().retired, 5)
+        XCTAssertNil(cache.cached(Key(store: 7, snapshot: 10, word: 2)))
+        XCTAssertEqual(cache.cached(Key(store: 7, snapshot: 11, word: 1)), 11)
+
+        cache.insert(3, for: Key(store: 6, snapshot: 40, word: 3))  // rolled back to an older store
+        XCTAssertEqual(cache.cached(Key(store: 6, snapshot: 40, word: 3)), 3)
+        XCTAssertNil(cache.cached(Key(store: 7, snapshot: 11, word: 1)))
+        XCTAssertEqual(cache.statistics().retired, 6)
+        cache.replace(4, for: Key(store: 6, snapshot: 40, word: 3))  // the same epoch: kept in place
+        XCTAssertEqual(cache.cached(Key(store: 6, snapshot: 40, word: 3)), 4)
+        XCTAssertEqual(cache.statistics().entries, 1)
+    }
+
+    /// Stripes advance on their own: each keeps the newest epoch inserted into it, and under a
+    /// stream of snapshots the cache never holds more than one snapshot's entries per stripe.
+    func testEpochsBoundTheCacheToTheNewestSnapshots() {
+        let cache = StripedCache<[Int], Int>(stripes: 8, entriesPerStripe: 1000,
+                                             epoch: { CacheEpoch(minor: UInt64($0[0])) })
+        for snapshot in 1...50 {
+            // 400 keys a snapshot: every stripe gets some of each (a stripe missing all of one
+            // snapshot's keys, which would keep its older entries, has odds below 10⁻²⁰).
+            for word in 0..<400 { cache.insert(word, for: [snapshot, word]) }
+        }
+        let statistics = cache.statistics()
+        XCTAssertEqual(statistics.entries, 400)
+        XCTAssertEqual(statistics.retired, 49 * 400)
+        XCTAssertEqual((0..<400).filter { cache.cached([50, $0]) != nil }.count, 400)
+    }
 }

@@ -67,6 +67,18 @@ final class ShardCallMachineTests: XCTestCase {
                         .finish(.failure(busy))])
     }
 
+    /// A call failed because the coordinator closed its link (a timed-out health check): it fails
+    /// over like any unavailable replica, but does not count against the replica (the check did).
+    func testACallOnALinkClosedHereFailsOverWithoutMarkingTheReplicaDown() {
+        var call = machine()
+        _ = call.start(at: at(0), hedgeDelay: nil, pick: pick)
+        let closedHere = GRPCStatus(.unavailable, "connection closed by this client before the response ended",
+                                    errorInfo: Google_Rpc_ErrorInfo(reason: GRPCStatus.closedLocallyReason, domain: "typeahead"))
+        XCTAssertEqual(call.answered(0, .failure(closedHere), at: at(3), timeLeft: .seconds(1), pick: pick),
+                       [.released(attempt: 0), .failed(replica: 0, status: closedHere, elapsed: .milliseconds(3), marksReplicaDown: false),
+                        .send(attempt: 1, replica: 1, hedge: false), .failover])
+    }
+
     /// The request's own fault: every replica would say the same, so no failover.
     func testTheRequestsFaultIsNotRetried() {
         var call = machine()

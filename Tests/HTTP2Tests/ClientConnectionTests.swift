@@ -91,7 +91,8 @@ final class ClientConnectionTests: ResourceCheckingTestCase {
 
         connection.forceClose()
         let error = await clientError { try await pending.value }
-        XCTAssertEqual(error?.code, .connectionClosed)
+        // Closed by this side, and said so: a caller need not blame the server for it.
+        XCTAssertEqual(error?.code, .closedLocally)
         await fulfillment(of: [closed], timeout: 10)
         XCTAssertFalse(connection.isAcceptingRequests)
         connection.forceClose()  // again: nothing happens

@@ -68,6 +68,35 @@ final class PinnedGenerationTests: XCTestCase {
         XCTAssertEqual(try shard.suggest(SuggestRequest(text: "ap")).entries.map(\.title), ["apricot jam"])
     }
 
+    /// An idle previous generation is let go (its caches and map with it); a pinned read or a
+    /// rollback opens it again, and reads keep it held while they come.
+    func testAnIdlePreviousGenerationIsLetGoAndOpenedAgainWhenNamed() throws {
+        let dir = TemporaryDirectory()
+        let shard = try Shard(directory: dir.path)
+        let a = try shard.build(from: entries(["apple pie"], prefix: "a"))
+        let b = try shard.buildGeneration(from: entries(["apple tart"], prefix: "b"))
+        try shard.activate(generation: b.number)
+        XCTAssertTrue(shard.holdsPreviousGeneration, "the generation that served until the switch is held")
+        XCTAssertFalse(shard.releasePreviousGeneration(idleFor: .seconds(60)), "read a moment ago: kept")
+        weak var held = try shard.generation(a.number)
+        XCTAssertNotNil(held)
+        Thread.sleep(forTimeInterval: 0.05)
+        XCTAssertTrue(shard.releasePreviousGeneration(idleFor: .milliseconds(20)))
+        XCTAssertFalse(shard.holdsPreviousGeneration)
+        XCTAssertNil(held, "nothing else holds it: its environment closed")
+        XCTAssertFalse(shard.releasePreviousGeneration(idleFor: .zero), "nothing left to let go")
+        // Named again: opened again, with the same answers, and held again.
+        XCTAssertEqual(try shard.suggest(SuggestRequest(text: "ap"), generation: a.number).entries.map(\.title), ["apple pie"])
+        XCTAssertTrue(shard.holdsPreviousGeneration)
+        XCTAssertFalse(shard.releasePreviousGeneration(idleFor: .seconds(60)))
+        // A rollback after a release finds it too.
+        Thread.sleep(forTimeInterval: 0.05)
+        XCTAssertTrue(shard.releasePreviousGeneration(idleFor: .milliseconds(20)))
+        try shard.rollback()
+        XCTAssertEqual(try shard.suggest(SuggestRequest(text: "ap")).entries.map(\.title), ["apple pie"])
+        XCTAssertEqual(try shard.suggest(SuggestRequest(text: "ap"), generation: b.number).entries.map(\.title), ["apple tart"])
+    }
+
     func testANodeBuildOnOneThreadMatchesAParallelOne() throws {
         let catalog = (0..<5_000).map { CatalogEntry(id: "e\($0)", title: "item \($0 % 97) part \($0)", categories: ["C\($0 % 7)"],
                                                     weight: UInt64($0 % 1000)) }

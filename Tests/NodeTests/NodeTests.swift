@@ -238,9 +238,17 @@ final class NodeTests: XCTestCase {
                        #"typeahead_requests_total{method="/typeahead.v1.Typeahead/Suggest",code="INVALID_ARGUMENT"} 1"#,
                        #"typeahead_request_duration_seconds_bucket{method="GET /v1/suggest",le="+Inf"} 1"#,
                        "# TYPE typeahead_request_duration_seconds histogram",
-                       "\ntypeahead_index_entries 1600\n"] {
+                       "\ntypeahead_index_entries 1600\n",
+                       // The query caches, one series each, and the process's own figures.
+                       #"typeahead_index_cache_entries{cache="term_matches"} "#,
+                       #"typeahead_index_cache_bytes{cache="filtered"} "#,
+                       #"typeahead_index_cache_retired_total{cache="filtered_category_counts"} "#,
+                       "\nprocess_open_fds ", "\nprocess_resident_anonymous_memory_bytes ",
+                       #"typeahead_heap_bytes{state="in_use"} "#] {
             XCTAssertTrue(text.contains(needle), "/metrics lacks \(needle):\n\(text)")
         }
+        // The category counts are bounded by entries alone: no bytes series for them.
+        XCTAssertFalse(text.contains(#"typeahead_index_cache_bytes{cache="filtered_category_counts"}"#), text)
         // The node still answers after /metrics.
         let again = try curl([node.base + "/v1/suggest?q=red%20sh"])
         XCTAssertEqual(again.stdout, suggest.stdout)

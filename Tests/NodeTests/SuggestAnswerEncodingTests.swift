@@ -97,5 +97,12 @@ final class SuggestAnswerCacheTests: XCTestCase {
         let count = hits.flatMap { Double($0.split(separator: " ")[1]) } ?? 0
         // 50 asks per data version over 80 keys (40 requests, 2 formats): about a quarter repeat.
         XCTAssertGreaterThan(count, 100, "asks repeat earlier ones: \(exposition)")
+        // A write retires what the versions before it kept: the cache holds at most the last
+        // version's 80 keys, not the 12 versions' (up to 600 answers).
+        func value(_ name: String) -> Double {
+            exposition.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ")[1]) } ?? -1
+        }
+        XCTAssertLessThanOrEqual(value("typeahead_answer_cache_entries"), 80, exposition)
+        XCTAssertGreaterThan(value("typeahead_answer_cache_retired_total"), 100, exposition)
     }
 }

@@ -167,6 +167,57 @@ final class MetricsTests: XCTestCase {
         XCTAssertTrue(text.contains("\nbroken -Inf\n"))
     }
 
+    /// A labelled callback family: one sample per listed series, in the order listed, the family
+    /// left out while it lists none.
+    func testLabelledCallbackFamiliesListTheirSeries() {
+        let registry = MetricsRegistry()
+        let caches = Mutex<[(String, Int)]>([])
+        registry.gauge(name: "cache_bytes", help: "Bytes.", labelNames: ["cache"]) {
+            caches.withLock { $0.map { CallbackSample(labelValues: [$0.0], value: Double($0.1)) } }
+        }
+        registry.counter(name: "cache_hits_total", help: "Hits.", labelNames: ["cache", "kind"]) {
+            [CallbackSample(labelValues: ["a\"b", "x"], value: 3)]
+        }
+        XCTAssertFalse(registry.exposition().contains("cache_bytes"))
+        caches.withLock { $0 = [("terms", 1024), ("filtered", 0)] }
+        let text = registry.exposition()
+        XCTAssertTrue(text.contains("# TYPE cache_bytes gauge\ncache_bytes{cache=\"terms\"} 1024\ncache_bytes{cache=\"filtered\"} 0\n"), text)
+        XCTAssertTrue(text.contains("# TYPE cache_hits_total counter\ncache_hits_total{cache=\"a\\\"b\",kind=\"x\"} 3\n"), text)
+    }
+
+    /// The process series read this process's own figures: plausible, not exact (the process
+    /// lives on while it is measured).
+    func testProcessMetricsReadTheProcess() throws {
+        let registry = MetricsRegistry()
+        ProcessMetrics.register(in: registry)
+        let pipe = Pipe()  // two descriptors more while the registry is read
+        var values: [String: Double] = [:]
+        for line in registry.exposition().split(separator: "\n") where !line.hasPrefix("#") {
+            let parts = line.split(separator: " ")
+            values[String(parts[0])] = Double(parts[1])
+        }
+        withExtendedLifetime(pipe) {}
+        let resident = try XCTUnwrap(values["process_resident_memory_bytes"])
+        let anonymous = try XCTUnwrap(values["process_resident_anonymous_memory_bytes"])
+        XCTAssertGreaterThan(anonymous, Double(1 << 20))
+        XCTAssertLessThanOrEqual(anonymous, resident)
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(values["process_virtual_memory_bytes"]), resident)
+        let open = try XCTUnwrap(values["process_open_fds"])
+        XCTAssertGreaterThanOrEqual(open, 5)  // standard input, output, error and the pipe
+        XCTAssertLessThan(open, try XCTUnwrap(values["process_max_fds"]))
+        XCTAssertGreaterThan(try XCTUnwrap(values["process_cpu_seconds_total"]), 0)
+        let started = try XCTUnwrap(values["process_start_time_seconds"])
+        XCTAssertLessThanOrEqual(started, Date().timeIntervalSince1970 + 1)
+        XCTAssertGreaterThan(started, Date().timeIntervalSince1970 - 86_400)
+        // A megabyte held shows in the allocator's account of bytes in use.
+        let before = try XCTUnwrap(values["typeahead_heap_bytes{state=\"in_use\"}"])
+        XCTAssertNotNil(values["typeahead_heap_bytes{state=\"free\"}"])
+        let held = [UInt8](repeating: 1, count: 1 << 20)
+        let after = registry.exposition().split(separator: "\n").first { $0.hasPrefix("typeahead_heap_bytes{state=\"in_use\"}") }
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(after.flatMap { Double($0.split(separator: " ")[1]) }), before + Double(held.count) / 2)
+        withExtendedLifetime(held) {}
+    }
+
     func testCallbackMayUseTheRegistry() {
         let registry = MetricsRegistry()
         registry.counter(name: "hits_total", help: "H.").increment(by: 7)

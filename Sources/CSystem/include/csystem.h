@@ -75,6 +75,21 @@ int csystem_set_thread_nice(int nice);
 /// peak. 1 if memory was released, 0 if none could be.
 int csystem_release_free_memory(void);
 
+/// mallopt(M_MMAP_THRESHOLD) and mallopt(M_TRIM_THRESHOLD): allocations of at least
+/// `mmap_threshold` bytes get mappings of their own (returned to the kernel when freed), and an
+/// arena gives back its free top beyond `trim_threshold`. Setting them turns off glibc's dynamic
+/// thresholds, which rise after the first large block is freed (to 32 MiB and 64 MiB): after an
+/// index build or a merge, a serving process would otherwise keep tens of megabytes of freed heap
+/// resident in every arena. 0, or -1 if glibc refused a value.
+int csystem_tune_allocator(size_t mmap_threshold, size_t trim_threshold);
+
+/// The allocator's own account (glibc mallinfo2): bytes handed out and not yet freed (`in_use`,
+/// large mmap'ed blocks included), bytes freed but kept in the arenas for reuse (`free_bytes`),
+/// and of `in_use` the large blocks mapped on their own (`mapped`). What resident memory cannot
+/// tell apart: a leak (in_use grows) from fragmentation (free grows). Takes every arena's lock:
+/// for scrapes, not for the request path.
+void csystem_heap_statistics(uint64_t *in_use, uint64_t *free_bytes, uint64_t *mapped);
+
 /// The CLOCK_MONOTONIC time in nanoseconds.
 uint64_t csystem_monotonic_ns(void);
 

@@ -118,11 +118,16 @@ struct ShardCallMachine {
             return finish(.success(bytes), into: &actions)
         case .failure(let status):
             let requestsFault = Self.isTheRequestsFault(status)
-            // Overload and a passed deadline say nothing about the replica's health; a failure
-            // steers the next calls elsewhere, as a slow answer would (the driver records at
-            // least 100 ms).
+            // Overload and a passed deadline say nothing about the replica's health, nor does a
+            // call failed by this coordinator closing the link (a timed-out health check closes
+            // it, and counting its calls too marked replicas down by the dozen: `scripts/soak.sh`
+            // saw a slow moment take both replicas of a shard out of routing this way). A failure
+            // still steers the next calls elsewhere, as a slow answer would (the driver records
+            // at least 100 ms).
+            let closedHere = status.reason == GRPCStatus.closedLocallyReason
             actions.append(.failed(replica: attempt.replica, status: status, elapsed: elapsed,
-                                   marksReplicaDown: !requestsFault && status.code != .resourceExhausted && status.code != .deadlineExceeded))
+                                   marksReplicaDown: !requestsFault && !closedHere && status.code != .resourceExhausted
+                                       && status.code != .deadlineExceeded))
             if requestsFault {
                 resetOthers(.hedge, at: now, into: &actions)
                 return finish(.failure(status), into: &actions)

@@ -25,6 +25,8 @@ final class ClientConnectionHandler: ChannelHandler {
     private var inFlight: [Int32: InFlight] = [:]
     private var connectCompletion: (@Sendable (Result<Void, HTTP2ClientError>) -> Void)?
     private(set) var closed = false
+    /// Closed by ``forceClose()``: requests in flight fail with ``HTTP2ClientError/Code/closedLocally``.
+    private var closedLocally = false
     /// GOAWAY was received or sent: no new requests (``HTTP2ClientConnection/isAcceptingRequests``).
     private var goingAway = false
     private var reading = false
@@ -92,7 +94,10 @@ final class ClientConnectionHandler: ChannelHandler {
         channel.flush()
     }
 
-    func forceClose() { channel.close(error: nil) }
+    func forceClose() {
+        closedLocally = true
+        channel.close(error: nil)
+    }
 
     /// Runs `handler` once when the connection closes, or now if it already has.
     func whenClosed(_ handler: @escaping () -> Void) {
@@ -172,11 +177,18 @@ final class ClientConnectionHandler: ChannelHandler {
         let pending = inFlight
         inFlight = [:]
         for entry in pending.values {
-            complete(entry.handle, entry.completion,
-                     .failure(HTTP2ClientError(code: .connectionClosed, message: "connection closed before the response ended",
-                                               cause: sendableError(error))))
+            let failure = closedLocally
+                ? HTTP2ClientError(code: .closedLocally, message: "connection closed by this client before the response ended")
+                : HTTP2ClientError(code: .connectionClosed, message: "connection closed before the response ended", cause: sendableError(error))
+            complete(entry.handle, entry.completion, .failure(failure))
         }
-        if let error { logger.debug("client connection to \(authority) closed: \(error)") }
+        if closedLocally {
+            logger.debug("connection to \(authority) closed by this client with \(pending.count) requests in flight")
+        } else if let error {
+            logger.log(pending.isEmpty ? .debug : .warning, "connection to \(authority) closed with \(pending.count) requests in flight: \(error)")
+        } else if !pending.isEmpty {
+            logger.warning("server \(authority) closed the connection with \(pending.count) requests in flight")
+        }
         let handlers = closeHandlers
         closeHandlers = []
         for handler in handlers { handler() }
@@ -202,7 +214,10 @@ final class ClientConnectionHandler: ChannelHandler {
                 }
             case .goAway(let last, let errorCode):
                 stopAcceptingRequests()
-                logger.debug("server \(authority) sent GOAWAY (last stream \(last), \(errorCode))")
+                // NO_ERROR is a server shutting down or recycling the connection; anything else
+                // says why it ended it on us.
+                logger.log(errorCode == .noError ? .debug : .warning,
+                           "server \(authority) sent GOAWAY (last stream \(last), \(errorCode)), \(inFlight.count) requests in flight")
             }
         }
     }

@@ -48,13 +48,16 @@ public struct HTTP2SystemError: Error, Sendable, Equatable, CustomStringConverti
 /// underlying system or session error, if any.
 public struct HTTP2ClientError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Base: String, Sendable { case connectFailed, connectionClosed, streamReset, cancelled, responseRejected, notConnected }
+        private enum Base: String, Sendable { case connectFailed, connectionClosed, closedLocally, streamReset, cancelled, responseRejected, notConnected }
         private let base: Base
         private init(_ base: Base) { self.base = base }
         /// Resolving or connecting failed.
         public static let connectFailed = Code(.connectFailed)
         /// The connection closed (EOF, error or GOAWAY) before the response completed.
         public static let connectionClosed = Code(.connectionClosed)
+        /// This client closed the connection (``HTTP2ClientConnection/forceClose()``) before the
+        /// response completed: a decision of the caller's, which says nothing new about the server.
+        public static let closedLocally = Code(.closedLocally)
         /// The server reset the stream (see `errorCode`); `REFUSED_STREAM` means it was not processed
         /// and is safe to retry.
         public static let streamReset = Code(.streamReset)

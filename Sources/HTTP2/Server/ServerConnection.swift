@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// One accepted HTTP/2 connection: joins a `Channel` (socket I/O) to an `HTTP2ServerSession`
 /// (protocol), delivers requests to the handler, applies responder writes, and runs the idle timer
 /// and graceful shutdown.
@@ -83,7 +87,16 @@ final class ServerConnection: ChannelHandler, AcceptedConnection, ResponseWriter
         if let headTimer { channel.loop.cancelTimer(headTimer) }
         headTimer = nil
         // No bad-preface case any more: the sniffer only hands over clients that sent the preface.
-        if let error { context.logger.debug("connection closed: \(error)") }
+        if let error {
+            // A peer that went away is routine; anything else (a protocol error, nghttp2 finding
+            // the peer flooding it) is what an operator needs to see: clients lose every stream
+            // open on the connection.
+            if let system = error as? HTTP2SystemError, [ECONNRESET, EPIPE, ECANCELED, ETIMEDOUT].contains(system.code) {
+                context.logger.debug("connection closed: \(error)")
+            } else {
+                context.logger.warning("connection closed on an error, \(responders.count) streams open: \(error)")
+            }
+        }
         let open = responders
         responders = [:]
         for responder in open.values { responder.streamClosed() }

@@ -150,6 +150,7 @@ extension SessionCore {
         case frameData:
             if frame.pointee.hd.flags & flagEndStream != 0, let stream = streams[id] { complete(stream) }
         case frameGoAway:
+            logGoAway(frame, direction: "received")
             events.append(.goAway(lastStreamID: frame.pointee.goaway.last_stream_id,
                                   errorCode: HTTP2ErrorCode(rawValue: frame.pointee.goaway.error_code)))
         case frameResetStream where role == .server:
@@ -183,6 +184,7 @@ extension SessionCore {
     }
 
     fileprivate func frameSent(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
+        if frame.pointee.hd.type == frameGoAway { logGoAway(frame, direction: "sent") }
         // RFC 9113 §8.1: a server that completes its response before the request is complete (a
         // rejection) sends RST_STREAM(NO_ERROR) so that the client stops sending the body.
         let type = frame.pointee.hd.type
@@ -191,6 +193,18 @@ extension SessionCore {
               let stream = streams[frame.pointee.hd.stream_id], !stream.remoteEnded else { return 0 }
         _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.id, HTTP2ErrorCode.noError.rawValue)
         return 0
+    }
+
+    /// A GOAWAY that ends a connection on an error, with the reason nghttp2 (or the peer) wrote
+    /// in its debug data ("too many RST_STREAM", "flooded"…), at warning: every stream still open
+    /// on the connection fails with it. NO_ERROR (a shutdown, an idle close) at debug.
+    private func logGoAway(_ frame: UnsafePointer<nghttp2_frame>, direction: String) {
+        let goAway = frame.pointee.goaway
+        let code = HTTP2ErrorCode(rawValue: goAway.error_code)
+        let reason = goAway.opaque_data.map { String(decoding: UnsafeBufferPointer(start: $0, count: min(goAway.opaque_data_len, 256)), as: UTF8.self) } ?? ""
+        logger.log(code == .noError ? .debug : .warning,
+                   "GOAWAY \(direction) (\(code), last stream \(goAway.last_stream_id), \(streams.count) streams open)"
+                       + (reason.isEmpty ? "" : ": \(reason)"))
     }
 
     fileprivate func frameNotSent(_ frame: UnsafePointer<nghttp2_frame>, _ libraryError: Int32) -> Int32 {

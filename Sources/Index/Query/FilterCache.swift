@@ -11,7 +11,7 @@ import Caching
 ///
 /// Exact by construction: the key holds the read snapshot's id (``ReadTransaction/snapshotID``),
 /// and two snapshots with one id see the same postings, delta and deleted set. A write makes every
-/// older entry unreachable; it then ages out.
+/// older entry unreachable, and the cache drops it (the snapshot is its epoch, see ``StripedCache``).
 ///
 /// Bounded by bytes: 16 stripes of 2 MiB (32 MiB a generation, of lists of at most 512k
 /// documents), first in, first out (a ``StripedCache``).
@@ -54,11 +54,12 @@ enum FilterCache {
 
     /// 16 stripes of 1,024 counts.
     static func makeCategoryCounts() -> StripedCache<CategoryCountKey, Int> {
-        StripedCache(stripes: 16, entriesPerStripe: 1024)
+        StripedCache(stripes: 16, entriesPerStripe: 1024, epoch: { CacheEpoch(minor: UInt64($0.filter.snapshot)) })
     }
 
     static func make() -> StripedCache<Key, Value> {
         StripedCache(stripes: 16, entriesPerStripe: 128, costPerStripe: bytesPerStripe, maximumCost: bytesPerStripe,
-                     cost: { 64 + 4 * ($0.docs?.count ?? 0) + 8 * $0.nearest.count })
+                     cost: { 64 + 4 * ($0.docs?.count ?? 0) + 8 * $0.nearest.count },
+                     epoch: { CacheEpoch(minor: UInt64($0.snapshot)) })
     }
 }

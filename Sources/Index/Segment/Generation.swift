@@ -31,7 +31,7 @@ final class Generation: Sendable {
             + (found.terms.map { TermMatchCache.bytes(ofTerms: $0.lazy.map(\.term)) } ?? 0)
     }
     /// The categories a partial word's walk of the category words found, by read snapshot.
-    let categoryMatches: StripedCache<TermMatchCache.SnapshotKey, [[UInt8]: Int]> = TermMatchCache.make { found in
+    let categoryMatches: StripedCache<TermMatchCache.SnapshotKey, [[UInt8]: Int]> = TermMatchCache.makeBySnapshot { found in
         // A dictionary slot (key and value, 16 bytes) at a load of three quarters, plus its key.
         found.keys.reduce(64) { $0 + 22 + TermMatchCache.arrayBytes($1) }
     }
@@ -39,6 +39,10 @@ final class Generation: Sendable {
     let filtered: StripedCache<FilterCache.Key, FilterCache.Value> = FilterCache.make()
     /// Category counts of filtered documents, by read snapshot (see ``FilterCache/CategoryCountKey``).
     let filteredCategoryCounts: StripedCache<FilterCache.CategoryCountKey, Int> = FilterCache.makeCategoryCounts()
+    /// When a read last named this generation while it was not the current one (``readClock()``
+    /// nanoseconds; see ``Shard/releasePreviousGeneration(idleFor:)``). Written only by such reads
+    /// (a switch's pinned calls), so the current generation's readers never touch it.
+    let lastRead = Atomic<UInt64>(0)
 
     init(number: Int, revision: Int, path: String, readOnly: Bool) throws {
         self.number = number
@@ -66,6 +70,23 @@ final class Generation: Sendable {
             throw IndexError(.failedPrecondition, "generation \(number) at \(path) is incomplete (its build did not finish)")
         }
         (baseCount, parameters) = facts
+    }
+}
+
+extension Generation {
+    /// The clock of ``lastRead``: monotonic nanoseconds.
+    static func readClock() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+    func markRead() { lastRead.store(Self.readClock(), ordering: .relaxed) }
+
+    /// Each query cache's counts, by name; `countsBytes` when its cost is bytes (the category
+    /// counts are bounded by entries alone).
+    func cacheStatistics() -> [(name: String, statistics: StripedCacheStatistics, countsBytes: Bool)] {
+        [("term_matches", termMatches.statistics(), true),
+         ("term_regions", termRegions.statistics(), true),
+         ("category_matches", categoryMatches.statistics(), true),
+         ("filtered", filtered.statistics(), true),
+         ("filtered_category_counts", filteredCategoryCounts.statistics(), false)]
     }
 }
 

@@ -24,7 +24,8 @@ enum TermMatchCache {
     }
 
     /// A walk of a database that updates change (the category words): also keyed by the read
-    /// snapshot (``ReadTransaction/snapshotID``), so a write makes older entries unreachable.
+    /// snapshot (``ReadTransaction/snapshotID``), so a write makes older entries unreachable
+    /// (and ``makeBySnapshot(bytes:)`` drops them).
     struct SnapshotKey: Hashable, Sendable {
         var snapshot: Int
         var word: Key
@@ -38,6 +39,13 @@ enum TermMatchCache {
     /// A cache of walks whose results take `bytes` of memory.
     static func make<K, Value: Sendable>(bytes: @escaping @Sendable (Value) -> Int) -> StripedCache<K, Value> {
         StripedCache(stripes: 16, entriesPerStripe: 256, costPerStripe: bytesPerStripe, maximumCost: maximumBytes, cost: bytes)
+    }
+
+    /// A cache of walks of a database that updates change, by read snapshot: a write retires the
+    /// older snapshots' entries (see ``StripedCache``).
+    static func makeBySnapshot<Value: Sendable>(bytes: @escaping @Sendable (Value) -> Int) -> StripedCache<SnapshotKey, Value> {
+        StripedCache(stripes: 16, entriesPerStripe: 256, costPerStripe: bytesPerStripe, maximumCost: maximumBytes, cost: bytes,
+                     epoch: { CacheEpoch(minor: UInt64($0.snapshot)) })
     }
 
     /// The memory of a list of terms as Swift holds it: the list's storage (a 32-byte header and

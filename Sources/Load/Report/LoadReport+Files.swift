@@ -1,4 +1,5 @@
 import Foundation
+import Storage
 
 extension LoadReport {
     /// Writes `report.json`, `latency.svg` and `summary.txt` into `directory` (created if
@@ -14,9 +15,9 @@ extension LoadReport {
         for (name, text) in [("report.json", json()), ("latency.svg", svg()), ("summary.txt", summary())] {
             let path = (directory as NSString).appendingPathComponent(name)
             do {
-                try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+                try DurableFile.replace(path, with: Data(text.utf8))
             } catch {
-                throw LoadError(.workload, "cannot write \(path): \(error.localizedDescription)")
+                throw LoadError(.workload, "cannot write \(path): \(error)")
             }
             written.append(path)
         }

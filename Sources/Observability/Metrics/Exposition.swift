@@ -37,9 +37,15 @@ enum Exposition {
                 appendSample(name + "_sum", histogram.labelNames, values, format(s.sum), to: &out)
                 appendSample(name + "_count", histogram.labelNames, values, String(cumulative.last!), to: &out)
             }
-        case .callback(let help, let type, let read):
+        case .callback(let help, let type, let labelNames, let read):
+            let series = read()
+            guard !series.isEmpty else { return }
             appendHeader(name: name, help: help, type: type.rawValue, to: &out)
-            appendSample(name, [], [], format(read()), to: &out)
+            for sample in series {
+                precondition(sample.labelValues.count == labelNames.count,
+                             "metric \(name): \(sample.labelValues.count) label values for \(labelNames.count) labels")
+                appendSample(name, labelNames, sample.labelValues, format(sample.value), to: &out)
+            }
         }
     }
 

@@ -30,7 +30,8 @@ public final class MetricsRegistry: Sendable {
         case gauge(Gauge)
         case histogram(Histogram)
         /// A value read at each scrape, exposed as a gauge or (monotonic) as a counter.
-        case callback(help: String, type: CallbackType, read: @Sendable () -> Double)
+        /// Series computed at each exposition: their label values (in `labelNames`' order) and value.
+        case callback(help: String, type: CallbackType, labelNames: [String], read: @Sendable () -> [CallbackSample])
     }
 
     private let families = Mutex<[String: Family]>([:])
@@ -103,13 +104,32 @@ public final class MetricsRegistry: Sendable {
     /// `read` runs on the scraping thread, outside the registry's lock (so it may itself use the
     /// registry), and should be quick. Registering a name twice traps.
     public func gauge(name: String, help: String, _ read: @escaping @Sendable () -> Double) {
-        registerCallback(name: name, help: help, type: .gauge, read)
+        registerCallback(name: name, help: help, type: .gauge, labelNames: []) { [CallbackSample(labelValues: [], value: read())] }
+    }
+
+    /// Registers a family of gauges that `read` lists at each ``exposition()``, one sample per
+    /// series (label values in `labelNames`' order): for a set of values that live elsewhere, such
+    /// as each of a node's caches' bytes. Otherwise as ``gauge(name:help:_:)``.
+    ///
+    /// ```swift
+    /// registry.gauge(name: "typeahead_cache_bytes", help: "Bytes each cache holds.", labelNames: ["cache"]) {
+    ///     caches.map { CallbackSample(labelValues: [$0.name], value: Double($0.bytes)) }
+    /// }
+    /// ```
+    public func gauge(name: String, help: String, labelNames: [String], series read: @escaping @Sendable () -> [CallbackSample]) {
+        registerCallback(name: name, help: help, type: .gauge, labelNames: labelNames, read)
     }
 
     /// Registers a counter whose value `read` computes at each ``exposition()``: for totals kept
     /// elsewhere (a cache's hits). `read` must never decrease; otherwise as ``gauge(name:help:_:)``.
     public func counter(name: String, help: String, _ read: @escaping @Sendable () -> Double) {
-        registerCallback(name: name, help: help, type: .counter, read)
+        registerCallback(name: name, help: help, type: .counter, labelNames: []) { [CallbackSample(labelValues: [], value: read())] }
+    }
+
+    /// Registers a family of counters that `read` lists at each ``exposition()`` (as
+    /// ``gauge(name:help:labelNames:series:)``); each series must never decrease.
+    public func counter(name: String, help: String, labelNames: [String], series read: @escaping @Sendable () -> [CallbackSample]) {
+        registerCallback(name: name, help: help, type: .counter, labelNames: labelNames, read)
     }
 
     /// How a callback series is exposed.
@@ -118,10 +138,11 @@ public final class MetricsRegistry: Sendable {
         case counter
     }
 
-    private func registerCallback(name: String, help: String, type: CallbackType, _ read: @escaping @Sendable () -> Double) {
-        let _: Void = register(name: name, labelNames: []) { existing in
+    private func registerCallback(name: String, help: String, type: CallbackType, labelNames: [String],
+                                  _ read: @escaping @Sendable () -> [CallbackSample]) {
+        let _: Void = register(name: name, labelNames: labelNames) { existing in
             guard existing == nil else { Self.clash(name) }
-            return (.callback(help: help, type: type, read: read), ())
+            return (.callback(help: help, type: type, labelNames: labelNames, read: read), ())
         }
     }
 

@@ -176,6 +176,9 @@ public enum GRPCClient {
         switch error.code {
         case .cancelled:
             return GRPCStatus(.cancelled, "cancelled")
+        case .closedLocally:
+            return GRPCStatus(.unavailable, "\(peer()): \(error)",
+                              errorInfo: Google_Rpc_ErrorInfo(reason: GRPCStatus.closedLocallyReason, domain: "typeahead"))
         case .responseRejected:
             return GRPCStatus(.resourceExhausted, "the answer from \(peer()) is over the client's limit: \(error.message)")
         case .streamReset:

@@ -97,6 +97,28 @@ public final class RPCServer: Sendable {
         health = HealthService(services: healthServices, isReady: isReady)
     }
 
+    /// The HTTP/2 server's events (a connection closed on a protocol error, accepting paused) in
+    /// the server's own log, as `component=http2`, at the logger's level.
+    public static func transportLogger(_ logger: Logger) -> HTTP2Logger {
+        let level: HTTP2Logger.Level = switch logger.minimumLevel {
+        case .trace: .trace
+        case .debug: .debug
+        case .info, .notice: .info
+        case .warning: .warning
+        case .error, .critical: .error
+        }
+        return HTTP2Logger(level: level) { level, message in
+            let mapped: Logger.Level = switch level {
+            case .trace: .trace
+            case .debug: .debug
+            case .info: .info
+            case .warning: .warning
+            case .error: .error
+            }
+            logger.log(mapped, message, ["component": "http2"])
+        }
+    }
+
     /// Binds and starts serving; returns the port (useful with port 0).
     public func start() throws -> Int {
         var http = HTTP2Server.Configuration()
@@ -107,6 +129,7 @@ public final class RPCServer: Sendable {
         http.idleTimeout = configuration.idleTimeout
         http.requestHeadTimeout = configuration.requestHeadTimeout
         http.tls = configuration.tls
+        http.logger = Self.transportLogger(telemetry.logger)
         http.session.maxConcurrentStreams = configuration.maximumConcurrentStreams
         http.session.maxHeaderListSize = configuration.maximumHeaderListBytes
         // A gRPC body is the message plus its 5-byte prefix.

@@ -12,6 +12,7 @@ import Wire
 /// - `typeahead_requests_in_flight{method}`
 /// - `typeahead_connections_open`, `typeahead_streams_active`, `typeahead_output_pending_bytes`,
 ///   `typeahead_connections_reading_paused`: read from the HTTP/2 server at scrape time
+/// - `process_*` and `typeahead_heap_bytes{state}`: memory, descriptors, CPU (``ProcessMetrics``)
 ///
 /// Logs: every failed call at `warning` (with its request id), every call at `debug`, lifecycle
 /// events at `info`; one line each, logfmt or JSON, on standard error.
@@ -23,15 +24,20 @@ public final class ServerTelemetry: Sendable {
     private let inFlight: Gauge
     private let serverStatistics = StatisticsSource()
 
-    /// - Parameter label: the logger's label (`node`, `coordinator`).
-    public init(label: String, json: Bool = false, sink: (any LogSink)? = nil, registry: MetricsRegistry = MetricsRegistry()) {
-        logger = Logger(label: label, sink: sink ?? StandardErrorSink(format: json ? .jsonLines : .logfmt))
+    /// - Parameters:
+    ///   - label: the logger's label (`node`, `coordinator`).
+    ///   - level: the least severe events written (`--log-level`); the HTTP/2 server's own events
+    ///     (connections closed on an error, accept failures) come through it too, at `debug` and up.
+    public init(label: String, json: Bool = false, level: Logger.Level = .info, sink: (any LogSink)? = nil,
+                registry: MetricsRegistry = MetricsRegistry()) {
+        logger = Logger(label: label, sink: sink ?? StandardErrorSink(format: json ? .jsonLines : .logfmt), minimumLevel: level)
         self.registry = registry
         requests = registry.counter(name: "typeahead_requests_total", help: "Finished calls by method and gRPC status code.",
                                     labelNames: ["method", "code"])
         latency = registry.histogram(name: "typeahead_request_duration_seconds", help: "Call latency from arrival to answer.",
                                      labelNames: ["method"])
         inFlight = registry.gauge(name: "typeahead_requests_in_flight", help: "Calls being answered.", labelNames: ["method"])
+        ProcessMetrics.register(in: registry)
         registry.gauge(name: "typeahead_connections_open", help: "Open HTTP/2 connections.") { [serverStatistics] in
             Double(serverStatistics.read()?.openConnections ?? 0)
         }

@@ -35,6 +35,11 @@ public struct GRPCStatus: Error, Sendable, Hashable, CustomStringConvertible {
     /// The type URL of the ErrorInfo detail in a google.rpc.Status.
     public static let errorInfoTypeURL = "type.googleapis.com/google.rpc.ErrorInfo"
 
+    /// The ``reason`` of a call that failed because this process closed its own connection (a
+    /// client dropping a link on a failed health check): it may be retried elsewhere, but it says
+    /// nothing new about the server's health.
+    public static let closedLocallyReason = "CONNECTION_CLOSED_LOCALLY"
+
     /// The status as google.rpc.Status, encoded: the value of `grpc-status-details-bin` (before
     /// base64), nil when there are no details to send.
     public var encodedDetails: [UInt8]? {
