@@ -177,11 +177,10 @@ int csystem_tune_allocator(size_t mmap_threshold, size_t trim_threshold) {
     return 0;
 }
 
-void csystem_heap_statistics(uint64_t *in_use, uint64_t *free_bytes, uint64_t *mapped) {
+void csystem_heap_statistics(uint64_t *in_use, uint64_t *free_bytes) {
     struct mallinfo2 info = mallinfo2();
     *in_use = (uint64_t)info.uordblks + (uint64_t)info.hblkhd;
     *free_bytes = (uint64_t)info.fordblks;
-    *mapped = (uint64_t)info.hblkhd;
 }
 
 int csystem_set_thread_nice(int nice) { return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice); }

@@ -246,8 +246,8 @@ public final class CoordinatorServer: Sendable {
                         if status.code == .deadlineExceeded, !answeredLately {
                             // Its calls in flight fail over, without counting against the replica
                             // (GRPCStatus.closedLocallyReason): the check above counted once.
-                            logger.warning("link closed: health check timed out, no answer in the last window",
-                                                          ["replica": "\(replica.endpoint)", "window_ms": "\(window.components.attoseconds / 1_000_000_000_000_000 + window.components.seconds * 1000)"])
+                            logger.warning("link closed: health check timed out, no answer within its timeout",
+                                           ["replica": "\(replica.endpoint)", "window": "\(window)"])
                             link.drop()
                         }
                     }

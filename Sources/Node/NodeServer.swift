@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import Caching
-internal import CSystem
 import Index
 import Observability
 import RPC
@@ -121,11 +120,9 @@ public final class NodeServer: Sendable {
         let idle = configuration.previousGenerationIdle
         timer.setEventHandler { [shard, telemetry] in
             if shard.releasePreviousGeneration(idleFor: idle) {
+                // Its memory goes back to the kernel with the server's periodic release
+                // (`ServingAllocator.startReleasing`).
                 telemetry.logger.info("previous generation let go", ["idle_seconds": "\(idle.components.seconds)"])
-                // Its caches' memory back to the kernel, once the queries still reading it (a few
-                // milliseconds at most) have let go of it too: freed memory otherwise stays in
-                // glibc's arenas, resident (see BackgroundThread).
-                DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + 1) { _ = csystem_release_free_memory() }
             }
             let before = shard.currentGeneration
             do {

@@ -15,9 +15,10 @@ import WireConversions
 /// last committed transaction, which every write of any process changes), the format, and the
 /// request without its session and revision. So a kept answer is only ever served for the same
 /// request reading the same data, and a write or an activation makes every older entry
-/// unreachable, and the cache drops it (its epoch is the read version, see ``StripedCache``). What is kept is the answer up to its per-call fields; the
-/// session, revision and shard status are appended per call (they are the last fields of the
-/// message, and the JSON object's last members), so callers of different sessions share entries.
+/// unreachable, and the cache drops it (its epoch is the read version, see ``StripedCache``).
+/// What is kept is the answer up to its per-call fields; the session, revision and shard status
+/// are appended per call (they are the last fields of the message, and the JSON object's last
+/// members), so callers of different sessions share entries.
 ///
 /// Bounded by bytes (``NodeConfiguration/answerCacheBytes``; 0 turns it off), striped, FIFO (see
 /// ``StripedCache``). Counted in `typeahead_answer_cache_*` metrics.

@@ -84,11 +84,10 @@ int csystem_release_free_memory(void);
 int csystem_tune_allocator(size_t mmap_threshold, size_t trim_threshold);
 
 /// The allocator's own account (glibc mallinfo2): bytes handed out and not yet freed (`in_use`,
-/// large mmap'ed blocks included), bytes freed but kept in the arenas for reuse (`free_bytes`),
-/// and of `in_use` the large blocks mapped on their own (`mapped`). What resident memory cannot
+/// large mmap'ed blocks included) and bytes freed but kept in the arenas for reuse (`free_bytes`). What resident memory cannot
 /// tell apart: a leak (in_use grows) from fragmentation (free grows). Takes every arena's lock:
 /// for scrapes, not for the request path.
-void csystem_heap_statistics(uint64_t *in_use, uint64_t *free_bytes, uint64_t *mapped);
+void csystem_heap_statistics(uint64_t *in_use, uint64_t *free_bytes);
 
 /// The CLOCK_MONOTONIC time in nanoseconds.
 uint64_t csystem_monotonic_ns(void);

@@ -49,8 +49,8 @@ public enum ProcessMetrics {
         }
         registry.gauge(name: "typeahead_heap_bytes", help: "Heap bytes by the allocator's account: in use, or freed and kept for reuse.",
                        labelNames: ["state"]) {
-            var inUse: UInt64 = 0, free: UInt64 = 0, mapped: UInt64 = 0
-            csystem_heap_statistics(&inUse, &free, &mapped)
+            var inUse: UInt64 = 0, free: UInt64 = 0
+            csystem_heap_statistics(&inUse, &free)
             return [CallbackSample(labelValues: ["in_use"], value: Double(inUse)),
                     CallbackSample(labelValues: ["free"], value: Double(free))]
         }

@@ -36,7 +36,7 @@ public enum ServingAllocator {
     /// megabytes free), so not more often than this. The returned timer runs until cancelled.
     public static func startReleasing(every interval: Duration = releaseInterval) -> DispatchSourceTimer {
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
-        let nanoseconds = Int(interval.components.seconds) * 1_000_000_000 + Int(interval.components.attoseconds / 1_000_000_000)
+        let nanoseconds = Int(interval.nanosecondsClamped)
         timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds))
         timer.setEventHandler { _ = csystem_release_free_memory() }
         timer.resume()
