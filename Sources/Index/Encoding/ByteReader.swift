@@ -22,7 +22,21 @@ struct ByteReader {
         return bytes[offset]
     }
 
+    // Inlined with a one-byte fast path: document views decode a handful of varints per
+    // candidate, and nearly all are lengths and counts under 128.
+    @inline(__always)
     mutating func varint() throws(IndexError) -> UInt64 {
+        if offset < bytes.count {
+            let first = bytes[offset]
+            if first < 0x80 {
+                offset += 1
+                return UInt64(first)
+            }
+        }
+        return try multiByteVarint()
+    }
+
+    private mutating func multiByteVarint() throws(IndexError) -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
@@ -48,6 +62,7 @@ struct ByteReader {
         return docs
     }
 
+    @inline(__always)
     mutating func int() throws(IndexError) -> Int {
         let v = try varint()
         guard v <= UInt64(Int32.max) else { throw .corrupt("count out of range") }
@@ -55,6 +70,7 @@ struct ByteReader {
     }
 
     /// A sub-view of the next `varint`-prefixed bytes (no copy).
+    @inline(__always)
     mutating func slice() throws(IndexError) -> Bytes {
         let count = try int()
         guard count <= bytes.count - offset else { throw .corrupt("length past end of record") }
