@@ -19,6 +19,9 @@ packages=(
   curl
   iproute2         # ip netns, veth pairs, tc: the multi-host ClusterNetworkTests
   systemd          # systemd-analyze verify/security for scripts/check-deploy.py (no systemd needs to run)
+  chromium         # headless browser that Tests/SearchPageTests drives the search page in
+  chromium-driver  # WebDriver for it (Selenium talks to /usr/bin/chromedriver)
+  fonts-dejavu-core  # a font for the page's screenshot (chromium without recommends has none)
 )
 
 missing=()

@@ -5,6 +5,7 @@ import HTTP2
 import Index
 import Observability
 import RPC
+import SearchPage
 import Synchronization
 import Wire
 import WireConversions
@@ -129,7 +130,7 @@ public final class CoordinatorServer: Sendable {
         server.eventLoops = group
         let rpc = RPCServer(configuration: server, methods: methods(QueryRouter(core: core, states: loopStates)), telemetry: telemetry,
                             healthServices: [Typeahead_V1_TypeaheadService.name, Typeahead_V1_ClusterService.name],
-                            isReady: { [weak self] in self?.isReady ?? false })
+                            isReady: { [weak self] in self?.isReady ?? false }, routes: SearchPage.routes)
         let port: Int
         do {
             port = try rpc.start()

@@ -4,6 +4,7 @@ import Caching
 import Index
 import Observability
 import RPC
+import SearchPage
 import Synchronization
 import Wire
 import WireConversions
@@ -112,7 +113,7 @@ public final class NodeServer: Sendable {
         let server = RPCServer(configuration: configuration.server, methods: Services.methods(node: self, name: name),
                                telemetry: telemetry,
                                healthServices: [Typeahead_V1_TypeaheadService.name, Typeahead_V1_ShardService.name],
-                               isReady: { shard.currentGeneration != nil })
+                               isReady: { shard.currentGeneration != nil }, routes: SearchPage.routes)
         let port = try server.start()
         rpc.withLock { $0 = server }
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))

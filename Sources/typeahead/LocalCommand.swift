@@ -94,6 +94,7 @@ enum LocalCommand {
             "  cluster file \(summary.clusterFile)   admin token \(summary.tokenFile)",
             "  logs         \(summary.logDirectory)",
             "",
+            "Open \(base)/ in a browser: the search field, live suggestions and each keystroke's latency.",
             "Try:",
             "  curl '\(base)/v1/suggest?q=red%20sh&limit=3'",
             "  curl '\(base)/v1/search?q=knife&pageSize=5'",

@@ -1,0 +1,95 @@
+import Cluster
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Launcher
+import TestSupport
+import XCTest
+
+/// The search page (`GET /`) in real headless Chromium (Debian's `chromium` and `chromium-driver`,
+/// Selenium from PyPI; `scripts/setup.sh` installs them) against a real local cluster: a
+/// coordinator over two shards, and one of its nodes on its own. `python/search_page_test.py`
+/// holds the checks; each compares what the page shows with the same call made to the JSON API.
+///
+/// The screenshot in the README is the one this test takes:
+/// `TYPEAHEAD_SCREENSHOT=$PWD/Tests/SearchPageTests/search-page.png swift test --filter SearchPageTests`.
+final class SearchPageTests: XCTestCase {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("python/search_page_test.py").path
+
+    nonisolated(unsafe) static var cluster: LocalCluster?
+    nonisolated(unsafe) static var summary: LocalCluster.Summary?
+    nonisolated(unsafe) static var directory: TemporaryDirectory?
+
+    override func setUp() async throws {
+        guard FileManager.default.isExecutableFile(atPath: BuiltProducts.typeahead.path) else {
+            throw XCTSkip("typeahead binary not built next to the tests")
+        }
+        // scripts/setup.sh installs the browser: without it this is a broken set-up, not a skip.
+        for tool in ["/usr/bin/chromium", "/usr/bin/chromedriver"] {
+            XCTAssertTrue(FileManager.default.isExecutableFile(atPath: tool), "\(tool) missing: run scripts/setup.sh")
+        }
+        if Self.cluster == nil {
+            let directory = TemporaryDirectory("typeahead-page")
+            var options = LocalCluster.Options(catalog: Self.root.appendingPathComponent("deploy/catalog/sample.jsonl").path,
+                                               executable: BuiltProducts.typeahead.path)
+            options.shards = 2
+            options.replicas = 1
+            options.listen = Endpoint(host: "127.0.0.1", port: 0)
+            options.dataDirectory = directory.path + "/cluster"
+            let cluster = LocalCluster(options: options)
+            Self.summary = try await cluster.start()
+            Self.cluster = cluster
+            Self.directory = directory
+        }
+    }
+
+    override class func tearDown() {
+        cluster?.stop()
+        cluster = nil
+        directory = nil
+    }
+
+    func testTheCoordinatorsPageInChromium() throws {
+        let coordinator = Self.summary!.coordinator
+        let screenshot = ProcessInfo.processInfo.environment["TYPEAHEAD_SCREENSHOT"]
+            ?? Self.directory!.path + "/search-page.png"
+        try drive("http://\(coordinator.host):\(coordinator.port)", shards: 2, screenshot: screenshot)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: screenshot), "the test writes the README's screenshot")
+    }
+
+    func testANodesPageInChromium() throws {
+        let node = Self.summary!.nodes[0][0]
+        try drive("http://\(node.host):\(node.port)", shards: 1, screenshot: nil)
+    }
+
+    /// The page's headers: it may run only its own script and talk only to its own server.
+    func testThePageIsServedWithAStrictPolicy() async throws {
+        let coordinator = Self.summary!.coordinator
+        for path in ["/", "/index.html"] {
+            let (body, response) = try await URLSession.shared.data(from: URL(string: "http://\(coordinator.host):\(coordinator.port)\(path)")!)
+            let http = try XCTUnwrap(response as? HTTPURLResponse)
+            XCTAssertEqual(http.statusCode, 200)
+            XCTAssertEqual(http.value(forHTTPHeaderField: "content-type"), "text/html; charset=utf-8")
+            let policy = try XCTUnwrap(http.value(forHTTPHeaderField: "content-security-policy"))
+            XCTAssertTrue(policy.contains("default-src 'none'") && policy.contains("connect-src 'self'"), policy)
+            XCTAssertEqual(http.value(forHTTPHeaderField: "x-content-type-options"), "nosniff")
+            let html = String(decoding: body, as: UTF8.self)
+            XCTAssertTrue(html.hasPrefix("<!doctype html>"))
+            // Server values reach the page as text only: no markup is built from strings.
+            XCTAssertFalse(html.contains("innerHTML"), "the page must not build markup from server strings")
+        }
+    }
+
+    private func drive(_ url: String, shards: Int, screenshot: String?) throws {
+        var arguments = [Self.script, "--url", url, "--shards", String(shards)]
+        if let screenshot { arguments += ["--screenshot", screenshot] }
+        let run = try ChildRun.run("/usr/bin/env", ["python3"] + arguments, timeout: 180)
+        XCTAssertFalse(run.timedOut, "the browser test timed out:\n\(run.output)")
+        XCTAssertEqual(run.status, 0, run.output)
+        XCTAssertTrue(run.stdout.contains("ok 'More results' pages to the end"), run.output)
+    }
+}
