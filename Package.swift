@@ -100,7 +100,7 @@ let package = Package(
         // sample cluster files loaded with ClusterFile.
         .testTarget(name: "DeployTests", dependencies: ["Cluster", "TestSupport"]),
         // Random catalogs, keystroke workloads and response diffs shared by the test targets.
-        .target(name: "TestSupport", dependencies: ["Index", "Catalog"], path: "Tests/Support"),
+        .target(name: "TestSupport", dependencies: ["Index", "Catalog", "Cluster", "Launcher"], path: "Tests/Support"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -178,10 +178,23 @@ extension SearchPage {
     suggest();
   }
 
-  function addToken(token, text) {
+  // A chip or a facet that is already a token is not added twice.
+  function pushToken(token) {
     if (!state.tokens.some((t) => t.kind === token.kind && t.value === token.value)) state.tokens.push({ kind: token.kind, value: token.value });
     renderTokens();
+  }
+
+  function addToken(token, text) {
+    pushToken(token);
     setText(text);
+  }
+
+  // A chip (category suggestion) or facet button: the name, then the count in its own span.
+  function countedButton(className, name, count) {
+    const button = element("button", className, name);
+    button.type = "button";
+    button.append(element("span", "count", String(count)));
+    return button;
   }
 
   function logTiming(text, elapsed, shards) {
@@ -214,9 +227,7 @@ extension SearchPage {
     const chips = $("chips");
     chips.replaceChildren();
     for (const category of answer.categories || []) {
-      const chip = element("button", "chip", category.name);
-      chip.type = "button";
-      chip.append(element("span", "count", String(category.count)));
+      const chip = countedButton("chip", category.name, category.count);
       chip.addEventListener("mousedown", (event) => { event.preventDefault(); addToken(category.token, category.replacementText); });
       chips.append(chip);
     }
@@ -289,14 +300,8 @@ extension SearchPage {
     const facets = $("facets");
     facets.replaceChildren();
     for (const facet of answer.facets || []) {
-      const button = element("button", "facet", facet.name);
-      button.type = "button";
-      button.append(element("span", "count", String(facet.count)));
-      button.addEventListener("click", () => {
-        if (!state.tokens.some((t) => t.kind === "category" && t.value === facet.name)) state.tokens.push({ kind: "category", value: facet.name });
-        renderTokens();
-        submit();
-      });
+      const button = countedButton("facet", facet.name, facet.count);
+      button.addEventListener("click", () => { pushToken({ kind: "category", value: facet.name }); submit(); });
       facets.append(button);
     }
   }

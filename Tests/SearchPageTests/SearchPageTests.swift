@@ -15,14 +15,10 @@ import XCTest
 /// The screenshot in the README is the one this test takes:
 /// `TYPEAHEAD_SCREENSHOT=$PWD/Tests/SearchPageTests/search-page.png swift test --filter SearchPageTests`.
 final class SearchPageTests: XCTestCase {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("python/search_page_test.py").path
 
-    nonisolated(unsafe) static var cluster: LocalCluster?
-    nonisolated(unsafe) static var summary: LocalCluster.Summary?
-    nonisolated(unsafe) static var directory: TemporaryDirectory?
+    nonisolated(unsafe) static var sample: SampleCluster?
 
     override func setUp() async throws {
         guard FileManager.default.isExecutableFile(atPath: BuiltProducts.typeahead.path) else {
@@ -32,43 +28,30 @@ final class SearchPageTests: XCTestCase {
         for tool in ["/usr/bin/chromium", "/usr/bin/chromedriver"] {
             XCTAssertTrue(FileManager.default.isExecutableFile(atPath: tool), "\(tool) missing: run scripts/setup.sh")
         }
-        if Self.cluster == nil {
-            let directory = TemporaryDirectory("typeahead-page")
-            var options = LocalCluster.Options(catalog: Self.root.appendingPathComponent("deploy/catalog/sample.jsonl").path,
-                                               executable: BuiltProducts.typeahead.path)
-            options.shards = 2
-            options.replicas = 1
-            options.listen = Endpoint(host: "127.0.0.1", port: 0)
-            options.dataDirectory = directory.path + "/cluster"
-            let cluster = LocalCluster(options: options)
-            Self.summary = try await cluster.start()
-            Self.cluster = cluster
-            Self.directory = directory
-        }
+        if Self.sample == nil { Self.sample = try await SampleCluster.start("typeahead-page") }
     }
 
     override class func tearDown() {
-        cluster?.stop()
-        cluster = nil
-        directory = nil
+        sample?.stop()
+        sample = nil
     }
 
     func testTheCoordinatorsPageInChromium() throws {
-        let coordinator = Self.summary!.coordinator
+        let coordinator = Self.sample!.summary.coordinator
         let screenshot = ProcessInfo.processInfo.environment["TYPEAHEAD_SCREENSHOT"]
-            ?? Self.directory!.path + "/search-page.png"
+            ?? Self.sample!.directory.path + "/search-page.png"
         try drive("http://\(coordinator.host):\(coordinator.port)", shards: 2, screenshot: screenshot)
         XCTAssertTrue(FileManager.default.fileExists(atPath: screenshot), "the test writes the README's screenshot")
     }
 
     func testANodesPageInChromium() throws {
-        let node = Self.summary!.nodes[0][0]
+        let node = Self.sample!.summary.nodes[0][0]
         try drive("http://\(node.host):\(node.port)", shards: 1, screenshot: nil)
     }
 
     /// The page's headers: it may run only its own script and talk only to its own server.
     func testThePageIsServedWithAStrictPolicy() async throws {
-        let coordinator = Self.summary!.coordinator
+        let coordinator = Self.sample!.summary.coordinator
         for path in ["/", "/index.html"] {
             let (body, response) = try await URLSession.shared.data(from: URL(string: "http://\(coordinator.host):\(coordinator.port)\(path)")!)
             let http = try XCTUnwrap(response as? HTTPURLResponse)

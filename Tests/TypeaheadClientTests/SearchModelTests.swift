@@ -9,15 +9,10 @@ import XCTest
 /// every part its own process), over the JSON API as an app would call it.
 @MainActor
 final class SearchModelTests: XCTestCase {
-    static let catalog = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("deploy/catalog/sample.jsonl").path
-
-    nonisolated(unsafe) static var cluster: LocalCluster?
-    nonisolated(unsafe) static var summary: LocalCluster.Summary?
-    nonisolated(unsafe) static var directory: TemporaryDirectory?
+    nonisolated(unsafe) static var sample: SampleCluster?
 
     var client: TypeaheadClient {
-        let endpoint = Self.summary!.coordinator
+        let endpoint = Self.sample!.summary.coordinator
         return TypeaheadClient(baseURL: URL(string: "http://\(endpoint.host):\(endpoint.port)")!)
     }
 
@@ -25,24 +20,12 @@ final class SearchModelTests: XCTestCase {
         guard FileManager.default.isExecutableFile(atPath: BuiltProducts.typeahead.path) else {
             throw XCTSkip("typeahead binary not built next to the tests")
         }
-        if Self.cluster == nil {
-            let directory = TemporaryDirectory("typeahead-client")
-            var options = LocalCluster.Options(catalog: Self.catalog, executable: BuiltProducts.typeahead.path)
-            options.shards = 2
-            options.replicas = 1
-            options.listen = Endpoint(host: "127.0.0.1", port: 0)
-            options.dataDirectory = directory.path + "/cluster"
-            let cluster = LocalCluster(options: options)
-            Self.summary = try await cluster.start()
-            Self.cluster = cluster
-            Self.directory = directory
-        }
+        if Self.sample == nil { Self.sample = try await SampleCluster.start("typeahead-client") }
     }
 
     override class func tearDown() {
-        cluster?.stop()
-        cluster = nil
-        directory = nil
+        sample?.stop()
+        sample = nil
     }
 
     func testTypingAWordGivesAnswersInOrderAndNeverAStaleOne() async throws {
