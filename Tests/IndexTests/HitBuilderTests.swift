@@ -20,7 +20,7 @@ final class HitBuilderTests: XCTestCase {
                         // String's cut, where both ends fall on scalar boundaries; nil otherwise.
                         let onBoundaries = start.samePosition(in: title.unicodeScalars) != nil
                             && end.samePosition(in: title.unicodeScalars) != nil
-                        let cut = HitBuilder.substring(utf8: bytes, lower..<upper)
+                        let cut = HitBuilder.slice(utf8: bytes, utf16: lower..<upper)?.string
                         if onBoundaries {
                             XCTAssertEqual(cut, String(title.unicodeScalars[start..<end]), "\(title) \(lower)..<\(upper)")
                         } else {
@@ -28,7 +28,7 @@ final class HitBuilderTests: XCTestCase {
                         }
                     }
                 }
-                XCTAssertNil(HitBuilder.substring(utf8: bytes, 0..<(units + 1)), "past the end")
+                XCTAssertNil(HitBuilder.slice(utf8: bytes, utf16: 0..<(units + 1)), "past the end")
             }
         }
     }

@@ -106,3 +106,37 @@ final class SuggestAnswerCacheTests: XCTestCase {
         XCTAssertGreaterThan(value("typeahead_answer_cache_retired_total"), 100, exposition)
     }
 }
+
+/// A hit's fields 1–5 are kept in the index already encoded (`DocumentRecord` version 2) and copied
+/// whole into answers: they must be the bytes the generated encoder writes for the same fields,
+/// including what random catalogs rarely hold (zero weights, no categories, attribute entries and
+/// titles of 128 bytes and more, whose lengths take two varint bytes, empty attribute values).
+final class StoredHitFieldsTests: XCTestCase {
+    func testStoredHitFieldsEqualTheGeneratedEncoding() throws {
+        let long = String(repeating: "Größe ", count: 40)
+        let entries = [
+            CatalogEntry(id: "a", title: "Plain", categories: [], weight: 0),
+            CatalogEntry(id: "b", title: "Plain " + long, categories: ["Books", "Ünïcode", "Books 2"], weight: 1 << 40,
+                         attributes: ["price": "19.9", "long": long, "empty": "", "Größe": "42", "a": "1"]),
+            CatalogEntry(id: String(repeating: "i", count: 200), title: "Plain 東京 👍", categories: ["x"], weight: 127,
+                         aliases: ["Alias"], description: "described", attributes: [String(repeating: "k", count: 130): "v"]),
+        ]
+        let directory = TemporaryDirectory("typeahead-hit-fields")
+        let shard = try Shard(directory: directory.path)
+        try shard.build(from: entries, parameters: IndexParameters())
+        let request = SuggestRequest(text: "plain", limits: SuggestLimits(entries: 10, categories: 0, completions: 0))
+        let checked = try shard.suggest(request) { answer in
+            for view in answer.hits {
+                var written = ProtoWriter()
+                try ResponseProto.writeEntry(StoredHit(view: view), field: 1, to: &written)
+                let hit = try view.materialized()
+                var expected = ProtoWriter()
+                expected.writeMessage(1, Typeahead_V1_EntryHit(hit))
+                XCTAssertEqual(written.bytes, expected.bytes, hit.id)
+                XCTAssertTrue(view.withEncodedFields { _ in } != nil, "a new build keeps the fields encoded")
+            }
+            return answer.hits.count
+        }
+        XCTAssertEqual(checked, 3)
+    }
+}

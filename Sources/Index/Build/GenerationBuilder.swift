@@ -169,6 +169,7 @@ struct GenerationBuilder {
             try txn.put(schema.meta, MetaKey.nextDocument, UInt32(order.count))
             try txn.put(schema.meta, MetaKey.liveCount, UInt64(order.count))
             try txn.put(schema.meta, MetaKey.trieParameters, "\(parameters.listSize),\(parameters.heavyThreshold)")
+            if format.recordVersion > 1 { try txn.put(schema.meta, MetaKey.recordVersion, [format.recordVersion]) }
         }
         clock.mark("commit")
         try environment.sync(force: true)
@@ -188,6 +189,7 @@ struct GenerationBuilder {
         let chunkSize = (entries.count + chunks - 1) / chunks
         let results = ChunkResults<(doc: AnalysedEntry, record: [UInt8])>(count: chunks)
         let analyzer = self.analyzer
+        let recordVersion = format.recordVersion
         let work = { @Sendable (chunk: Int) in
             let start = chunk * chunkSize
             let end = min(entries.count, start + chunkSize)
@@ -196,7 +198,7 @@ struct GenerationBuilder {
             let part = entries[start..<end].map { entry -> (doc: AnalysedEntry, record: [UInt8]) in
                 let doc = AnalysedEntry(entry, analyzer: analyzer)
                 writer.removeAll()
-                DocumentRecord.encode(doc, into: &writer)
+                DocumentRecord.encode(doc, version: recordVersion, into: &writer)
                 return (doc, writer.bytes)
             }
             results.set(chunk, part)

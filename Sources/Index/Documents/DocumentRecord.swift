@@ -3,19 +3,43 @@ import Storage
 
 /// The stored form of one entry: the value of the `docs` database, keyed by document number.
 ///
-/// Layout (version 1), hot fields first so that verifying a candidate decodes only a prefix:
+/// Two layouts, told apart by their first byte. Both put the hot fields first, so that verifying a
+/// candidate decodes only a prefix; every generation writes one layout for all its records (its
+/// `record_version`, ``Schema/recordVersion``), so records of one generation compare byte-wise.
+///
+/// **Version 2** (generations built since hits are written from the map in one copy):
+/// ```
+/// u8      version = 2
+/// varint  weight
+/// string  sortTitle              analysed title words joined by " "
+/// bytes   n × (varint start, varint length), varint-length-prefixed
+///                                UTF-16 range in `title` of each word of `sortTitle`
+/// string  aliasWords             distinct analysed alias words not in the title, joined by " "
+/// bytes   n × (varint alias, varint start, varint length), varint-length-prefixed
+///                                for each alias word, the index of the alias it was first seen in
+///                                and its UTF-16 range there (a completion's spelling is cut out
+///                                of the alias without analysing it again)
+/// string  descriptionWords       distinct analysed description words not in title/aliases, " "-joined
+/// bytes   hit fields             the protobuf encoding of `typeahead.v1.EntryHit` fields 1–5
+///                                (id, title, categories, weight, attributes), see ``HitFields``
+/// varint  n, n × string          aliases, as written
+/// u8 present, [string]           description, as written
+/// ```
+/// The hit fields are what a response carries of the entry, already in the wire's encoding (the
+/// encoding protobuf's own rules freeze: field numbers never change), so a node writes a hit into
+/// its answer with one copy from the memory map, and reads id, title and categories from them.
+///
+/// **Version 1** (generations built before; still read, and written by updates to them):
 /// ```
 /// u8      version = 1
 /// varint  weight
 /// string  id
-/// string  sortTitle              analysed title words joined by " "
-/// bytes   n × (varint start, varint length), varint-length-prefixed
-///                                UTF-16 range in `title` of each word of `sortTitle`
+/// string  sortTitle
+/// bytes   title word ranges      as in version 2
 /// string  title
-/// string  aliasWords             distinct analysed alias words not in the title, joined by " "
-/// bytes   n × varint, varint-length-prefixed
-///                                for each alias word, the index of the alias it was first seen in
-/// string  descriptionWords       distinct analysed description words not in title/aliases, " "-joined
+/// string  aliasWords
+/// bytes   n × varint             for each alias word, the index of its alias (no range)
+/// string  descriptionWords
 /// varint  n, n × string          categories
 /// varint  n, n × string          aliases, as written
 /// u8 present, [string]           description, as written
@@ -23,13 +47,14 @@ import Storage
 /// ```
 /// Words never contain a space (spaces separate words), so " "-joined lists are unambiguous.
 enum DocumentRecord {
-    static let version: UInt8 = 1
+    /// What builds write.
+    static let currentVersion: UInt8 = 2
 
-    static func encode(_ doc: AnalysedEntry, into writer: inout ByteWriter) {
+    static func encode(_ doc: AnalysedEntry, version: UInt8, into writer: inout ByteWriter) {
         let entry = doc.entry
         writer.byte(version)
         writer.varint(entry.weight)
-        writer.string(entry.id)
+        if version == 1 { writer.string(entry.id) }
         writer.string(doc.sortTitle)
         var ranges = ByteWriter()
         for range in doc.titleRanges {
@@ -37,14 +62,28 @@ enum DocumentRecord {
             ranges.varint(range.count)
         }
         writer.lengthPrefixed(ranges.bytes)
-        writer.string(entry.title)
+        if version == 1 { writer.string(entry.title) }
         writer.string(doc.aliasWords.joined(separator: " "))
         var sources = ByteWriter()
-        for source in doc.aliasSources { sources.varint(source.alias) }
+        for source in doc.aliasSources {
+            sources.varint(source.alias)
+            if version > 1 {
+                sources.varint(source.range.lowerBound)
+                sources.varint(source.range.count)
+            }
+        }
         writer.lengthPrefixed(sources.bytes)
         writer.string(doc.descriptionWords.joined(separator: " "))
-        writer.varint(doc.categories.count)
-        for category in doc.categories { writer.string(category) }
+        let attributes = entry.attributes.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        if version == 1 {
+            writer.varint(doc.categories.count)
+            for category in doc.categories { writer.string(category) }
+        } else {
+            var hit = ByteWriter(capacity: 256)
+            HitFields.encode(id: entry.id, title: entry.title, categories: doc.categories, weight: entry.weight,
+                             attributes: attributes, into: &hit)
+            writer.lengthPrefixed(hit.bytes)
+        }
         writer.varint(entry.aliases.count)
         for alias in entry.aliases { writer.string(alias) }
         if let description = entry.description {
@@ -53,179 +92,57 @@ enum DocumentRecord {
         } else {
             writer.byte(0)
         }
-        let attributes = entry.attributes.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
-        writer.varint(attributes.count)
-        for (key, value) in attributes {
-            writer.string(key)
-            writer.string(value)
+        if version == 1 {
+            writer.varint(attributes.count)
+            for (key, value) in attributes {
+                writer.string(key)
+                writer.string(value)
+            }
         }
     }
 }
 
-/// A zero-copy view of a stored entry, valid inside the read transaction that fetched it.
+/// The hit fields of a version 2 ``DocumentRecord``: `typeahead.v1.EntryHit` fields 1–5 in
+/// protobuf's binary encoding, in field order, exactly as a protobuf encoder writes them (proto3:
+/// an empty id or title and a zero weight are left out; each attribute is a map entry whose key
+/// and value are both written; attributes sorted by key bytes, the deterministic map order).
 ///
-/// Decoding the view reads only the offsets of the hot fields; strings are materialised only for
-/// the few hits a response returns.
-struct DocumentView {
-    let docnum: UInt32
-    let weight: UInt64
-    let id: Bytes
-    let sortTitle: Bytes
-    /// The encoded UTF-16 ranges of the title words.
-    private let titleRanges: Bytes
-    let title: Bytes
-    let aliasWords: Bytes
-    /// The encoded sources of the alias words.
-    private let aliasSources: Bytes
-    let descriptionWords: Bytes
-    /// Offset of the categories count within `record`.
-    private let categoriesOffset: Int
-    private let record: Bytes
+/// ```
+/// 0x0A varint n  id          (field 1, string)
+/// 0x12 varint n  title       (field 2, string)
+/// 0x1A varint n  category    (field 3, repeated string), one per category in stored order
+/// 0x20 varint    weight      (field 4, uint64), when not 0
+/// 0x2A varint n  0x0A varint k key 0x12 varint v value
+///                            (field 5, map<string, string>), one per attribute
+/// ```
+/// The WireConversions tests compare it with the generated encoder's bytes for random entries.
+enum HitFields {
+    static let idTag: UInt8 = 0x0A
+    static let titleTag: UInt8 = 0x12
+    static let categoryTag: UInt8 = 0x1A
+    static let weightTag: UInt8 = 0x20
+    static let attributeTag: UInt8 = 0x2A
+    static let entryKeyTag: UInt8 = 0x0A
+    static let entryValueTag: UInt8 = 0x12
 
-    init(docnum: UInt32, record: Bytes) throws(IndexError) {
-        var reader = ByteReader(record)
-        guard try reader.byte() == DocumentRecord.version else {
-            throw .corrupt("document \(docnum) has an unknown record version")
-        }
-        self.docnum = docnum
-        self.record = record
-        weight = try reader.varint()
-        id = try reader.slice()
-        sortTitle = try reader.slice()
-        titleRanges = try reader.slice()
-        title = try reader.slice()
-        aliasWords = try reader.slice()
-        aliasSources = try reader.slice()
-        descriptionWords = try reader.slice()
-        categoriesOffset = reader.offset
-    }
-
-    /// Calls `body` with the UTF-16 range of each title word, in the order of `sortTitle`'s words,
-    /// until it returns false. Decoded in place: a hit's highlights and a completion's spelling
-    /// read them for every answer, so they must not allocate.
-    func forEachTitleWordRange(_ body: (Range<Int>) throws -> Bool) throws {
-        var reader = ByteReader(titleRanges)
-        while !reader.isAtEnd {
-            let start = try reader.int()
-            let length = try reader.int()
-            if try !body(start..<(start + length)) { return }
+    static func encode(id: String, title: String, categories: [String], weight: UInt64,
+                       attributes: [(key: String, value: String)], into writer: inout ByteWriter) {
+        if !id.isEmpty { writer.byte(idTag); writer.string(id) }
+        if !title.isEmpty { writer.byte(titleTag); writer.string(title) }
+        for category in categories { writer.byte(categoryTag); writer.string(category) }
+        if weight != 0 { writer.byte(weightTag); writer.varint(weight) }
+        for (key, value) in attributes {
+            writer.byte(attributeTag)
+            writer.varint(2 + varintSize(key.utf8.count) + key.utf8.count + varintSize(value.utf8.count) + value.utf8.count)
+            writer.byte(entryKeyTag); writer.string(key)
+            writer.byte(entryValueTag); writer.string(value)
         }
     }
 
-    /// The UTF-16 range in `title` of the `index`-th word of `sortTitle`, if there is one.
-    func titleWordRange(at index: Int) throws -> Range<Int>? {
-        var position = 0
-        var found: Range<Int>?
-        try forEachTitleWordRange { range in
-            if position == index { found = range; return false }
-            position += 1
-            return true
-        }
-        return found
-    }
-
-    /// Calls `body` with each category's bytes until it returns false.
-    func forEachCategory(_ body: (Bytes) throws -> Bool) throws {
-        var reader = ByteReader(record, offset: categoriesOffset)
-        let count = try reader.int()
-        for _ in 0..<count {
-            if try !body(try reader.slice()) { return }
-        }
-    }
-
-    /// The encoded category list (count, then each name length-prefixed), for comparing two
-    /// documents' categories as bytes without decoding them.
-    var categoryList: Bytes {
-        get throws {
-            var reader = ByteReader(record, offset: categoriesOffset)
-            let count = try reader.int()
-            for _ in 0..<count { _ = try reader.slice() }
-            return record[range: categoriesOffset..<reader.offset]
-        }
-    }
-
-    func hasCategory(_ name: [UInt8]) throws -> Bool {
-        var found = false
-        try forEachCategory { category in
-            if category.elementsEqual(name) { found = true }
-            return !found
-        }
-        return found
-    }
-
-    var categories: [String] {
-        get throws {
-            var result: [String] = []
-            try forEachCategory { result.append($0.string); return true }
-            return result
-        }
-    }
-
-    /// The index of the alias the `index`-th alias word was first seen in.
-    func aliasSource(_ index: Int) throws(IndexError) -> Int? {
-        var reader = ByteReader(aliasSources)
-        for _ in 0..<index {
-            guard !reader.isAtEnd else { return nil }
-            _ = try reader.varint()
-        }
-        guard !reader.isAtEnd else { return nil }
-        return try reader.int()
-    }
-
-    /// The `index`-th alias as written.
-    func alias(_ index: Int) throws -> String? {
-        var found: String?
-        var position = 0
-        try forEachAlias { alias in
-            if position == index { found = alias.string; return false }
-            position += 1
-            return true
-        }
-        return found
-    }
-
-    /// Calls `body` with each alias as written, until it returns false.
-    func forEachAlias(_ body: (Bytes) throws -> Bool) throws {
-        var reader = ByteReader(record, offset: categoriesOffset)
-        for _ in 0..<(try reader.int()) { try reader.skipSlice() }
-        for _ in 0..<(try reader.int()) {
-            if try !body(try reader.slice()) { return }
-        }
-    }
-
-    /// The whole entry, as it was indexed.
-    func materialize() throws(IndexError) -> CatalogEntry {
-        var reader = ByteReader(record, offset: categoriesOffset)
-        var categories: [String] = []
-        for _ in 0..<(try reader.int()) { categories.append(try reader.string()) }
-        var aliases: [String] = []
-        for _ in 0..<(try reader.int()) { aliases.append(try reader.string()) }
-        let description: String? = try reader.byte() == 1 ? try reader.string() : nil
-        var attributes: [String: String] = [:]
-        for _ in 0..<(try reader.int()) {
-            let key = try reader.string()
-            attributes[key] = try reader.string()
-        }
-        return CatalogEntry(id: id.string, title: title.string, categories: categories, weight: weight,
-                            aliases: aliases, description: description, attributes: attributes)
-    }
-
-    /// Attributes sorted by key (the stored order).
-    func attributes() throws -> [Attribute] {
-        var result: [Attribute] = []
-        try forEachAttribute { key, value in result.append(Attribute(key: key.string, value: value.string)) }
-        return result
-    }
-
-    /// Calls `body` with each attribute's key and value, sorted by key (the stored order).
-    func forEachAttribute(_ body: (_ key: Bytes, _ value: Bytes) throws -> Void) throws {
-        var reader = ByteReader(record, offset: categoriesOffset)
-        for _ in 0..<(try reader.int()) { try reader.skipSlice() }
-        for _ in 0..<(try reader.int()) { try reader.skipSlice() }
-        if try reader.byte() == 1 { try reader.skipSlice() }
-        for _ in 0..<(try reader.int()) {
-            let key = try reader.slice()
-            try body(key, try reader.slice())
-        }
+    static func varintSize(_ value: Int) -> Int {
+        var size = 1
+        var v = value >> 7
+        while v > 0 { size += 1; v >>= 7 }
+        return size
     }
 }

@@ -1,7 +1,7 @@
 import Storage
 
 /// One hit of an answer, read in place from the index's memory map: what a server encodes into its
-/// response without making a `String` of any field.
+/// response without making a `String` or an array of any field.
 ///
 /// ## Lifetime
 /// A `HitView` lends bytes of the read transaction that found it, so it is valid only inside the
@@ -10,8 +10,8 @@ import Storage
 public struct HitView {
     let doc: DocumentView
     let key: CandidateKey
-    /// Empty in a ``ResponseForm/shardPart`` answer.
-    public let highlights: [Highlight]
+    /// Which title words are highlighted (none in a ``ResponseForm/shardPart`` answer).
+    let highlighted: WordSet
     /// A ``ResponseForm/presented`` hit completes the field to its title; a shard's part has none.
     public let completesToTitle: Bool
 
@@ -20,12 +20,26 @@ public struct HitView {
     /// The key this hit was ranked by (materialised: two strings).
     public var rank: RankKey { key.rankKey() }
 
+    /// The rank key's fields, lent without making strings (`sortTitle` and `id` as UTF-8 bytes).
+    public func withRank<R>(_ body: (_ typos: Int, _ field: Int, _ exact: Bool, _ startsWith: Bool, _ weight: UInt64,
+                                     _ sortTitle: UnsafeRawBufferPointer, _ id: UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try key.withFields(body)
+    }
+
     public func withID<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R { try doc.id.withUnsafeBytes(body) }
     public func withTitle<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R { try doc.title.withUnsafeBytes(body) }
 
     /// The title when ``completesToTitle``, else no bytes.
     public func withCompletion<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         completesToTitle ? try doc.title.withUnsafeBytes(body) : try body(UnsafeRawBufferPointer(start: nil, count: 0))
+    }
+
+    /// The protobuf encoding of the hit's `typeahead.v1.EntryHit` fields 1–5 (id, title,
+    /// categories, weight, attributes) as the index stores them, to be copied whole into a
+    /// response; nil when the record keeps its fields apart (``DocumentRecord`` version 1).
+    public func withEncodedFields<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
+        guard let fields = doc.encodedHitFields else { return nil }
+        return try fields.withUnsafeBytes(body)
     }
 
     /// Each category's UTF-8 bytes, in stored order.
@@ -43,11 +57,55 @@ public struct HitView {
         }
     }
 
+    /// Each highlight's UTF-16 range in the title, in title order.
+    public func forEachHighlight(_ body: (_ start: Int, _ end: Int) throws -> Void) throws {
+        guard !highlighted.isEmpty else { return }
+        var index = 0
+        try doc.forEachTitleWordRange { range in
+            if highlighted.contains(index) { try body(range.lowerBound, range.upperBound) }
+            index += 1
+            return index <= highlighted.last
+        }
+    }
+
+    /// The highlights as values.
+    public var highlights: [Highlight] {
+        get throws {
+            var result: [Highlight] = []
+            try forEachHighlight { result.append(Highlight(start: $0, end: $1)) }
+            return result
+        }
+    }
+
     /// The hit as values that outlive the transaction.
     public func materialized() throws -> EntryHit {
         let title = doc.title.string
         return EntryHit(id: doc.id.string, title: title, categories: try doc.categories, weight: doc.weight,
                         attributes: try doc.attributes(), completion: completesToTitle ? title : "",
-                        highlights: highlights, rank: key.rankKey())
+                        highlights: try highlights, rank: key.rankKey())
+    }
+}
+
+/// A set of word positions (a title's highlighted words): a bit mask for the first 64, which
+/// every real title fits, and a list past them, so building one allocates nothing in practice.
+struct WordSet {
+    private var mask: UInt64 = 0
+    private var beyond: [Int]?
+    /// The largest position in the set (-1 when empty).
+    private(set) var last = -1
+
+    var isEmpty: Bool { last < 0 }
+
+    mutating func insert(_ position: Int) {
+        if position < 64 {
+            mask |= 1 << UInt64(position)
+        } else {
+            beyond = (beyond ?? []) + [position]
+        }
+        last = max(last, position)
+    }
+
+    func contains(_ position: Int) -> Bool {
+        position < 64 ? mask & (1 << UInt64(position)) != 0 : beyond?.contains(position) ?? false
     }
 }

@@ -26,6 +26,15 @@ struct CandidateKey {
         return a.id.compare(b.id) < 0
     }
 
+    /// The fields as ``HitView/withRank(_:)`` lends them (an absent `sortTitle` as no bytes).
+    func withFields<R>(_ body: (_ typos: Int, _ field: Int, _ exact: Bool, _ startsWith: Bool, _ weight: UInt64,
+                                _ sortTitle: UnsafeRawBufferPointer, _ id: UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try id.withUnsafeBytes { id in
+            guard let sortTitle else { return try body(typos, field, exact, startsWith, weight, UnsafeRawBufferPointer(start: nil, count: 0), id) }
+            return try sortTitle.withUnsafeBytes { try body(typos, field, exact, startsWith, weight, $0, id) }
+        }
+    }
+
     func rankKey() -> RankKey {
         RankKey(typos: typos, field: field, exact: exact, startsWith: startsWith, weight: weight,
                 sortTitle: sortTitle?.string ?? "", id: id.string)

@@ -41,6 +41,9 @@ struct Schema {
     let titles: Database?
     /// How `docs` is keyed in this file (see ``DocumentKey``).
     let documentKeys: DocumentKey.Encoding
+    /// The ``DocumentRecord`` version every record of this file has: a build writes its format's,
+    /// an update the one the file was built with (read from `meta`: absent means 1).
+    let recordVersion: UInt8
 
     /// Opens the databases; `create` makes them as `format` says. An existing file is read as it
     /// was written: generations built since document keys became integers have an integer-key
@@ -68,6 +71,18 @@ struct Schema {
             titles = try environment.database(named: "titles", create: create && format.titles)
         } catch let error as StorageError where error.isNotFound {
             titles = nil
+        }
+        if create {
+            recordVersion = format.recordVersion
+        } else {
+            let meta = self.meta
+            recordVersion = try environment.read { txn in
+                guard let stored = try txn.get(meta, MetaKey.recordVersion) else { return 1 }
+                guard stored.count == 1, (1...DocumentRecord.currentVersion).contains(stored[0]) else {
+                    throw IndexError.corrupt("unknown document record version in meta")
+                }
+                return stored[0]
+            }
         }
     }
 
@@ -104,6 +119,8 @@ enum MetaKey {
     static let complete = "complete"
     /// Trie parameters as "listSize,heavyThreshold".
     static let trieParameters = "trie_parameters"
+    /// u8: the ``DocumentRecord`` version of every record (absent: 1, the generations before it).
+    static let recordVersion = "record_version"
 }
 
 /// A key of the `docs` database: a document number, native-endian in an integer-key database
@@ -150,7 +167,9 @@ struct GenerationFormat {
     var documentKeys: DocumentKey.Encoding
     /// Whether the `titles` index is written.
     var titles: Bool
+    /// The ``DocumentRecord`` version written.
+    var recordVersion: UInt8
 
-    static let current = GenerationFormat(documentKeys: .native, titles: true)
-    static let original = GenerationFormat(documentKeys: .bigEndian, titles: false)
+    static let current = GenerationFormat(documentKeys: .native, titles: true, recordVersion: DocumentRecord.currentVersion)
+    static let original = GenerationFormat(documentKeys: .bigEndian, titles: false, recordVersion: 1)
 }

@@ -85,6 +85,24 @@ struct HeavyNode {
         return try reader.int()
     }
 
+    /// Calls `body` with each of the first `limit` completions (the full term, lent for the
+    /// call, and its best document), best first: no array per term.
+    func forEachCompletion(first limit: Int, _ body: (_ term: UnsafeRawBufferPointer, _ best: UInt32) throws -> Void) throws {
+        guard let encoded = encodedCompletions else {
+            for (term, best) in completions.prefix(limit) { try term.withUnsafeBytes { try body($0, best) } }
+            return
+        }
+        var reader = ByteReader(encoded)
+        var term = prefix
+        for _ in 0..<min(limit, completionCount) {
+            let suffix = try reader.slice()
+            term.removeSubrange(prefix.count...)
+            suffix.withUnsafeBytes { term.append(contentsOf: $0) }
+            let best = UInt32(truncatingIfNeeded: try reader.varint())
+            try term.withUnsafeBytes { try body($0, best) }
+        }
+    }
+
     /// The first `limit` completions (full terms and their best document), best first.
     func completions(first limit: Int) throws(IndexError) -> [(term: [UInt8], best: UInt32)] {
         guard let encoded = encodedCompletions else { return Array(completions.prefix(limit)) }

@@ -45,7 +45,7 @@ struct Updater {
                 let number = next
                 next += 1
                 writer.removeAll()
-                DocumentRecord.encode(doc, into: &writer)
+                DocumentRecord.encode(doc, version: schema.recordVersion, into: &writer)
                 try txn.put(schema.docs, schema.documentKey(number), writer.bytes)
                 try txn.put(schema.ids, doc.entry.id, number)
                 if let titles = schema.titles {

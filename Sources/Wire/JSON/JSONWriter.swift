@@ -101,6 +101,16 @@ public struct JSONWriter: Sendable {
         appendQuoted(utf8: value)
     }
 
+    /// A string from two runs of UTF-8 bytes written one after the other (each valid UTF-8), such
+    /// as a completion's text: the field's text before the partial word, then the completed word.
+    public mutating func string(utf8 head: UnsafeRawBufferPointer, _ tail: UnsafeRawBufferPointer) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        appendEscaped(utf8: head)
+        appendEscaped(utf8: tail)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
     public mutating func integer(_ value: Int64) {
         separate()
         if value < 0 {
@@ -189,6 +199,12 @@ public struct JSONWriter: Sendable {
 
     private mutating func appendQuoted(utf8 text: UnsafeRawBufferPointer) {
         bytes.append(UInt8(ascii: "\""))
+        appendEscaped(utf8: text)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// `text` with what JSON strings must escape escaped, without quotes.
+    private mutating func appendEscaped(utf8 text: UnsafeRawBufferPointer) {
         var runStart = 0
         var index = 0
         while index < text.count {
@@ -216,7 +232,6 @@ public struct JSONWriter: Sendable {
             runStart = index
         }
         bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: text[runStart..<text.count]))
-        bytes.append(UInt8(ascii: "\""))
     }
 
     private enum EscapeKind {

@@ -148,6 +148,11 @@ public struct ProtoWriter: Sendable {
         appendRaw(content)
     }
 
+    /// Appends bytes already in protobuf's encoding (fields a caller keeps encoded), with one copy.
+    public mutating func writeRaw(_ raw: UnsafeRawBufferPointer) {
+        appendRaw(raw)
+    }
+
     private mutating func appendRaw(_ raw: UnsafeRawBufferPointer) {
         guard !raw.isEmpty else { return }
         raw.withMemoryRebound(to: UInt8.self) { bytes.append(contentsOf: $0) }

@@ -23,6 +23,30 @@ public protocol EntryHitFields {
     func withCompletion(_ body: (UnsafeRawBufferPointer) -> Void) throws(Failure)
     /// Sorted, non-overlapping UTF-16 ranges of the title.
     func forEachHighlight(_ body: (_ start: UInt32, _ end: UInt32) -> Void) throws(Failure)
+    /// When the hit keeps fields 1–5 (id, title, categories, weight, attributes) already in
+    /// protobuf's encoding, exactly as ``ResponseProto`` writes them from the fields: calls `body`
+    /// with those bytes and returns true, so the encoder copies them whole. The default: false.
+    func withEncodedFields(_ body: (UnsafeRawBufferPointer) -> Void) throws(Failure) -> Bool
+}
+
+extension EntryHitFields {
+    public func withEncodedFields(_ body: (UnsafeRawBufferPointer) -> Void) throws(Failure) -> Bool { false }
+}
+
+/// The texts of a presented Suggest response's completions (`typeahead.v1.QueryCompletion.text`),
+/// each lent in two runs written one after the other: a node keeps the field's text before the
+/// partial word once and each completed word's spelling in its memory map.
+public protocol CompletionTextList {
+    associatedtype Failure: Error
+    var count: Int { get }
+    func withText(at index: Int, _ body: (_ head: UnsafeRawBufferPointer, _ tail: UnsafeRawBufferPointer) -> Void) throws(Failure)
+}
+
+extension Array: CompletionTextList where Element == Typeahead_V1_QueryCompletion {
+    public func withText(at index: Int, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) {
+        var text = self[index].text
+        text.withUTF8 { body(UnsafeRawBufferPointer($0), UnsafeRawBufferPointer(start: nil, count: 0)) }
+    }
 }
 
 /// A list of hits an encoder reads by position (a conformance may build each hit only when it is

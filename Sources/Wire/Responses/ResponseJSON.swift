@@ -33,12 +33,19 @@ public enum ResponseJSON {
     /// `categories` and `completions` written, not closed. (What a node keeps in its answer cache:
     /// the same for every caller asking the same, whatever their session.)
     public static func suggestOpening<Hits: EntryHitList>(entries: Hits, rest response: Typeahead_V1_SuggestResponse) throws(Hits.Hit.Failure) -> [UInt8] {
+        try suggestOpening(entries: entries, categories: response.categories, completions: response.completions)
+    }
+
+    /// As ``suggestOpening(entries:rest:)``, with the completions' texts lent by `completions`.
+    public static func suggestOpening<Hits: EntryHitList, Completions: CompletionTextList>(
+        entries: Hits, categories: [Typeahead_V1_CategorySuggestion], completions: Completions
+    ) throws(Hits.Hit.Failure) -> [UInt8] where Completions.Failure == Never {
         var json = JSONWriter(reservingCapacity: 320 + 320 * entries.count)
         json.beginObject()
         json.key("entries")
         try write(entries, to: &json)
         json.key("categories")
-        json.array(response.categories) { json, category in
+        json.array(categories) { json, category in
             json.object { json in
                 json.key("name"); json.string(category.name)
                 json.key("count"); json.unsigned(UInt64(category.count))
@@ -48,9 +55,14 @@ public enum ResponseJSON {
             }
         }
         json.key("completions")
-        json.array(response.completions) { json, completion in
-            json.object { json in json.key("text"); json.string(completion.text) }
+        json.beginArray()
+        for index in 0..<completions.count {
+            json.object { json in
+                json.key("text")
+                completions.withText(at: index) { head, tail in json.string(utf8: head, tail) }
+            }
         }
+        json.endArray()
         return json.bytes
     }
 

@@ -13,6 +13,31 @@ public enum ResponseProto {
         return try encode(entries, then: rest)
     }
 
+    /// A presented Suggest response up to its per-call fields (session, revision, shards: its
+    /// last fields, which a server appends per call): entries, categories and completions, in
+    /// field order, the completions' texts lent by `completions`.
+    public static func suggestOpening<Hits: EntryHitList, Completions: CompletionTextList>(
+        entries: Hits, categories: [Typeahead_V1_CategorySuggestion], completions: Completions
+    ) throws(Hits.Hit.Failure) -> [UInt8] where Completions.Failure == Never {
+        var writer = ProtoWriter(reservingCapacity: 128 + 256 * entries.count)
+        for index in 0..<entries.count { try writeEntry(try entries.hit(at: index), field: 1, to: &writer) }
+        for category in categories { writer.writeMessage(2, category) }
+        for index in 0..<completions.count {
+            completions.withText(at: index) { head, tail in
+                // QueryCompletion: text (1), skipped when empty.
+                writer.writeKey(3, .lengthDelimited)
+                let length = head.count + tail.count
+                guard length > 0 else { return writer.writeVarint(0) }
+                writer.writeVarint(UInt64(ProtoWriter.varintSize(UInt64(length)) + length + 1))
+                writer.writeKey(1, .lengthDelimited)
+                writer.writeVarint(UInt64(length))
+                writer.writeRaw(head)
+                writer.writeRaw(tail)
+            }
+        }
+        return writer.bytes
+    }
+
     /// The encoded Search response: hits from `hits`, every other field from `rest`.
     public static func search<Hits: EntryHitList>(hits: Hits, rest: Typeahead_V1_SearchResponse) throws(Hits.Hit.Failure) -> [UInt8] {
         precondition(rest.hits.isEmpty, "the hits come from `hits`")
@@ -49,6 +74,19 @@ public enum ResponseProto {
     /// One `EntryHit` as message field `field`, in `typeahead.v1.EntryHit`'s field numbers.
     public static func writeEntry<Hit: EntryHitFields>(_ hit: Hit, field: Int, to writer: inout ProtoWriter) throws(Hit.Failure) {
         try writer.writeNested(field) { writer throws(Hit.Failure) in
+            if try !hit.withEncodedFields({ writer.writeRaw($0) }) { try writeFields(hit, to: &writer) }
+            try hit.withCompletion { writeString(6, $0, to: &writer) }
+            try hit.forEachHighlight { start, end in
+                writer.writeNested(7) { highlight in
+                    highlight.write(ProtoUInt32.self, 1, start)
+                    highlight.write(ProtoUInt32.self, 2, end)
+                }
+            }
+        }
+    }
+
+    /// A hit's fields 1–5 (id, title, categories, weight, attributes), one by one.
+    private static func writeFields<Hit: EntryHitFields>(_ hit: Hit, to writer: inout ProtoWriter) throws(Hit.Failure) {
             try hit.withID { writeString(1, $0, to: &writer) }
             try hit.withTitle { writeString(2, $0, to: &writer) }
             try hit.forEachCategory { category in
@@ -67,18 +105,25 @@ public enum ResponseProto {
                     entry.writeLengthDelimited(value)
                 }
             }
-            try hit.withCompletion { writeString(6, $0, to: &writer) }
-            try hit.forEachHighlight { start, end in
-                writer.writeNested(7) { highlight in
-                    highlight.write(ProtoUInt32.self, 1, start)
-                    highlight.write(ProtoUInt32.self, 2, end)
-                }
-            }
+    }
+
+    /// A `typeahead.v1.RankKey` as message field `number`, from its fields (the strings as UTF-8
+    /// bytes): what the generated encoder writes for the same values.
+    public static func writeRankKey(_ number: Int, typos: Int, field: Int, exact: Bool, startsWith: Bool, weight: UInt64,
+                                    sortTitle: UnsafeRawBufferPointer, id: UnsafeRawBufferPointer, to writer: inout ProtoWriter) {
+        writer.writeNested(number) { key in
+            key.write(ProtoUInt32.self, 1, UInt32(clamping: typos))
+            key.write(ProtoUInt32.self, 2, UInt32(clamping: field))
+            key.write(ProtoBool.self, 3, startsWith)
+            key.write(ProtoUInt64.self, 4, weight)
+            writeString(5, sortTitle, to: &key)
+            writeString(6, id, to: &key)
+            key.write(ProtoBool.self, 7, exact)
         }
     }
 
     /// A singular string field, skipped when empty (proto3 implicit presence).
-    private static func writeString(_ number: Int, _ text: UnsafeRawBufferPointer, to writer: inout ProtoWriter) {
+    public static func writeString(_ number: Int, _ text: UnsafeRawBufferPointer, to writer: inout ProtoWriter) {
         guard !text.isEmpty else { return }
         writer.writeKey(number, .lengthDelimited)
         writer.writeLengthDelimited(text)

@@ -7,36 +7,42 @@ extension SuggestContext {
     /// The answer for the matches a plan gathered: entries as hits viewed in the map, the best
     /// completions with their spellings, category suggestions with their counts.
     func respond(_ acc: SuggestAccumulator, in txn: borrowing ReadTransaction) throws -> SuggestAnswer {
-        var response = SuggestAnswer()
-        var words = query.complete + (query.partial.map { [$0] } ?? [])
-        let presenter = form == .presented ? Presenter(query, analyzer: analyzer) : nil
+        let presented = form == .presented
+        var response = SuggestAnswer(textBeforePartial: presented ? query.parsed.textBeforePartial : nil)
+        var words = query.complete
+        if let partial = query.partial { words.append(partial) }
         response.hits.reserveCapacity(acc.entries.items.count)
         for item in acc.entries.items {
             response.hits.append(try HitBuilder.hit(item.doc, key: item.key, words: &words, form: form))
         }
         if acc.wantsCompletions {
-            for index in acc.rankedCompletions().prefix(request.limits.completions) {
+            let ranked = acc.rankedCompletions().prefix(request.limits.completions)
+            response.completions.reserveCapacity(ranked.count)
+            for index in ranked {
                 let best = acc.completions.entries[index].value
-                let term = acc.completions.term(at: index)
                 // A completion's best entry is often one of the entries: it was read already.
                 let entry = acc.entries.items.first { $0.docnum == best.docnum }?.doc
                 guard let doc = try entry ?? generation.document(best.docnum, in: txn) else { continue }
-                let termString = String(decoding: term, as: UTF8.self)
-                let spelling = try HitBuilder.spelling(of: term, in: doc, analyzer: analyzer) ?? termString
-                response.completions.append(QueryCompletion(text: presenter?.completionText(spelling: spelling) ?? "",
-                                                            spelling: spelling, term: termString,
-                                                            typos: best.distance, best: best.key.rankKey()))
+                let written = try acc.completions.withTerm(at: index) { try HitBuilder.spelling(of: $0, in: doc, analyzer: analyzer) }
+                let term: CompletionView.Text, spelling: CompletionView.Text
+                if let written {
+                    (term, spelling) = (.stored(written.term), .stored(written.spelling))
+                } else {
+                    term = .owned(acc.completions.term(at: index))
+                    spelling = term
+                }
+                response.completions.append(CompletionView(term: term, spelling: spelling, typos: best.distance, best: best.key))
             }
         }
         if query.partial != nil, request.limits.categories > 0 {
             var categories = try categorySuggestions(acc, in: txn)
-            let limit = form == .presented ? request.limits.categories : SuggestResponse.maximumShardCategories
+            let limit = presented ? request.limits.categories : SuggestResponse.maximumShardCategories
             if categories.count > limit {
-                response.categoriesTruncated = form == .shardPart
+                response.categoriesTruncated = !presented
                 categories.removeLast(categories.count - limit)
             }
-            if let presenter {
-                for index in categories.indices { presenter.present(&categories[index]) }
+            if presented {
+                for index in categories.indices { categories[index].replacementText = query.parsed.textBeforePartial }
             }
             response.categories = categories
         }

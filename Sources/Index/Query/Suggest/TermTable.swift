@@ -39,6 +39,13 @@ struct TermTable<Value> {
 
     init() {}
 
+    /// Room for `terms` terms of `bytes` bytes in all before the table grows: a plan that knows
+    /// roughly how many it notes saves the doubling steps' allocations.
+    mutating func reserveCapacity(terms: Int, bytes: Int) {
+        entries.reserveCapacity(terms)
+        arena.reserveCapacity(bytes)
+    }
+
     /// The term of entry `index`, valid until the table is next changed.
     func withTerm<R>(at index: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         let entry = entries[index]

@@ -83,14 +83,18 @@ extension SuggestContext {
         guard acc.wantsCompletions else { return acc }
         let wanted = request.limits.completions
         var completionBound: CandidateKey?
-        let listedCompletions = try node.completions(first: wanted)
-        for (index, listed) in listedCompletions.enumerated() {
-            if let deleted, try deleted.contains(listed.best, in: txn) { return nil }
-            guard let doc = try generation.document(listed.best, in: txn) else { return nil }
+        var proven = true
+        acc.completions.reserveCapacity(terms: wanted, bytes: wanted * 16)
+        try node.forEachCompletion(first: wanted) { term, best in
+            guard proven else { return }
+            if let deleted, try deleted.contains(best, in: txn) { proven = false; return }
+            guard let doc = try generation.document(best, in: txn) else { proven = false; return }
             let key = Self.completionKey(doc, typos: 0)
-            acc.noteCompletion(listed.term, distance: 0, key: key, docnum: listed.best)
-            if index == listedCompletions.count - 1 { completionBound = key }
+            acc.noteCompletion(term, distance: 0, key: key, docnum: best)
+            // The last listed one's key bounds every unlisted completion.
+            completionBound = key
         }
+        guard proven else { return nil }
         let completionsHidden = node.completionsTruncated || typosPossible
         if completionsHidden {
             let ranked = acc.rankedCompletions()

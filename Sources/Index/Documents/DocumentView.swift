@@ -1,0 +1,284 @@
+import Catalog
+import Storage
+
+/// A zero-copy view of a stored entry (``DocumentRecord``, either version), valid inside the read
+/// transaction that fetched it.
+///
+/// Decoding the view reads only the offsets of the hot fields; strings are materialised only for
+/// the few hits a response returns, and a version 2 record lends its hit fields whole
+/// (``encodedHitFields``).
+struct DocumentView {
+    let docnum: UInt32
+    let weight: UInt64
+    let id: Bytes
+    let sortTitle: Bytes
+    /// The encoded UTF-16 ranges of the title words.
+    private let titleRanges: Bytes
+    let title: Bytes
+    let aliasWords: Bytes
+    /// The encoded sources of the alias words.
+    private let aliasSources: Bytes
+    let descriptionWords: Bytes
+    /// Version 2: the hit fields (``HitFields``); nil in a version 1 record.
+    let encodedHitFields: Bytes?
+    /// Where the categories start within `record`: version 1, at their count; version 2, at the
+    /// first field after the title in the hit fields.
+    private let categoriesOffset: Int
+    /// Version 2: where the hit fields end and the aliases' count starts.
+    private let hitEnd: Int
+    private let record: Bytes
+
+    init(docnum: UInt32, record: Bytes) throws(IndexError) {
+        var reader = ByteReader(record)
+        let version = try reader.byte()
+        self.docnum = docnum
+        self.record = record
+        switch version {
+        case 2:
+            weight = try reader.varint()
+            sortTitle = try reader.slice()
+            titleRanges = try reader.slice()
+            aliasWords = try reader.slice()
+            aliasSources = try reader.slice()
+            descriptionWords = try reader.slice()
+            let hit = try reader.slice()
+            hitEnd = reader.offset
+            encodedHitFields = hit
+            // The id and title lead the hit fields (either may be absent: proto3 leaves out empty strings).
+            var fields = ByteReader(record, offset: hitEnd - hit.count)
+            var id: Bytes?, title: Bytes?
+            if fields.offset < hitEnd, record[fields.offset] == HitFields.idTag {
+                _ = try fields.byte()
+                id = try fields.slice()
+            }
+            if fields.offset < hitEnd, record[fields.offset] == HitFields.titleTag {
+                _ = try fields.byte()
+                title = try fields.slice()
+            }
+            guard fields.offset <= hitEnd else { throw .corrupt("document \(docnum): hit fields overrun") }
+            self.id = id ?? record[range: 0..<0]
+            self.title = title ?? record[range: 0..<0]
+            categoriesOffset = fields.offset
+        case 1:
+            weight = try reader.varint()
+            id = try reader.slice()
+            sortTitle = try reader.slice()
+            titleRanges = try reader.slice()
+            title = try reader.slice()
+            aliasWords = try reader.slice()
+            aliasSources = try reader.slice()
+            descriptionWords = try reader.slice()
+            encodedHitFields = nil
+            categoriesOffset = reader.offset
+            hitEnd = 0
+        default:
+            throw .corrupt("document \(docnum) has an unknown record version \(version)")
+        }
+    }
+
+    /// Calls `body` with the UTF-16 range of each title word, in the order of `sortTitle`'s words,
+    /// until it returns false. Decoded in place: a hit's highlights and a completion's spelling
+    /// read them for every answer, so they must not allocate.
+    @inline(__always)
+    func forEachTitleWordRange(_ body: (Range<Int>) throws -> Bool) throws {
+        var reader = ByteReader(titleRanges)
+        while !reader.isAtEnd {
+            let start = try reader.int()
+            let length = try reader.int()
+            if try !body(start..<(start + length)) { return }
+        }
+    }
+
+    /// The UTF-16 range in `title` of the `index`-th word of `sortTitle`, if there is one.
+    func titleWordRange(at index: Int) throws -> Range<Int>? {
+        var position = 0
+        var found: Range<Int>?
+        try forEachTitleWordRange { range in
+            if position == index { found = range; return false }
+            position += 1
+            return true
+        }
+        return found
+    }
+
+    /// Calls `body` with each category's bytes until it returns false.
+    @inline(__always)
+    func forEachCategory(_ body: (Bytes) throws -> Bool) throws {
+        var cursor = try categoryCursor()
+        while let category = try cursor.next() {
+            if try !body(category) { return }
+        }
+    }
+
+    /// Reads the categories in stored order, in either record version.
+    private struct CategoryCursor {
+        var reader: ByteReader
+        /// Version 1: categories left to read; version 2: nil (the list ends at the first field
+        /// that is not a category, or at `end`).
+        var remaining: Int?
+        let end: Int
+
+        @inline(__always)
+        mutating func next() throws(IndexError) -> Bytes? {
+            if var remaining {
+                guard remaining > 0 else { return nil }
+                remaining -= 1
+                self.remaining = remaining
+                return try reader.slice()
+            }
+            guard reader.offset < end, reader.bytes[reader.offset] == HitFields.categoryTag else { return nil }
+            _ = try reader.byte()
+            return try reader.slice()
+        }
+    }
+
+    @inline(__always)
+    private func categoryCursor() throws(IndexError) -> CategoryCursor {
+        var reader = ByteReader(record, offset: categoriesOffset)
+        if encodedHitFields != nil { return CategoryCursor(reader: reader, remaining: nil, end: hitEnd) }
+        let count = try reader.int()
+        return CategoryCursor(reader: reader, remaining: count, end: record.count)
+    }
+
+    /// The encoded category list, for comparing two documents' categories as bytes without
+    /// decoding them: equal lists have equal bytes between records of one version, and a
+    /// generation writes one version (``DocumentRecord``).
+    var categoryList: Bytes {
+        get throws {
+            var cursor = try categoryCursor()
+            while try cursor.next() != nil {}
+            return record[range: categoriesOffset..<cursor.reader.offset]
+        }
+    }
+
+    func hasCategory(_ name: [UInt8]) throws -> Bool {
+        var found = false
+        try forEachCategory { category in
+            if category.elementsEqual(name) { found = true }
+            return !found
+        }
+        return found
+    }
+
+    var categories: [String] {
+        get throws {
+            var result: [String] = []
+            try forEachCategory { result.append($0.string); return true }
+            return result
+        }
+    }
+
+    /// The index of the alias the `index`-th alias word was first seen in, and (version 2) the
+    /// word's UTF-16 range in it.
+    func aliasSource(_ index: Int) throws(IndexError) -> (alias: Int, range: Range<Int>?)? {
+        var reader = ByteReader(aliasSources)
+        let ranged = encodedHitFields != nil
+        for _ in 0..<index {
+            guard !reader.isAtEnd else { return nil }
+            _ = try reader.varint()
+            if ranged {
+                _ = try reader.varint()
+                _ = try reader.varint()
+            }
+        }
+        guard !reader.isAtEnd else { return nil }
+        let alias = try reader.int()
+        guard ranged else { return (alias, nil) }
+        let start = try reader.int()
+        return (alias, start..<(start + (try reader.int())))
+    }
+
+    /// The `index`-th alias as written.
+    func alias(_ index: Int) throws -> Bytes? {
+        var found: Bytes?
+        var position = 0
+        try forEachAlias { alias in
+            if position == index { found = alias; return false }
+            position += 1
+            return true
+        }
+        return found
+    }
+
+    /// A reader positioned on the aliases' count.
+    private func aliasesReader() throws(IndexError) -> ByteReader {
+        if encodedHitFields != nil { return ByteReader(record, offset: hitEnd) }
+        var cursor = try categoryCursor()
+        while try cursor.next() != nil {}
+        return cursor.reader
+    }
+
+    /// Calls `body` with each alias as written, until it returns false.
+    func forEachAlias(_ body: (Bytes) throws -> Bool) throws {
+        var reader = try aliasesReader()
+        for _ in 0..<(try reader.int()) {
+            if try !body(try reader.slice()) { return }
+        }
+    }
+
+    /// The whole entry, as it was indexed.
+    func materialize() throws(IndexError) -> CatalogEntry {
+        var categories: [String] = []
+        var cursor = try categoryCursor()
+        while let category = try cursor.next() { categories.append(category.string) }
+        var reader = try aliasesReader()
+        var aliases: [String] = []
+        for _ in 0..<(try reader.int()) { aliases.append(try reader.string()) }
+        let description: String? = try reader.byte() == 1 ? try reader.string() : nil
+        var attributes: [String: String] = [:]
+        try forEachAttributeTyped { key, value in attributes[key.string] = value.string }
+        return CatalogEntry(id: id.string, title: title.string, categories: categories, weight: weight,
+                            aliases: aliases, description: description, attributes: attributes)
+    }
+
+    /// Attributes sorted by key (the stored order).
+    func attributes() throws -> [Attribute] {
+        var result: [Attribute] = []
+        try forEachAttribute { key, value in result.append(Attribute(key: key.string, value: value.string)) }
+        return result
+    }
+
+    /// Calls `body` with each attribute's key and value, sorted by key (the stored order).
+    func forEachAttribute(_ body: (_ key: Bytes, _ value: Bytes) throws -> Void) throws {
+        var failure: (any Error)?
+        try forEachAttributeTyped { key, value in
+            guard failure == nil else { return }
+            do { try body(key, value) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    private func forEachAttributeTyped(_ body: (_ key: Bytes, _ value: Bytes) -> Void) throws(IndexError) {
+        if encodedHitFields != nil {
+            var cursor = try categoryCursor()
+            while try cursor.next() != nil {}
+            var reader = cursor.reader
+            if reader.offset < hitEnd, record[reader.offset] == HitFields.weightTag {
+                _ = try reader.byte()
+                _ = try reader.varint()
+            }
+            while reader.offset < hitEnd, record[reader.offset] == HitFields.attributeTag {
+                _ = try reader.byte()
+                var entry = ByteReader(try reader.slice())
+                var key = record[range: 0..<0], value = record[range: 0..<0]
+                while !entry.isAtEnd {
+                    switch try entry.byte() {
+                    case HitFields.entryKeyTag: key = try entry.slice()
+                    case HitFields.entryValueTag: value = try entry.slice()
+                    default: throw .corrupt("document \(docnum): unexpected field in an attribute")
+                    }
+                }
+                body(key, value)
+            }
+            guard reader.offset == hitEnd else { throw .corrupt("document \(docnum): unexpected field in the hit fields") }
+            return
+        }
+        var reader = try aliasesReader()
+        for _ in 0..<(try reader.int()) { try reader.skipSlice() }
+        if try reader.byte() == 1 { try reader.skipSlice() }
+        for _ in 0..<(try reader.int()) {
+            let key = try reader.slice()
+            body(key, try reader.slice())
+        }
+    }
+}
