@@ -144,8 +144,7 @@ extension Generation {
             let key = TermMatchCache.Key(word: word.scalars, budget: word.budget, prefixMode: false)
             base = try termMatches.value(key) {
                 guard let trie = try txn.get(schema.termTrie, PackedTrie.key) else { return [] }
-                var automaton = word.termAutomaton
-                return try PackedTrie.matches(trie, automaton: &automaton)
+                return try PackedTrie.matches(trie, query: word.scalars, budget: word.budget, prefixMode: word.isPartial)
             }
         } else {
             base = try txn.withCursor(schema.terms) { cursor in
@@ -182,8 +181,14 @@ extension Generation {
         }
         var found = TermRegions(regions: [], terms: wantsTerms ? [] : nil)
         if let trie = try txn.get(schema.termTrie, PackedTrie.key) {
-            var automaton = word.termAutomaton
-            found.regions = try PackedTrie.regions(trie, automaton: &automaton, terms: &found.terms)
+            // The keystroke before, if it was walked at this budget: its regions hold this one's.
+            var previous: [TermRegion]?
+            if word.scalars.count > 1 {
+                previous = termRegions.cached(TermMatchCache.Key(word: Array(word.scalars.dropLast()), budget: word.budget,
+                                                                 prefixMode: true))?.regions
+            }
+            found.regions = try PackedTrie.regions(trie, query: word.scalars, budget: word.budget, prefixMode: true,
+                                                   previous: previous, terms: &found.terms)
         }
         // A walk that listed its terms takes the place of one that did not (insert keeps the first).
         if wantsTerms { termRegions.replace(found, for: key) } else { termRegions.insert(found, for: key) }

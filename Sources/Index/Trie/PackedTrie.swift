@@ -70,121 +70,49 @@ enum PackedTrie {
         return offset
     }
 
-    /// Every term the automaton accepts, with its distance, in byte order. Where the automaton's
-    /// row is final (``EditAutomaton/isFinal``) the subtree is listed without further automaton
-    /// steps: the walk costs the trie nodes within the budget's reach plus the terms it returns.
-    static func matches(_ trie: Bytes, automaton: inout EditAutomaton) throws -> [(term: [UInt8], distance: Int)] {
-        var found: [(term: [UInt8], distance: Int)]? = []
-        var regions: [TermRegion]? = nil
-        try walk(trie, &automaton, &found, &regions)
-        return found!
+    /// Every term within `budget` edits of `query` (the nearest prefix's distance in
+    /// `prefixMode`), with its distance, in byte order (see ``TrieWalker``).
+    static func matches(_ trie: Bytes, query: [UInt32], budget: Int, prefixMode: Bool) throws -> [(term: [UInt8], distance: Int)] {
+        var walker = TrieWalker(query: query, budget: budget, prefixMode: prefixMode, listTerms: true)
+        try walker.walk(trie)
+        return walker.found ?? []
     }
 
-    /// The automaton's matches as regions: a whole subtree where the row is final (every term with
-    /// that prefix has the region's distance), single terms elsewhere. In byte order of prefixes.
-    /// Cost: the trie nodes within the budget's reach, whatever the size of the subtrees taken.
-    /// With non-nil `terms`, the same walk also lists every matching term (as ``matches(_:automaton:)``).
-    static func regions(_ trie: Bytes, automaton: inout EditAutomaton,
+    /// The matches as regions: a whole subtree where the automaton's row is final (every term
+    /// with that prefix has the region's distance), single terms elsewhere, in byte order of
+    /// prefixes (see ``TrieWalker``). With non-nil `terms`, the same walk also lists every
+    /// matching term.
+    ///
+    /// `previous`: the regions of the same query without its last scalar, at the same budget and
+    /// in prefix mode, if known (the keystroke before, usually). Every region of the longer query
+    /// lies inside one of them, so only those are walked again; the answer is the same.
+    static func regions(_ trie: Bytes, query: [UInt32], budget: Int, prefixMode: Bool, previous: [TermRegion]? = nil,
                         terms: inout [(term: [UInt8], distance: Int)]?) throws -> [TermRegion] {
-        var regions: [TermRegion]? = []
-        try walk(trie, &automaton, &terms, &regions)
-        return regions!
-    }
-
-    private static func walk(_ trie: Bytes, _ automaton: inout EditAutomaton, _ found: inout [(term: [UInt8], distance: Int)]?,
-                             _ regions: inout [TermRegion]?) throws {
-        guard trie.count >= 4 else { throw IndexError.corrupt("term trie is truncated") }
-        let root = Int(trie.loadBigEndian(UInt32.self, at: trie.count - 4))
-        var path = PathBuffer()
-        defer { path.deallocate() }
-        automaton.truncate(to: 0)
-        try trie.withUnsafeBytes { raw in
-            try walk(raw, root, &automaton, &path, &found, &regions)
-        }
-    }
-
-    /// Matching terms go to `found` and final subtrees and single terms to `regions`, each if non-nil.
-    private static func walk(_ raw: UnsafeRawBufferPointer, _ offset: Int, _ automaton: inout EditAutomaton,
-                             _ path: inout PathBuffer, _ found: inout [(term: [UInt8], distance: Int)]?,
-                             _ regions: inout [TermRegion]?) throws {
-        var cursor = offset
-        guard cursor < raw.count - 4 else { throw IndexError.corrupt("term trie offset out of range") }
-        let flags = raw[cursor]
-        cursor += 1
-        if flags & 1 != 0, let distance = automaton.distance {
-            regions?.append(TermRegion(prefix: path.bytes, distance: distance, isSubtree: false))
-            found?.append((path.bytes, distance))
-        }
-        let children = try readVarint(raw, &cursor)
-        let needsMatch = automaton.needsMatch
-        let leads = needsMatch ? automaton.survivorLeadBytes() : LeadByteSet()
-        for _ in 0..<children {
-            let labelLength = try readVarint(raw, &cursor)
-            guard labelLength > 0, cursor + labelLength <= raw.count else { throw IndexError.corrupt("term trie label out of range") }
-            let labelStart = cursor
-            cursor += labelLength
-            let child = try readVarint(raw, &cursor)
-            // Children precede their parent, so a walk always terminates, even over corrupt bytes.
-            guard child < offset else { throw IndexError.corrupt("term trie child offset does not precede its parent") }
-            if needsMatch {
-                guard leads.contains(raw[labelStart]) else { continue }
-                let length = min(UTF8Scalars.sequenceLength(raw[labelStart]), labelLength)
-                if !automaton.canSurvive(UTF8Scalars.scalar(in: raw, at: labelStart, length: length)) { continue }
+        if let previous, prefixMode {
+            var walker = TrieWalker(query: query, budget: budget, prefixMode: true, listTerms: terms != nil)
+            if try walker.walk(trie, within: previous) {
+                if terms != nil { terms = walker.found }
+                return walker.regions
             }
-            // Feed the label's scalars; stop at the first that proves the subtree dead, or at the
-            // first that makes the row final (the rest of the label then changes nothing).
-            let depth = automaton.depth
-            let pathCount = path.count
-            var alive = true
-            var position = labelStart
-            while position < labelStart + labelLength {
-                let length = min(UTF8Scalars.sequenceLength(raw[position]), labelStart + labelLength - position)
-                let scalar = UTF8Scalars.scalar(in: raw, at: position, length: length)
-                position += length
-                if !automaton.push(scalar) { alive = false; break }
-                if automaton.isFinal { break }
-            }
-            try path.append(raw, labelStart..<position)
-            if alive {
-                if automaton.isFinal, let distance = automaton.distance {
-                    // Every term below has this distance: take the subtree without the automaton.
-                    regions?.append(TermRegion(prefix: path.bytes, distance: distance, isSubtree: true))
-                    if found != nil {
-                        try path.append(raw, position..<(labelStart + labelLength))
-                        try collect(raw, child, distance, &path, &found!)
-                    }
-                } else {
-                    try walk(raw, child, &automaton, &path, &found, &regions)
-                }
-            }
-            automaton.truncate(to: depth)
-            path.count = pathCount
         }
+        var walker = TrieWalker(query: query, budget: budget, prefixMode: prefixMode, listTerms: terms != nil)
+        try walker.walk(trie)
+        if terms != nil { terms = walker.found }
+        return walker.regions
     }
 
-    /// Appends every term of the subtree at `offset` (whose path is `path`) with `distance`.
-    private static func collect(_ raw: UnsafeRawBufferPointer, _ offset: Int, _ distance: Int,
-                                _ path: inout PathBuffer, _ found: inout [(term: [UInt8], distance: Int)]) throws {
-        var cursor = offset
-        guard cursor < raw.count - 4 else { throw IndexError.corrupt("term trie offset out of range") }
-        if raw[cursor] & 1 != 0 { found.append((path.bytes, distance)) }
-        cursor += 1
-        let children = try readVarint(raw, &cursor)
-        for _ in 0..<children {
-            let labelLength = try readVarint(raw, &cursor)
-            guard labelLength > 0, cursor + labelLength <= raw.count else { throw IndexError.corrupt("term trie label out of range") }
-            let pathCount = path.count
-            try path.append(raw, cursor..<(cursor + labelLength))
-            cursor += labelLength
-            let child = try readVarint(raw, &cursor)
-            // Children precede their parent, so a walk always terminates, even over corrupt bytes.
-            guard child < offset else { throw IndexError.corrupt("term trie child offset does not precede its parent") }
-            try collect(raw, child, distance, &path, &found)
-            path.count = pathCount
+    /// A varint at `cursor` (the build's ``ByteWriter/varint(_:)``), bounds-checked: a corrupt
+    /// trie throws instead of reading past the value.
+    @inline(__always)
+    static func readVarint(_ raw: UnsafeRawBufferPointer, _ cursor: inout Int) throws -> Int {
+        if cursor < raw.count, raw[cursor] < 0x80 {
+            defer { cursor += 1 }
+            return Int(raw[cursor])
         }
+        return try readLongVarint(raw, &cursor)
     }
 
-    private static func readVarint(_ raw: UnsafeRawBufferPointer, _ cursor: inout Int) throws -> Int {
+    private static func readLongVarint(_ raw: UnsafeRawBufferPointer, _ cursor: inout Int) throws -> Int {
         var result = 0
         var shift = 0
         while true {
@@ -220,12 +148,12 @@ struct PathBuffer {
     private let start = UnsafeMutablePointer<UInt8>.allocate(capacity: PathBuffer.capacity)
     var count = 0
 
+    @inline(__always)
     mutating func append(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>) throws {
         guard count + range.count <= Self.capacity else { throw IndexError.corrupt("term trie path is too long") }
-        for offset in range {
-            start[count] = raw[offset]
-            count += 1
-        }
+        guard !range.isEmpty else { return }
+        (start + count).initialize(from: raw.baseAddress!.assumingMemoryBound(to: UInt8.self) + range.lowerBound, count: range.count)
+        count += range.count
     }
 
     var bytes: [UInt8] { Array(UnsafeBufferPointer(start: start, count: count)) }

@@ -71,14 +71,13 @@ final class TermWalkTests: XCTestCase {
                         if d <= budget { expected[term] = d }
                     }
                     let scalars = query.unicodeScalars.map(\.value)
-                    var automaton = EditAutomaton(query: scalars, budget: budget, prefixMode: prefixMode)
-                    let found = try PackedTrie.matches(bytes, automaton: &automaton)
+                    let found = try PackedTrie.matches(bytes, query: scalars, budget: budget, prefixMode: prefixMode)
                     let context = "round \(round) query \(query) budget \(budget) prefix \(prefixMode)"
                     XCTAssertEqual(Dictionary(uniqueKeysWithValues: found.map { ($0.term, $0.distance) }), expected, context)
                     XCTAssertEqual(found.map(\.term), found.map(\.term).sorted { $0.lexicographicallyPrecedes($1) }, context)
 
                     var listed: [(term: [UInt8], distance: Int)]? = []
-                    let regions = try PackedTrie.regions(bytes, automaton: &automaton, terms: &listed)
+                    let regions = try PackedTrie.regions(bytes, query: scalars, budget: budget, prefixMode: prefixMode, terms: &listed)
                     XCTAssertEqual(listed!.map(\.term), found.map(\.term), context)
                     // Regions cover the same terms: each term once, at its region's distance.
                     var covered: [[UInt8]: Int] = [:]
@@ -92,6 +91,103 @@ final class TermWalkTests: XCTestCase {
                     XCTAssertEqual(covered, expected, context)
                 }
             }
+        }
+    }
+
+    /// The walk's automaton (``BandAutomaton``) against brute force, as the query words' one is
+    /// above: distances, and `isFinal` never lying.
+    func testBandAutomatonAgreesWithEditDistance() {
+        var rng = SeededGenerator(seed: 0xBA_4D)
+        for _ in 0..<3000 {
+            let query = Self.randomWord(&rng, length: 1...9)
+            let word = Self.randomWord(&rng, length: 0...44)
+            let budget = rng.int(0...3)
+            for prefixMode in [false, true] {
+                var automaton = BandAutomaton(query: query.unicodeScalars.map(\.value), budget: budget, prefixMode: prefixMode)
+                var typed = ""
+                var alive = true
+                for scalar in word.unicodeScalars where alive {
+                    alive = automaton.push(scalar.value)
+                    typed.unicodeScalars.append(scalar)
+                    let exact = prefixMode ? EditDistance.prefixDistance(query, typed) : EditDistance.distance(query, typed)
+                    let context = "query \(query) word \(typed) budget \(budget) prefix \(prefixMode)"
+                    if alive {
+                        XCTAssertEqual(automaton.distance, exact <= budget ? exact : nil, context)
+                    } else {
+                        // Dead: no extension matches.
+                        let longer = typed + Self.randomWord(&rng, length: 0...4)
+                        let d = prefixMode ? EditDistance.prefixDistance(query, longer) : EditDistance.distance(query, longer)
+                        XCTAssertGreaterThan(d, budget, "\(context): \(longer) matches")
+                    }
+                    if alive, automaton.isFinal {
+                        let longer = typed + Self.randomWord(&rng, length: 1...5)
+                        XCTAssertEqual(EditDistance.prefixDistance(query, longer), automaton.distance, "\(context): final, but \(longer) differs")
+                    }
+                }
+            }
+        }
+    }
+
+    /// A walk from the previous keystroke's regions (the query less its last scalar, same budget)
+    /// gives exactly what a whole walk gives: the same regions in the same order, the same terms.
+    /// Typed words are extended one scalar at a time, as people type them.
+    func testWalksFromThePreviousKeystrokeEqualWholeWalks() throws {
+        var rng = SeededGenerator(seed: 0x1C_4E)
+        var derived = 0
+        for round in 0..<40 {
+            let terms = Array(Set((0..<rng.int(1...400)).map { _ in Self.randomWord(&rng, length: 1...9) }))
+                .map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
+            let trie = PackedTrie.build(terms)
+            try Bytes.withView(of: trie) { bytes in
+                for _ in 0..<20 {
+                    // Often a stored term typed on, sometimes random scalars.
+                    let target = rng.chance(0.6) ? String(decoding: rng.pick(terms), as: UTF8.self) + Self.randomWord(&rng, length: 0...2)
+                                                 : Self.randomWord(&rng, length: 2...9)
+                    let scalars = target.unicodeScalars.map(\.value)
+                    let budget = rng.int(0...2)
+                    var previous: [TermRegion]?
+                    for length in 1...scalars.count {
+                        let typed = Array(scalars.prefix(length))
+                        let context = "round \(round) typed \(String(String.UnicodeScalarView(typed.compactMap(Unicode.Scalar.init)))) budget \(budget)"
+                        var wholeTerms: [(term: [UInt8], distance: Int)]? = []
+                        let whole = try PackedTrie.regions(bytes, query: typed, budget: budget, prefixMode: true, terms: &wholeTerms)
+                        if let previous {
+                            for listing in [false, true] {
+                                var walker = TrieWalker(query: typed, budget: budget, prefixMode: true, listTerms: listing)
+                                XCTAssertTrue(try walker.walk(bytes, within: previous), "\(context): the previous regions fit")
+                                let fromPrevious = walker.regions
+                                let listed = walker.found
+                                XCTAssertEqual(fromPrevious.map(\.prefix), whole.map(\.prefix), context)
+                                XCTAssertEqual(fromPrevious.map(\.distance), whole.map(\.distance), context)
+                                XCTAssertEqual(fromPrevious.map(\.isSubtree), whole.map(\.isSubtree), context)
+                                if listing {
+                                    XCTAssertEqual(listed!.map(\.term), wholeTerms!.map(\.term), context)
+                                    XCTAssertEqual(listed!.map(\.distance), wholeTerms!.map(\.distance), context)
+                                }
+                            }
+                            derived += 1
+                        }
+                        previous = whole
+                    }
+                }
+            }
+        }
+        XCTAssertGreaterThan(derived, 1000)
+    }
+
+    /// Regions from another trie do not fit: the walk notices and walks whole.
+    func testForeignRegionsFallBackToAWholeWalk() throws {
+        let trie = PackedTrie.build(["apple", "apply", "banana"].map { Array($0.utf8) })
+        try Bytes.withView(of: trie) { bytes in
+            let query = Array("appl".unicodeScalars.map(\.value))
+            var none: [(term: [UInt8], distance: Int)]?
+            let whole = try PackedTrie.regions(bytes, query: query, budget: 1, prefixMode: true, terms: &none)
+            let foreign = [TermRegion(prefix: Array("zebra".utf8), distance: 0, isSubtree: true)]
+            var walker = TrieWalker(query: query, budget: 1, prefixMode: true, listTerms: false)
+            XCTAssertFalse(try walker.walk(bytes, within: foreign))
+            XCTAssertTrue(walker.regions.isEmpty)
+            let fromForeign = try PackedTrie.regions(bytes, query: query, budget: 1, prefixMode: true, previous: foreign, terms: &none)
+            XCTAssertEqual(fromForeign.map(\.prefix), whole.map(\.prefix))
         }
     }
 }

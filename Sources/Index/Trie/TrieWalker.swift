@@ -1,0 +1,266 @@
+import Storage
+
+/// One typo-tolerant walk of a ``PackedTrie``: a query word's edit automaton (``BandAutomaton``)
+/// walked over the trie, skipping every subtree whose row is already past the budget, and taking a
+/// subtree whole where the row is final (every term below has one distance: a *region*).
+///
+/// **Whole walks** (``walk(_:)``) cost the trie nodes within the budget's reach, whatever the size
+/// of the subtrees taken. With two edits that is every node of the first two levels and many of
+/// the third: thousands of nodes, the most expensive part of a typo-tolerant keystroke.
+///
+/// **Walks from the previous keystroke** (``walk(_:within:)``). A person types a word one scalar
+/// at a time, and the prefix distance of a longer query is never smaller (`pdist(qc, w) ≥
+/// pdist(q, w)`), so whatever the longer query matches, the shorter one matched. More: where `qc`'s
+/// row is final, `q`'s already was (at that node or above it: `q`'s row holds the same cells less
+/// its last, and a final row needs its best distance within budget and at most its minimum, which
+/// `q`'s then satisfies), so each region of `qc` lies inside exactly one region of `q`, and the
+/// nodes above it are walked by neither as regions. Walking only `q`'s regions again, in their
+/// order, with `qc`'s automaton therefore gives exactly the regions (and terms) a whole walk gives,
+/// for the cost of descending to each region and walking inside it: microseconds instead of a
+/// walk of the trie's upper levels. Should the trie not hold a region (another trie's regions), the
+/// walk says so and the caller walks whole.
+///
+/// Lifetime: the raw bytes passed to a walk are the trie's value in a read transaction; the walker
+/// copies what it returns (prefixes, terms) and keeps nothing of them.
+/// Thread ownership: one walk, on one thread.
+struct TrieWalker: ~Copyable {
+    private var automaton: BandAutomaton
+    private var path = PathBuffer()
+    /// The matching terms with their distances, when asked to list them.
+    private(set) var found: [(term: [UInt8], distance: Int)]?
+    private(set) var regions: [TermRegion] = []
+
+    init(query: [UInt32], budget: Int, prefixMode: Bool, listTerms: Bool) {
+        automaton = BandAutomaton(query: query, budget: budget, prefixMode: prefixMode)
+        found = listTerms ? [] : nil
+    }
+
+    deinit { path.deallocate() }
+
+    /// Walks the whole trie.
+    mutating func walk(_ trie: Bytes) throws {
+        try trie.withUnsafeBytes { raw in
+            let root = try Self.root(raw)
+            automaton.truncate(to: 0)
+            path.count = 0
+            try walkNode(raw, root)
+        }
+    }
+
+    /// Walks only inside `previous`, the regions of this query less its last scalar at the same
+    /// budget (prefix mode), in their (byte) order. Returns false, having found nothing, when
+    /// `previous` does not fit this trie: the caller then walks whole.
+    mutating func walk(_ trie: Bytes, within previous: [TermRegion]) throws -> Bool {
+        precondition(automaton.prefixMode, "derived walks are for the word being typed")
+        let fits = try trie.withUnsafeBytes { raw in
+            let root = try Self.root(raw)
+            automaton.truncate(to: 0)
+            path.count = 0
+            return try walkNode(raw, root, within: previous, previous.indices)
+        }
+        if !fits {
+            regions = []
+            if found != nil { found = [] }
+        }
+        return fits
+    }
+
+    // MARK: The walk
+
+    private struct Edge {
+        var labelStart: Int
+        var labelLength: Int
+        var child: Int
+    }
+
+    private static func root(_ raw: UnsafeRawBufferPointer) throws -> Int {
+        guard raw.count >= 4 else { throw IndexError.corrupt("term trie is truncated") }
+        return Int(raw.loadUnaligned(fromByteOffset: raw.count - 4, as: UInt32.self).bigEndian)
+    }
+
+    /// Matching terms go to `found` and final subtrees and single terms to `regions`.
+    ///
+    /// The hot loop of every typo-tolerant keystroke: it reads the trie through the raw buffer,
+    /// and tests a child's first label byte before decoding its scalar when only a query scalar
+    /// can keep the row alive.
+    private mutating func walkNode(_ raw: UnsafeRawBufferPointer, _ offset: Int) throws {
+        var cursor = offset
+        let end = raw.count - 4
+        guard cursor < end else { throw IndexError.corrupt("term trie offset out of range") }
+        let flags = raw[cursor]
+        cursor += 1
+        if flags & 1 != 0, let distance = automaton.distance {
+            regions.append(TermRegion(prefix: path.bytes, distance: distance, isSubtree: false))
+            found?.append((path.bytes, distance))
+        }
+        let children = try PackedTrie.readVarint(raw, &cursor)
+        let needsMatch = automaton.needsMatch
+        let leads = needsMatch ? automaton.survivorLeadBytes() : LeadByteSet()
+        for _ in 0..<children {
+            let edge = try Self.readEdge(raw, &cursor, parent: offset)
+            if needsMatch {
+                guard leads.contains(raw[edge.labelStart]) else { continue }
+                let length = min(UTF8Scalars.sequenceLength(raw[edge.labelStart]), edge.labelLength)
+                if !automaton.canSurvive(UTF8Scalars.scalar(in: raw, at: edge.labelStart, length: length)) { continue }
+            }
+            try walkEdge(raw, edge)
+        }
+    }
+
+    /// One child edge of the node the automaton and path stand at: its label's scalars are fed
+    /// until one proves the subtree dead, or one makes the row final (the rest of the label then
+    /// changes nothing: the subtree is a region), else its node is walked. Leaves the automaton
+    /// and path as it found them.
+    private mutating func walkEdge(_ raw: UnsafeRawBufferPointer, _ edge: Edge) throws {
+        let depth = automaton.depth
+        let pathCount = path.count
+        defer {
+            automaton.truncate(to: depth)
+            path.count = pathCount
+        }
+        let end = edge.labelStart + edge.labelLength
+        var position = edge.labelStart
+        while position < end {
+            let length = min(UTF8Scalars.sequenceLength(raw[position]), end - position)
+            let scalar = UTF8Scalars.scalar(in: raw, at: position, length: length)
+            position += length
+            if !automaton.push(scalar) { return }
+            if automaton.isFinal { break }
+        }
+        try path.append(raw, edge.labelStart..<position)
+        if automaton.isFinal, let distance = automaton.distance {
+            // Every term below has this distance: take the subtree without the automaton.
+            regions.append(TermRegion(prefix: path.bytes, distance: distance, isSubtree: true))
+            if found != nil {
+                try path.append(raw, position..<end)
+                try collect(raw, edge.child, distance)
+            }
+        } else {
+            try walkNode(raw, edge.child)
+        }
+    }
+
+    /// Appends every term of the subtree at `offset` (whose path is `path`) with `distance`.
+    private mutating func collect(_ raw: UnsafeRawBufferPointer, _ offset: Int, _ distance: Int) throws {
+        var cursor = offset
+        guard cursor < raw.count - 4 else { throw IndexError.corrupt("term trie offset out of range") }
+        if raw[cursor] & 1 != 0 { found?.append((path.bytes, distance)) }
+        cursor += 1
+        let children = try PackedTrie.readVarint(raw, &cursor)
+        for _ in 0..<children {
+            let edge = try Self.readEdge(raw, &cursor, parent: offset)
+            let pathCount = path.count
+            try path.append(raw, edge.labelStart..<(edge.labelStart + edge.labelLength))
+            try collect(raw, edge.child, distance)
+            path.count = pathCount
+        }
+    }
+
+    /// The child edge at `cursor` of the node at `parent`, checked: a label inside the trie, a
+    /// child before its parent (children are written first, so a walk always ends, even over
+    /// corrupt bytes).
+    @inline(__always)
+    private static func readEdge(_ raw: UnsafeRawBufferPointer, _ cursor: inout Int, parent: Int) throws -> Edge {
+        let labelLength = try PackedTrie.readVarint(raw, &cursor)
+        guard labelLength > 0, cursor + labelLength <= raw.count - 4 else { throw IndexError.corrupt("term trie label out of range") }
+        let labelStart = cursor
+        cursor += labelLength
+        let child = try PackedTrie.readVarint(raw, &cursor)
+        guard child < parent else { throw IndexError.corrupt("term trie child offset does not precede its parent") }
+        return Edge(labelStart: labelStart, labelLength: labelLength, child: child)
+    }
+
+    /// The derived walk at the node `offset`, which the automaton and path stand at: the regions
+    /// `previous[range]` all have the path as a prefix. A single-term region at this node comes
+    /// first (byte order); the others are grouped by the child edge they lie under, in the
+    /// children's order. A group that is one subtree region ending on the edge is that edge walked
+    /// afresh; any other group lies below the child node, which is then entered (the automaton
+    /// cannot turn final on the way: the regions of the shorter query would have stopped there).
+    /// Returns false when a region has no edge to lie under.
+    private mutating func walkNode(_ raw: UnsafeRawBufferPointer, _ offset: Int, within previous: [TermRegion],
+                                   _ range: Range<Int>) throws -> Bool {
+        var cursor = offset
+        guard cursor < raw.count - 4 else { throw IndexError.corrupt("term trie offset out of range") }
+        let flags = raw[cursor]
+        cursor += 1
+        var next = range.lowerBound
+        let depth = path.count
+        if next < range.upperBound, previous[next].prefix.count == depth {
+            guard !previous[next].isSubtree else { return false }
+            if flags & 1 != 0, let distance = automaton.distance {
+                regions.append(TermRegion(prefix: path.bytes, distance: distance, isSubtree: false))
+                found?.append((path.bytes, distance))
+            }
+            next += 1
+        }
+        var children = try PackedTrie.readVarint(raw, &cursor)
+        while next < range.upperBound {
+            // The child edge the next region lies under: children and regions are both in byte
+            // order, so the children are scanned once for all of this node's regions.
+            let prefix = previous[next].prefix
+            var edge: Edge?
+            while children > 0 {
+                children -= 1
+                let candidate = try Self.readEdge(raw, &cursor, parent: offset)
+                if Self.label(raw, candidate, agreesWith: prefix, from: depth) {
+                    edge = candidate
+                    break
+                }
+            }
+            guard let edge else { return false }
+            var group = next
+            while group < range.upperBound, Self.label(raw, edge, agreesWith: previous[group].prefix, from: depth) { group += 1 }
+            let first = previous[next]
+            if first.prefix.count <= depth + edge.labelLength {
+                // The region ends on this edge: a subtree taken there covers the whole edge.
+                guard first.isSubtree, group == next + 1 else {
+                    if !first.isSubtree, first.prefix.count == depth + edge.labelLength {
+                        if try !enter(raw, edge, within: previous, next..<group) { return false }
+                        next = group
+                        continue
+                    }
+                    return false
+                }
+                try walkEdge(raw, edge)
+            } else if try !enter(raw, edge, within: previous, next..<group) {
+                return false
+            }
+            next = group
+        }
+        return true
+    }
+
+    /// Feeds the whole label of `edge` and walks its child within `previous[range]`; nothing
+    /// matches below when the automaton dies on the way. Leaves the automaton and path as found.
+    private mutating func enter(_ raw: UnsafeRawBufferPointer, _ edge: Edge, within previous: [TermRegion],
+                                _ range: Range<Int>) throws -> Bool {
+        let depth = automaton.depth
+        let pathCount = path.count
+        defer {
+            automaton.truncate(to: depth)
+            path.count = pathCount
+        }
+        let end = edge.labelStart + edge.labelLength
+        var position = edge.labelStart
+        while position < end {
+            let length = min(UTF8Scalars.sequenceLength(raw[position]), end - position)
+            let scalar = UTF8Scalars.scalar(in: raw, at: position, length: length)
+            position += length
+            if !automaton.push(scalar) { return true }
+            // Final above a region of the shorter query: those regions are not this query's
+            // shorter form's (see the type's notes).
+            if automaton.isFinal { return false }
+        }
+        try path.append(raw, edge.labelStart..<end)
+        return try walkNode(raw, edge.child, within: previous, range)
+    }
+
+    /// Whether the label of `edge` and `prefix` after its first `depth` bytes agree as far as
+    /// both go, and `prefix` goes on past `depth`.
+    private static func label(_ raw: UnsafeRawBufferPointer, _ edge: Edge, agreesWith prefix: [UInt8], from depth: Int) -> Bool {
+        guard prefix.count > depth else { return false }
+        let common = min(prefix.count - depth, edge.labelLength)
+        for offset in 0..<common where raw[edge.labelStart + offset] != prefix[depth + offset] { return false }
+        return true
+    }
+}
