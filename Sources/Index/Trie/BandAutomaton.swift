@@ -93,26 +93,32 @@ struct BandAutomaton: ~Copyable {
             for i in low...high where query[i - 1] == scalar { mask |= 1 << UInt64(i - j + k + 1) }
         }
         let previousMask = masks[j - 1]
-        let transposable = j > 1 ? previousMask & (mask << 2) : 0
+        // Bit s + 1 set: q[i] = w[j-1] (bit s+1 of the previous mask) and q[i-1] = w[j] (bit
+        // s-1 of this one), a transposition at the cell of slot s.
+        let transposable = j > 1 ? previousMask & (mask &<< 2) : 0
         cur[0] = far
-        cur[width - 1] = far
+        cur[width &- 1] = far
+        let above = prev - width
         var rowMinimum = far
-        for s in 1...(2 * k + 1) {
-            let i = j + s - k - 1
+        // The cell to the left (same row, i - 1), kept in a register: the only dependency
+        // between the cells of a row.
+        var left = far
+        // Slots whose query index is out of 0...m hold `far`; column 0 holds j.
+        let firstSlot = k &+ 1 &- j, lastSlot = m &- j &+ k &+ 1
+        for s in 1...(2 &* k &+ 1) {
             var v: Int8
-            if i < 0 || i > m {
+            if s < firstSlot || s > lastSlot {
                 v = far
-            } else if i == 0 {
-                v = j < Int(far) ? Int8(j) : far
+            } else if s == firstSlot {
+                v = j < Int(far) ? Int8(truncatingIfNeeded: j) : far
             } else {
-                let cost: Int8 = mask & (1 << UInt64(s)) != 0 ? 0 : 1
-                v = min(prev[s + 1] + 1, cur[s - 1] + 1, prev[s] + cost)
-                // q[i] = w[j-1] (bit s+1 of the previous mask) and q[i-1] = w[j] (bit s-1 of this
-                // one): `transposable` has both at bit s+1.
-                if i > 1, transposable & (1 << UInt64(s + 1)) != 0 { v = min(v, (prev - width)[s] + 1) }
+                let cost: Int8 = mask & (1 &<< UInt64(s)) != 0 ? 0 : 1
+                v = min(prev[s &+ 1] &+ 1, left &+ 1, prev[s] &+ cost)
+                if transposable & (1 &<< UInt64(s &+ 1)) != 0, s &- 1 > firstSlot { v = min(v, above[s] &+ 1) }
                 if v > far { v = far }
             }
             cur[s] = v
+            left = v
             if v < rowMinimum { rowMinimum = v }
         }
         let last = m - j + k + 1
