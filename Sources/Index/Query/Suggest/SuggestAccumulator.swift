@@ -21,6 +21,9 @@ struct SuggestAccumulator {
 
     /// The completion words' entry numbers in answer order: (distance, best entry's key, term bytes).
     func rankedCompletions() -> [Int] {
+        // The table alone, not `self`, is what the comparator captures (a copy of the whole
+        // accumulator per call retains every one of its buffers).
+        let completions = self.completions
         var ranked = Array(completions.liveIndices)
         ranked.sort { a, b in
             let x = completions.entries[a].value, y = completions.entries[b].value
