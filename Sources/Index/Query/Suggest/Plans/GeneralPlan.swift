@@ -67,10 +67,11 @@ extension SuggestContext {
             acc.wantsCompletions = false
         }
         // An exact partial word with few postings narrows the candidates by intersection, so a
-        // common complete word ("new …") does not mean reading every document that has it.
+        // common complete word ("new …", "python3 mu") does not mean reading every document that
+        // has it: the postings of every word under the prefix, read in place.
         var candidates = rest
-        if let terms = partialTerms, let docs = try fewDocuments(of: terms, comparedWith: rest.count, in: txn) {
-            candidates = intersect(rest, docs)
+        if let partial = query.partial, partial.budget == 0, let narrowed = try narrowed(rest, toPrefix: partial.bytes, in: txn) {
+            candidates = narrowed
         }
         // Likewise a typo'd partial word: its matching words (a term walk, worth it only for a large
         // `rest`) narrow the candidates when they have few postings ("camakee sholfumastgro" reads
@@ -160,9 +161,8 @@ extension SuggestContext {
                                                              includeDescription: false, in: txn).docs ?? []
         }
         var exactPartial: [UInt32]?
-        if let partial = query.partial, partial.budget > 0, acc.bestPartialDistance == 0,
-           let terms = try generation.prefixTerms(partial.bytes, atMost: 256, in: txn) {
-            exactPartial = try fewDocuments(of: terms, comparedWith: candidates.count, in: txn)
+        if let partial = query.partial, partial.budget > 0, acc.bestPartialDistance == 0 {
+            exactPartial = try narrowed(candidates, toPrefix: partial.bytes, in: txn)
         }
         let passes = Self.passes(candidates, exactComplete: exactComplete, exactPartial: exactPartial)
         let bestTypos = acc.bestTypos
@@ -239,12 +239,20 @@ extension SuggestContext {
         try generation.postingCount(of: terms, stoppingAfter: limit, in: txn) <= limit
     }
 
-    /// The documents with a name word among `terms`, sorted; nil when their postings number more
-    /// than ``narrowingFactor`` times `count` (then listing them costs more than it saves). The
-    /// postings are counted first, so a "no" reads no posting list.
-    private func fewDocuments(of terms: [[UInt8]], comparedWith count: Int, in txn: borrowing ReadTransaction) throws -> [UInt32]? {
-        guard try postings(of: terms, atMost: Self.narrowingFactor * count, in: txn) else { return nil }
-        return try generation.documents(of: terms, includeDescription: false, in: txn)
+    /// Postings a prefix's words may have per candidate for ``narrowed(_:toPrefix:in:)`` to pay:
+    /// reading a posting in place and galloping it into the candidates costs some ten
+    /// nanoseconds, verifying a candidate a document read (a few hundred).
+    static let prefixNarrowingFactor = 16
+
+    /// The `candidates` with a name word starting with `prefix`, from the prefix's postings read in
+    /// place (``Generation/candidates(_:withNameTermPrefix:in:)``); nil when those postings (the
+    /// heavy trie node's count, an upper bound) number more than ``prefixNarrowingFactor`` times
+    /// the candidates. A prefix without a heavy node has few postings: always narrowed.
+    private func narrowed(_ candidates: [UInt32], toPrefix prefix: [UInt8], in txn: borrowing ReadTransaction) throws -> [UInt32]? {
+        if let node = try generation.heavyNode(prefix, in: txn), node.postings > Self.prefixNarrowingFactor * candidates.count {
+            return nil
+        }
+        return try generation.candidates(candidates, withNameTermPrefix: prefix, in: txn)
     }
 
     /// Whether some document of sorted `docs` has `term` as a name word (base or delta).
