@@ -79,6 +79,11 @@ public struct ReadTransaction: ~Copyable, ReadableTransaction {
     public func count(_ db: Database) throws -> Int { try core.statistics(db).entries }
     public func statistics(_ db: Database) throws -> Database.Statistics { try core.statistics(db) }
 
+    /// As ``get(_:_:)``, with the key's bytes given as they are stored: not generic, so the
+    /// hottest read of a query (a document by number, hundreds per keystroke) is one direct call
+    /// whatever the optimiser decides about specialising the generic one across modules.
+    public func get(_ db: Database, keyBytes key: UnsafeRawBufferPointer) throws -> Bytes? { try core.get(db, keyBytes: key) }
+
     /// The id of the write transaction whose data this snapshot sees (`mdb_txn_id`): two read
     /// transactions of one environment with the same id see the same data, so a reader may key a
     /// cache of computed results by it. Every commit gives later snapshots a larger id. O(1).

@@ -24,6 +24,10 @@ struct TransactionCore {
         return try key.withStorageBytes { try get(dbi, $0) }
     }
 
+    func get(_ db: Database, keyBytes key: UnsafeRawBufferPointer) throws -> Bytes? {
+        try get(dbi(db), key)
+    }
+
     private func get(_ dbi: MDB_dbi, _ key: UnsafeRawBufferPointer) throws -> Bytes? {
         // LMDB cannot store an empty key, so none can be found (mdb_get would say MDB_BAD_VALSIZE).
         guard key.count > 0 else { return nil }

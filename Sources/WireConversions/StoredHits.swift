@@ -25,7 +25,7 @@ public struct StoredHit: EntryHitFields {
     public func withCompletion(_ body: (UnsafeRawBufferPointer) -> Void) { view.withCompletion(body) }
     public func forEachCategory(_ body: (UnsafeRawBufferPointer) -> Void) throws { try view.forEachCategory(body) }
     public func forEachAttribute(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) throws { try view.forEachAttribute(body) }
-    public func withEncodedFields(_ body: (UnsafeRawBufferPointer) -> Void) -> Bool { view.withEncodedFields(body) != nil }
+    public func withEncodedFields(_ body: (UnsafeRawBufferPointer) -> Void) throws -> Bool { try view.withEncodedFields(body) }
 
     public func forEachHighlight(_ body: (UInt32, UInt32) -> Void) throws {
         try view.forEachHighlight { body(UInt32(clamping: $0), UInt32(clamping: $1)) }

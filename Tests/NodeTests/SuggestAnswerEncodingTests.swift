@@ -133,7 +133,7 @@ final class StoredHitFieldsTests: XCTestCase {
                 var expected = ProtoWriter()
                 expected.writeMessage(1, Typeahead_V1_EntryHit(hit))
                 XCTAssertEqual(written.bytes, expected.bytes, hit.id)
-                XCTAssertTrue(view.withEncodedFields { _ in } != nil, "a new build keeps the fields encoded")
+                XCTAssertTrue(try view.withEncodedFields { _ in }, "a new build keeps the fields encoded")
             }
             return answer.hits.count
         }

@@ -11,6 +11,8 @@ import Storage
 /// ```
 /// u8      version = 2
 /// varint  weight
+/// bytes   hit head               the protobuf encoding of `typeahead.v1.EntryHit` fields 1–4 (id,
+///                                title, categories, weight), see ``HitFields``
 /// string  sortTitle              analysed title words joined by " "
 /// bytes   n × (varint start, varint length), varint-length-prefixed
 ///                                UTF-16 range in `title` of each word of `sortTitle`
@@ -19,15 +21,17 @@ import Storage
 ///                                for each alias word, the index of the alias it was first seen in
 ///                                and its UTF-16 range there (a completion's spelling is cut out
 ///                                of the alias without analysing it again)
+/// bytes   hit attributes         EntryHit field 5 (attributes), encoded likewise
 /// string  descriptionWords       distinct analysed description words not in title/aliases, " "-joined
-/// bytes   hit fields             the protobuf encoding of `typeahead.v1.EntryHit` fields 1–5
-///                                (id, title, categories, weight, attributes), see ``HitFields``
 /// varint  n, n × string          aliases, as written
 /// u8 present, [string]           description, as written
 /// ```
-/// The hit fields are what a response carries of the entry, already in the wire's encoding (the
-/// encoding protobuf's own rules freeze: field numbers never change), so a node writes a hit into
-/// its answer with one copy from the memory map, and reads id, title and categories from them.
+/// The two hit parts are what a response carries of the entry, already in the wire's encoding
+/// (the encoding protobuf's own rules freeze: field numbers never change), so a node writes a hit
+/// into its answer with two copies from the memory map. What verifying a candidate reads comes
+/// first (id, title and categories lead the record, its words follow), so a suggest reads a
+/// record's first cache line or two; the attributes, which only answers carry and may be long,
+/// and the description's words, which only a search reads, come after.
 ///
 /// **Version 1** (generations built before; still read, and written by updates to them):
 /// ```
@@ -54,7 +58,14 @@ enum DocumentRecord {
         let entry = doc.entry
         writer.byte(version)
         writer.varint(entry.weight)
-        if version == 1 { writer.string(entry.id) }
+        let attributes = entry.attributes.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        var hit = ByteWriter(capacity: 256)
+        if version == 1 {
+            writer.string(entry.id)
+        } else {
+            HitFields.encodeHead(id: entry.id, title: entry.title, categories: doc.categories, weight: entry.weight, into: &hit)
+            writer.lengthPrefixed(hit.bytes)
+        }
         writer.string(doc.sortTitle)
         var ranges = ByteWriter()
         for range in doc.titleRanges {
@@ -73,16 +84,15 @@ enum DocumentRecord {
             }
         }
         writer.lengthPrefixed(sources.bytes)
-        writer.string(doc.descriptionWords.joined(separator: " "))
-        let attributes = entry.attributes.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
         if version == 1 {
+            writer.string(doc.descriptionWords.joined(separator: " "))
             writer.varint(doc.categories.count)
             for category in doc.categories { writer.string(category) }
         } else {
-            var hit = ByteWriter(capacity: 256)
-            HitFields.encode(id: entry.id, title: entry.title, categories: doc.categories, weight: entry.weight,
-                             attributes: attributes, into: &hit)
+            hit.removeAll()
+            HitFields.encodeAttributes(attributes, into: &hit)
             writer.lengthPrefixed(hit.bytes)
+            writer.string(doc.descriptionWords.joined(separator: " "))
         }
         writer.varint(entry.aliases.count)
         for alias in entry.aliases { writer.string(alias) }
@@ -105,17 +115,19 @@ enum DocumentRecord {
 /// The hit fields of a version 2 ``DocumentRecord``: `typeahead.v1.EntryHit` fields 1–5 in
 /// protobuf's binary encoding, in field order, exactly as a protobuf encoder writes them (proto3:
 /// an empty id or title and a zero weight are left out; each attribute is a map entry whose key
-/// and value are both written; attributes sorted by key bytes, the deterministic map order).
+/// and value are both written; attributes sorted by key bytes, the deterministic map order), in two
+/// parts: the head (fields 1–4) and the attributes (field 5).
 ///
 /// ```
 /// 0x0A varint n  id          (field 1, string)
 /// 0x12 varint n  title       (field 2, string)
 /// 0x1A varint n  category    (field 3, repeated string), one per category in stored order
 /// 0x20 varint    weight      (field 4, uint64), when not 0
+/// ---
 /// 0x2A varint n  0x0A varint k key 0x12 varint v value
 ///                            (field 5, map<string, string>), one per attribute
 /// ```
-/// The WireConversions tests compare it with the generated encoder's bytes for random entries.
+/// The NodeTests compare both with the generated encoder's bytes.
 enum HitFields {
     static let idTag: UInt8 = 0x0A
     static let titleTag: UInt8 = 0x12
@@ -125,12 +137,14 @@ enum HitFields {
     static let entryKeyTag: UInt8 = 0x0A
     static let entryValueTag: UInt8 = 0x12
 
-    static func encode(id: String, title: String, categories: [String], weight: UInt64,
-                       attributes: [(key: String, value: String)], into writer: inout ByteWriter) {
+    static func encodeHead(id: String, title: String, categories: [String], weight: UInt64, into writer: inout ByteWriter) {
         if !id.isEmpty { writer.byte(idTag); writer.string(id) }
         if !title.isEmpty { writer.byte(titleTag); writer.string(title) }
         for category in categories { writer.byte(categoryTag); writer.string(category) }
         if weight != 0 { writer.byte(weightTag); writer.varint(weight) }
+    }
+
+    static func encodeAttributes(_ attributes: [(key: String, value: String)], into writer: inout ByteWriter) {
         for (key, value) in attributes {
             writer.byte(attributeTag)
             writer.varint(2 + varintSize(key.utf8.count) + key.utf8.count + varintSize(value.utf8.count) + value.utf8.count)

@@ -6,7 +6,7 @@ import Storage
 ///
 /// Decoding the view reads only the offsets of the hot fields; strings are materialised only for
 /// the few hits a response returns, and a version 2 record lends its hit fields whole
-/// (``encodedHitFields``).
+/// (``withEncodedHitFields(_:)``).
 struct DocumentView {
     let docnum: UInt32
     let weight: UInt64
@@ -18,14 +18,15 @@ struct DocumentView {
     let aliasWords: Bytes
     /// The encoded sources of the alias words.
     private let aliasSources: Bytes
-    let descriptionWords: Bytes
-    /// Version 2: the hit fields (``HitFields``); nil in a version 1 record.
-    let encodedHitFields: Bytes?
+    /// Version 2: the hit head (``HitFields``); nil in a version 1 record.
+    private let hitHead: Bytes?
     /// Where the categories start within `record`: version 1, at their count; version 2, at the
-    /// first field after the title in the hit fields.
+    /// first field after the title in the hit head.
     private let categoriesOffset: Int
-    /// Version 2: where the hit fields end and the aliases' count starts.
-    private let hitEnd: Int
+    /// Version 2: where the hit head ends; where the cold part (the hit attributes, then the
+    /// description's words) starts. Version 1: where the description's words start.
+    private let headEnd: Int
+    private let coldOffset: Int
     private let record: Bytes
 
     init(docnum: UInt32, record: Bytes) throws(IndexError) {
@@ -36,29 +37,30 @@ struct DocumentView {
         switch version {
         case 2:
             weight = try reader.varint()
+            let head = try reader.slice()
+            hitHead = head
+            headEnd = reader.offset
+            // The id and title lead the head (either may be absent: proto3 leaves out empty strings).
+            var fields = ByteReader(record, offset: headEnd - head.count)
+            if fields.offset < headEnd, record[fields.offset] == HitFields.idTag {
+                _ = try fields.byte()
+                id = try fields.slice()
+            } else {
+                id = record[range: 0..<0]
+            }
+            if fields.offset < headEnd, record[fields.offset] == HitFields.titleTag {
+                _ = try fields.byte()
+                title = try fields.slice()
+            } else {
+                title = record[range: 0..<0]
+            }
+            guard fields.offset <= headEnd else { throw .corrupt("document \(docnum): hit fields overrun") }
+            categoriesOffset = fields.offset
             sortTitle = try reader.slice()
             titleRanges = try reader.slice()
             aliasWords = try reader.slice()
             aliasSources = try reader.slice()
-            descriptionWords = try reader.slice()
-            let hit = try reader.slice()
-            hitEnd = reader.offset
-            encodedHitFields = hit
-            // The id and title lead the hit fields (either may be absent: proto3 leaves out empty strings).
-            var fields = ByteReader(record, offset: hitEnd - hit.count)
-            var id: Bytes?, title: Bytes?
-            if fields.offset < hitEnd, record[fields.offset] == HitFields.idTag {
-                _ = try fields.byte()
-                id = try fields.slice()
-            }
-            if fields.offset < hitEnd, record[fields.offset] == HitFields.titleTag {
-                _ = try fields.byte()
-                title = try fields.slice()
-            }
-            guard fields.offset <= hitEnd else { throw .corrupt("document \(docnum): hit fields overrun") }
-            self.id = id ?? record[range: 0..<0]
-            self.title = title ?? record[range: 0..<0]
-            categoriesOffset = fields.offset
+            coldOffset = reader.offset
         case 1:
             weight = try reader.varint()
             id = try reader.slice()
@@ -67,13 +69,42 @@ struct DocumentView {
             title = try reader.slice()
             aliasWords = try reader.slice()
             aliasSources = try reader.slice()
-            descriptionWords = try reader.slice()
-            encodedHitFields = nil
+            hitHead = nil
+            headEnd = 0
+            coldOffset = reader.offset
+            try reader.skipSlice()
             categoriesOffset = reader.offset
-            hitEnd = 0
         default:
             throw .corrupt("document \(docnum) has an unknown record version \(version)")
         }
+    }
+
+    /// Version 2: the hit attributes, then the description's words (read only when asked for:
+    /// they may be long, and a suggest never asks).
+    private func coldParts() throws(IndexError) -> (attributes: Bytes, descriptionWords: Bytes, aliasesOffset: Int) {
+        var reader = ByteReader(record, offset: coldOffset)
+        let attributes = try reader.slice()
+        let words = try reader.slice()
+        return (attributes, words, reader.offset)
+    }
+
+    /// Distinct analysed description words not in the title or aliases, " "-joined.
+    var descriptionWords: Bytes {
+        get throws(IndexError) {
+            if hitHead != nil { return try coldParts().descriptionWords }
+            var reader = ByteReader(record, offset: coldOffset)
+            return try reader.slice()
+        }
+    }
+
+    /// Version 2: calls `body` with the hit's fields 1–4 and then 5, as stored (``HitFields``);
+    /// false, without calling it, for a version 1 record.
+    func withEncodedHitFields(_ body: (Bytes) throws -> Void) throws -> Bool {
+        guard let hitHead else { return false }
+        try body(hitHead)
+        let attributes = try coldParts().attributes
+        if !attributes.isEmpty { try body(attributes) }
+        return true
     }
 
     /// Calls `body` with the UTF-16 range of each title word, in the order of `sortTitle`'s words,
@@ -135,7 +166,7 @@ struct DocumentView {
     @inline(__always)
     private func categoryCursor() throws(IndexError) -> CategoryCursor {
         var reader = ByteReader(record, offset: categoriesOffset)
-        if encodedHitFields != nil { return CategoryCursor(reader: reader, remaining: nil, end: hitEnd) }
+        if hitHead != nil { return CategoryCursor(reader: reader, remaining: nil, end: headEnd) }
         let count = try reader.int()
         return CategoryCursor(reader: reader, remaining: count, end: record.count)
     }
@@ -172,7 +203,7 @@ struct DocumentView {
     /// word's UTF-16 range in it.
     func aliasSource(_ index: Int) throws(IndexError) -> (alias: Int, range: Range<Int>?)? {
         var reader = ByteReader(aliasSources)
-        let ranged = encodedHitFields != nil
+        let ranged = hitHead != nil
         for _ in 0..<index {
             guard !reader.isAtEnd else { return nil }
             _ = try reader.varint()
@@ -202,7 +233,7 @@ struct DocumentView {
 
     /// A reader positioned on the aliases' count.
     private func aliasesReader() throws(IndexError) -> ByteReader {
-        if encodedHitFields != nil { return ByteReader(record, offset: hitEnd) }
+        if hitHead != nil { return ByteReader(record, offset: try coldParts().aliasesOffset) }
         var cursor = try categoryCursor()
         while try cursor.next() != nil {}
         return cursor.reader
@@ -249,16 +280,10 @@ struct DocumentView {
     }
 
     private func forEachAttributeTyped(_ body: (_ key: Bytes, _ value: Bytes) -> Void) throws(IndexError) {
-        if encodedHitFields != nil {
-            var cursor = try categoryCursor()
-            while try cursor.next() != nil {}
-            var reader = cursor.reader
-            if reader.offset < hitEnd, record[reader.offset] == HitFields.weightTag {
-                _ = try reader.byte()
-                _ = try reader.varint()
-            }
-            while reader.offset < hitEnd, record[reader.offset] == HitFields.attributeTag {
-                _ = try reader.byte()
+        if hitHead != nil {
+            var reader = ByteReader(try coldParts().attributes)
+            while !reader.isAtEnd {
+                guard try reader.byte() == HitFields.attributeTag else { throw .corrupt("document \(docnum): unexpected field in the attributes") }
                 var entry = ByteReader(try reader.slice())
                 var key = record[range: 0..<0], value = record[range: 0..<0]
                 while !entry.isAtEnd {
@@ -270,7 +295,6 @@ struct DocumentView {
                 }
                 body(key, value)
             }
-            guard reader.offset == hitEnd else { throw .corrupt("document \(docnum): unexpected field in the hit fields") }
             return
         }
         var reader = try aliasesReader()

@@ -34,12 +34,12 @@ public struct HitView {
         completesToTitle ? try doc.title.withUnsafeBytes(body) : try body(UnsafeRawBufferPointer(start: nil, count: 0))
     }
 
-    /// The protobuf encoding of the hit's `typeahead.v1.EntryHit` fields 1–5 (id, title,
-    /// categories, weight, attributes) as the index stores them, to be copied whole into a
-    /// response; nil when the record keeps its fields apart (``DocumentRecord`` version 1).
-    public func withEncodedFields<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
-        guard let fields = doc.encodedHitFields else { return nil }
-        return try fields.withUnsafeBytes(body)
+    /// Calls `body` with the protobuf encoding of the hit's `typeahead.v1.EntryHit` fields 1–5 (id,
+    /// title, categories, weight, attributes) as the index stores them, in one or two runs in
+    /// field order, to be copied whole into a response. False, without calling it, when the
+    /// record keeps its fields apart (``DocumentRecord`` version 1).
+    public func withEncodedFields(_ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
+        try doc.withEncodedHitFields { try $0.withUnsafeBytes(body) }
     }
 
     /// Each category's UTF-8 bytes, in stored order.

@@ -88,12 +88,12 @@ struct SearchEngine {
         }
         var typos = 0, field = 0
         for i in query.complete.indices {
-            guard let (d, f) = bestField(&query.complete[i], doc) else { return nil }
+            guard let (d, f) = try bestField(&query.complete[i], doc) else { return nil }
             typos += d
             field += f
         }
         if query.partial != nil {
-            guard let (d, f) = bestField(&query.partial!, doc) else { return nil }
+            guard let (d, f) = try bestField(&query.partial!, doc) else { return nil }
             typos += d
             field += f
         }
@@ -102,9 +102,11 @@ struct SearchEngine {
     }
 
     /// The smallest (distance, field) of a query word over the title (0), alias (1) and description (2) words.
-    private func bestField(_ word: inout QueryWord, _ doc: DocumentView) -> (Int, Int)? {
+    private func bestField(_ word: inout QueryWord, _ doc: DocumentView) throws(IndexError) -> (Int, Int)? {
         var best: (Int, Int)?
-        for (field, list) in [doc.sortTitle, doc.aliasWords, doc.descriptionWords].enumerated() {
+        for field in 0..<3 {
+            // The description's words are read only when the name words leave room for them.
+            let list = field == 0 ? doc.sortTitle : field == 1 ? doc.aliasWords : try doc.descriptionWords
             if let d = word.bestDistance(in: list), best == nil || d < best!.0 {
                 best = (d, field)
                 if d == 0 { break }

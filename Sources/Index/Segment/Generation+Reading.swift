@@ -9,7 +9,9 @@ extension Generation {
     }
 
     func document(_ docnum: UInt32, in txn: borrowing ReadTransaction) throws -> DocumentView? {
-        guard let record = try txn.get(schema.docs, schema.documentKey(docnum)) else { return nil }
+        let key = schema.documentKeys == .native ? docnum : docnum.bigEndian
+        let record = try withUnsafeBytes(of: key) { try txn.get(schema.docs, keyBytes: $0) }
+        guard let record else { return nil }
         return try DocumentView(docnum: docnum, record: record)
     }
 

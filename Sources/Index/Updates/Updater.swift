@@ -99,7 +99,7 @@ struct Updater {
         let view = try DocumentView(docnum: docnum, record: record)
         let categories = try view.categories
         let nameTerms = Array(Set(WordList(bytes: view.sortTitle).map { Array($0) })) + WordList(bytes: view.aliasWords).map { Array($0) }
-        let descriptionTerms = WordList(bytes: view.descriptionWords).map { Array($0) }
+        let descriptionTerms = WordList(bytes: try view.descriptionWords).map { Array($0) }
         let titleKey = TitleKey.make(sortTitle: view.sortTitle, docnum: docnum)
 
         for category in categories {

@@ -25,7 +25,8 @@ public protocol EntryHitFields {
     func forEachHighlight(_ body: (_ start: UInt32, _ end: UInt32) -> Void) throws(Failure)
     /// When the hit keeps fields 1–5 (id, title, categories, weight, attributes) already in
     /// protobuf's encoding, exactly as ``ResponseProto`` writes them from the fields: calls `body`
-    /// with those bytes and returns true, so the encoder copies them whole. The default: false.
+    /// with those bytes, in one or more runs in field order, and returns true, so the encoder
+    /// copies them whole. The default: false.
     func withEncodedFields(_ body: (UnsafeRawBufferPointer) -> Void) throws(Failure) -> Bool
 }
 
