@@ -147,7 +147,7 @@ struct GenerationBuilder {
             }
             try trie.finish()
             clock.mark("write terms and trie")
-            try txn.put(schema.termTrie, PackedTrie.key, PackedTrie.build(words))
+            try txn.put(schema.termTrie, PackedTrie.key, PackedTrie.build(words, indexedFrom: format.indexedTrie ? PackedTrie.indexedChildren : nil))
             clock.mark("pack term trie")
             nodes.sort { $0.0.lexicographicallyPrecedes($1.0) }
             for (prefix, node) in nodes {
@@ -164,7 +164,7 @@ struct GenerationBuilder {
                     try txn.put(schema.categoryWords, word, name)
                 }
             }
-            try txn.put(schema.meta, MetaKey.format, MetaKey.formatValue)
+            try txn.put(schema.meta, MetaKey.format, format.metaValue)
             try txn.put(schema.meta, MetaKey.baseCount, UInt32(order.count))
             try txn.put(schema.meta, MetaKey.nextDocument, UInt32(order.count))
             try txn.put(schema.meta, MetaKey.liveCount, UInt64(order.count))

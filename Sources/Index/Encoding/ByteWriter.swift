@@ -42,6 +42,15 @@ struct ByteWriter {
         bytes.append(UInt8(truncatingIfNeeded: value))
     }
 
+    /// Four bytes, little-endian: offsets read in place with a plain load (the term trie's child
+    /// index).
+    mutating func u32le(_ value: UInt32) {
+        bytes.append(UInt8(truncatingIfNeeded: value))
+        bytes.append(UInt8(truncatingIfNeeded: value >> 8))
+        bytes.append(UInt8(truncatingIfNeeded: value >> 16))
+        bytes.append(UInt8(truncatingIfNeeded: value >> 24))
+    }
+
     mutating func u64be(_ value: UInt64) {
         for shift in stride(from: 56, through: 0, by: -8) {
             bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))

@@ -106,9 +106,13 @@ struct Schema {
 
 /// Keys of the `meta` database.
 enum MetaKey {
-    /// "typeahead-generation-1": the layout version of this file.
+    /// The layout version of this file: "typeahead-generation-2" for files with ``DocumentRecord``
+    /// version 2 and an indexed term trie (``PackedTrie``), which earlier versions of the program
+    /// cannot read and therefore refuse ("format mismatch") instead of misreading;
+    /// "typeahead-generation-1" for files written before, which this version reads as they are.
     static let format = "format"
-    static let formatValue = "typeahead-generation-1"
+    static let formatValue = "typeahead-generation-2"
+    static let readableFormats: Set<String> = ["typeahead-generation-1", "typeahead-generation-2"]
     /// u32be: documents in the base segment.
     static let baseCount = "base_count"
     /// u32be: the next document number an upsert assigns.
@@ -169,7 +173,15 @@ struct GenerationFormat {
     var titles: Bool
     /// The ``DocumentRecord`` version written.
     var recordVersion: UInt8
+    /// Whether the term trie's big nodes have child indexes (``PackedTrie``).
+    var indexedTrie: Bool
 
-    static let current = GenerationFormat(documentKeys: .native, titles: true, recordVersion: DocumentRecord.currentVersion)
-    static let original = GenerationFormat(documentKeys: .bigEndian, titles: false, recordVersion: 1)
+    static let current = GenerationFormat(documentKeys: .native, titles: true, recordVersion: DocumentRecord.currentVersion,
+                                          indexedTrie: true)
+    static let original = GenerationFormat(documentKeys: .bigEndian, titles: false, recordVersion: 1, indexedTrie: false)
+
+    /// The `format` value in `meta`: files that only this version of the program reads say so.
+    var metaValue: String {
+        recordVersion > 1 || indexedTrie ? MetaKey.formatValue : "typeahead-generation-1"
+    }
 }

@@ -96,15 +96,34 @@ struct TrieWalker: ~Copyable {
         let children = try PackedTrie.readVarint(raw, &cursor)
         let needsMatch = automaton.needsMatch
         let leads = needsMatch ? automaton.survivorLeadBytes() : LeadByteSet()
+        if let index = try PackedTrie.childIndex(raw, flags: flags, children: children, at: cursor) {
+            if needsMatch {
+                // Only the entries whose first byte can keep the row alive are read.
+                for child in 0..<children where leads.contains(raw[index.firstBytes + child]) {
+                    var entry = index.entries + Int(raw.loadUnaligned(fromByteOffset: index.offsets + 4 * child, as: UInt32.self).littleEndian)
+                    guard entry < raw.count - 4 else { throw IndexError.corrupt("term trie child entry out of range") }
+                    try walkChild(raw, try Self.readEdge(raw, &entry, parent: offset), needsMatch: true)
+                }
+                return
+            }
+            cursor = index.entries
+        }
         for _ in 0..<children {
             let edge = try Self.readEdge(raw, &cursor, parent: offset)
-            if needsMatch {
-                guard leads.contains(raw[edge.labelStart]) else { continue }
-                let length = min(UTF8Scalars.sequenceLength(raw[edge.labelStart]), edge.labelLength)
-                if !automaton.canSurvive(UTF8Scalars.scalar(in: raw, at: edge.labelStart, length: length)) { continue }
-            }
-            try walkEdge(raw, edge)
+            if needsMatch, !leads.contains(raw[edge.labelStart]) { continue }
+            try walkChild(raw, edge, needsMatch: needsMatch)
         }
+    }
+
+    /// A child edge of a node being walked; with `needsMatch`, first whether its scalar can keep
+    /// the row alive (its lead byte already could).
+    @inline(__always)
+    private mutating func walkChild(_ raw: UnsafeRawBufferPointer, _ edge: Edge, needsMatch: Bool) throws {
+        if needsMatch {
+            let length = min(UTF8Scalars.sequenceLength(raw[edge.labelStart]), edge.labelLength)
+            if !automaton.canSurvive(UTF8Scalars.scalar(in: raw, at: edge.labelStart, length: length)) { return }
+        }
+        try walkEdge(raw, edge)
     }
 
     /// One child edge of the node the automaton and path stand at: its label's scalars are fed
@@ -144,9 +163,11 @@ struct TrieWalker: ~Copyable {
     private mutating func collect(_ raw: UnsafeRawBufferPointer, _ offset: Int, _ distance: Int) throws {
         var cursor = offset
         guard cursor < raw.count - 4 else { throw IndexError.corrupt("term trie offset out of range") }
-        if raw[cursor] & 1 != 0 { found?.append((path.bytes, distance)) }
+        let flags = raw[cursor]
+        if flags & 1 != 0 { found?.append((path.bytes, distance)) }
         cursor += 1
         let children = try PackedTrie.readVarint(raw, &cursor)
+        if let index = try PackedTrie.childIndex(raw, flags: flags, children: children, at: cursor) { cursor = index.entries }
         for _ in 0..<children {
             let edge = try Self.readEdge(raw, &cursor, parent: offset)
             let pathCount = path.count
@@ -194,6 +215,7 @@ struct TrieWalker: ~Copyable {
             next += 1
         }
         var children = try PackedTrie.readVarint(raw, &cursor)
+        if let index = try PackedTrie.childIndex(raw, flags: flags, children: children, at: cursor) { cursor = index.entries }
         while next < range.upperBound {
             // The child edge the next region lies under: children and regions are both in byte
             // order, so the children are scanned once for all of this node's regions.
