@@ -146,6 +146,13 @@ extension Generation {
             let key = TermMatchCache.Key(word: word.scalars, budget: word.budget, prefixMode: false)
             base = try termMatches.value(key) {
                 guard let trie = try txn.get(schema.termTrie, PackedTrie.key) else { return [] }
+                // The word typed as a partial word a keystroke ago ("watthana", then "watthana "):
+                // a word within the budget is within it of the word's prefixes too, so its regions
+                // hold every match, and only they are walked.
+                let partial = TermMatchCache.Key(word: word.scalars, budget: word.budget, prefixMode: true)
+                if let regions = termRegions.cached(partial)?.regions {
+                    return try PackedTrie.matches(trie, query: word.scalars, budget: word.budget, within: regions)
+                }
                 return try PackedTrie.matches(trie, query: word.scalars, budget: word.budget, prefixMode: word.isPartial)
             }
         } else {

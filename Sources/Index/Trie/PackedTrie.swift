@@ -121,6 +121,16 @@ enum PackedTrie {
         return walker.found ?? []
     }
 
+    /// The whole words within `budget` edits of `query`, as ``matches(_:query:budget:prefixMode:)``
+    /// gives them, walked only inside `regions`, the same query's regions in prefix mode at the
+    /// same budget: a word's distance is at least the distance to its nearest prefix, so every
+    /// match lies in one of them. Falls back to a whole walk if they do not fit the trie.
+    static func matches(_ trie: Bytes, query: [UInt32], budget: Int, within regions: [TermRegion]) throws -> [(term: [UInt8], distance: Int)] {
+        var walker = TrieWalker(query: query, budget: budget, prefixMode: false, listTerms: true)
+        if try walker.walk(trie, within: regions) { return walker.found ?? [] }
+        return try matches(trie, query: query, budget: budget, prefixMode: false)
+    }
+
     /// The matches as regions: a whole subtree where the automaton's row is final (every term
     /// with that prefix has the region's distance), single terms elsewhere, in byte order of
     /// prefixes (see ``TrieWalker``). With non-nil `terms`, the same walk also lists every

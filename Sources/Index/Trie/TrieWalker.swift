@@ -47,11 +47,13 @@ struct TrieWalker: ~Copyable {
         }
     }
 
-    /// Walks only inside `previous`, the regions of this query less its last scalar at the same
-    /// budget (prefix mode), in their (byte) order. Returns false, having found nothing, when
-    /// `previous` does not fit this trie: the caller then walks whole.
+    /// Walks only inside `previous`, regions that hold every match of this walk, in their (byte)
+    /// order: in prefix mode, the regions of this query less its last scalar at the same budget
+    /// (see the type's notes); in whole-word mode, the regions of this very query in prefix mode
+    /// at the same budget (a word's distance is at least that of its nearest prefix, and the
+    /// automaton, never final, walks each region to its leaves). Returns false, having found
+    /// nothing, when `previous` does not fit this trie: the caller then walks whole.
     mutating func walk(_ trie: Bytes, within previous: [TermRegion]) throws -> Bool {
-        precondition(automaton.prefixMode, "derived walks are for the word being typed")
         let fits = try trie.withUnsafeBytes { raw in
             let root = try Self.root(raw)
             automaton.truncate(to: 0)

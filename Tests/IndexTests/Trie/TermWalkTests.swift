@@ -176,6 +176,34 @@ final class TermWalkTests: XCTestCase {
         XCTAssertGreaterThan(derived, 1000)
     }
 
+    /// A whole word's matches walked inside its own regions as a partial word (the keystroke
+    /// before the space that completes it) equal a whole walk's.
+    func testWholeWordMatchesWithinItsPrefixRegionsEqualWholeWalks() throws {
+        var rng = SeededGenerator(seed: 0x3A_110)
+        var compared = 0
+        for round in 0..<40 {
+            let terms = Array(Set((0..<rng.int(1...400)).map { _ in Self.randomWord(&rng, length: 1...9) }))
+                .map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
+            let trie = PackedTrie.build(terms, indexedFrom: [2, nil, PackedTrie.indexedChildren][round % 3])
+            try Bytes.withView(of: trie) { bytes in
+                for _ in 0..<30 {
+                    let word = rng.chance(0.6) ? String(decoding: rng.pick(terms), as: UTF8.self) : Self.randomWord(&rng, length: 1...9)
+                    let scalars = word.unicodeScalars.map(\.value)
+                    let budget = rng.int(0...2)
+                    var none: [(term: [UInt8], distance: Int)]?
+                    let regions = try PackedTrie.regions(bytes, query: scalars, budget: budget, prefixMode: true, terms: &none)
+                    var walker = TrieWalker(query: scalars, budget: budget, prefixMode: false, listTerms: true)
+                    XCTAssertTrue(try walker.walk(bytes, within: regions))
+                    let whole = try PackedTrie.matches(bytes, query: scalars, budget: budget, prefixMode: false)
+                    XCTAssertEqual(walker.found!.map(\.term), whole.map(\.term), "round \(round) \(word) budget \(budget)")
+                    XCTAssertEqual(walker.found!.map(\.distance), whole.map(\.distance), "round \(round) \(word) budget \(budget)")
+                    compared += 1
+                }
+            }
+        }
+        XCTAssertEqual(compared, 1200)
+    }
+
     /// Regions from another trie do not fit: the walk notices and walks whole.
     func testForeignRegionsFallBackToAWholeWalk() throws {
         let trie = PackedTrie.build(["apple", "apply", "banana"].map { Array($0.utf8) })
