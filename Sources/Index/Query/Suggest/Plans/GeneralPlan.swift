@@ -330,7 +330,18 @@ extension SuggestContext {
     private func startsWithCandidates(comparedWith candidates: Int, in txn: borrowing ReadTransaction) throws -> [UInt32]? {
         if generation.schema.titles != nil {
             let limit = min(Self.startsWithLimit, max(16, candidates / 16))
-            return try generation.documents(withTitlePrefix: query.startsWithPrefix, atMost: limit, in: txn)
+            guard query.partial == nil, !query.complete.isEmpty else {
+                return try generation.documents(withTitlePrefix: query.startsWithPrefix, atMost: limit, in: txn)
+            }
+            // Complete words only ("lu "): a title starts with them when it is them, or goes on
+            // after a space ("lu bagnu"), not when its word goes on ("luanda"): two key ranges
+            // (the title, then 0x00, the document number; or the title, then a space), which
+            // a title key keeps whole up to its cut.
+            guard query.startsWithPrefix.count < TitleKey.maximumTitleBytes,
+                  let exact = try generation.documents(withTitlePrefix: query.startsWithPrefix + [0x00], atMost: limit, in: txn),
+                  let longer = try generation.documents(withTitlePrefix: query.startsWithPrefix + [0x20], atMost: limit - exact.count, in: txn)
+            else { return nil }
+            return union(exact, longer)
         }
         guard let first = query.complete.first?.bytes ?? query.partial?.bytes else { return nil }
         if let node = try generation.heavyNode(first, in: txn) {
