@@ -38,14 +38,16 @@ struct SuggestContext {
     ///   came from their postings), so only typo counts of complete words need computing.
     /// - Parameter entryKnown: its entry was recorded already (read early as a possible
     ///   startsWith match): only its completions are noted now.
+    /// Returns whether the document matches the query.
+    @discardableResult
     mutating func consider(_ doc: DocumentView, _ acc: inout SuggestAccumulator,
-                           filtersHold: Bool = false, entryKnown: Bool = false) throws {
+                           filtersHold: Bool = false, entryKnown: Bool = false) throws -> Bool {
         if !filtersHold {
             for category in query.tokenCategories {
-                guard try doc.hasCategory(category) else { return }
+                guard try doc.hasCategory(category) else { return false }
             }
         }
-        guard let typos = typos(of: doc, filtersHold: filtersHold) else { return }
+        guard let typos = typos(of: doc, filtersHold: filtersHold) else { return false }
         if !entryKnown {
             let key = CandidateKey(typos: typos, field: 0, exact: query.isExact(doc.sortTitle),
                                    startsWith: query.startsWith(doc.sortTitle),
@@ -62,6 +64,7 @@ struct SuggestContext {
                 }
             }
         }
+        return true
     }
 
     /// The entry's typos (the smallest distance of each query word to the document's name words,

@@ -66,13 +66,11 @@ extension SuggestContext {
             completionTerms = partialTerms
             acc.wantsCompletions = false
         }
-        // An exact partial word with few postings narrows the candidates by intersection, so a
-        // common complete word ("new …", "python3 mu") does not mean reading every document that
-        // has it: the postings of every word under the prefix, read in place.
+        // An exact partial word narrows the candidates by its postings once reading them in rank
+        // order has not settled the answer soon (see `rank`), so a common complete word ("new …",
+        // "python3 mu") does not mean reading every document that has it.
         var candidates = rest
-        if let partial = query.partial, partial.budget == 0, let narrowed = try narrowed(rest, toPrefix: partial.bytes, in: txn) {
-            candidates = narrowed
-        }
+        let narrowingPrefix = query.partial.flatMap { $0.budget == 0 ? $0.bytes : nil }
         // Likewise a typo'd partial word: its matching words (a term walk, worth it only for a large
         // `rest`) narrow the candidates when they have few postings ("camakee sholfumastgro" reads
         // the documents of the rare word, not the 500,000 of the common one).
@@ -161,8 +159,9 @@ extension SuggestContext {
                                                              includeDescription: false, in: txn).docs ?? []
         }
         var exactPartial: [UInt32]?
-        if let partial = query.partial, partial.budget > 0, acc.bestPartialDistance == 0 {
-            exactPartial = try narrowed(candidates, toPrefix: partial.bytes, in: txn)
+        if let partial = query.partial, partial.budget > 0, acc.bestPartialDistance == 0,
+           let terms = try generation.prefixTerms(partial.bytes, atMost: 256, in: txn) {
+            exactPartial = try fewDocuments(of: terms, comparedWith: candidates.count, in: txn)
         }
         let passes = Self.passes(candidates, exactComplete: exactComplete, exactPartial: exactPartial)
         let bestTypos = acc.bestTypos
@@ -170,7 +169,7 @@ extension SuggestContext {
             acc.bestTypos = max(bestTypos, typos)
             // A title that starts with the typed text has every typed word exactly.
             if typos > 0 { acc.startsWithPossible = false }
-            try rank(docs, &acc, filtersHold: true, entered: entered, completionLimit: completionLimit, in: txn)
+            try rank(docs, &acc, filtersHold: true, entered: entered, completionLimit: completionLimit, narrowingTo: narrowingPrefix, in: txn)
         }
         if let completionTerms {
             acc.wantsCompletions = true
@@ -239,33 +238,40 @@ extension SuggestContext {
         try generation.postingCount(of: terms, stoppingAfter: limit, in: txn) <= limit
     }
 
-    /// The cost model of ``narrowed(_:toPrefix:in:)``: reading a prefix's postings in place and
-    /// galloping them into the candidates costs about a twelfth of reading and verifying a
-    /// candidate per posting, the step to each of the prefix's many terms included (measured on
-    /// the Debian catalog: "python3 s", 9,825 postings, 200 µs).
-    static let verifyCostInPostings = 12
+    /// The documents with a name word among `terms`, sorted; nil when their postings number more
+    /// than ``narrowingFactor`` times `count` (then listing them costs more than it saves). The
+    /// postings are counted first, so a "no" reads no posting list.
+    private func fewDocuments(of terms: [[UInt8]], comparedWith count: Int, in txn: borrowing ReadTransaction) throws -> [UInt32]? {
+        guard try postings(of: terms, atMost: Self.narrowingFactor * count, in: txn) else { return nil }
+        return try generation.documents(of: terms, includeDescription: false, in: txn)
+    }
 
-    /// Matching documents the walk in rank order reads before the answer usually settles (the
-    /// entries, the completions and their margin).
+    /// Candidates read in rank order before an exact partial word's postings may narrow the
+    /// rest (``narrowed(_:toPrefix:in:walkWouldRead:in:)``): many answers settle within a few
+    /// dozen ("al kh": most candidates match), and reading a prefix's postings costs more than that.
+    static let narrowingProbe = 64
+
+    /// Matching candidates the walk in rank order reads before the answer usually settles (the
+    /// entries, the completions and their margin): with a fraction `h` of the probe matching, the
+    /// walk is expected to read about `matchesToSettle / h` more.
     static let matchesToSettle = 32
 
+    /// Postings read in place and galloped into the candidates per candidate verified, at which
+    /// narrowing surely pays: a posting costs 20–40 ns, the step to each of the prefix's terms
+    /// included (measured: Debian "python3 s", 9,825 postings, 200 µs; cities "al kh", 7,669
+    /// postings of many rare words, 280 µs), a candidate verified 200–400 ns; and the walk's
+    /// estimate from the probe is rough (the first candidates of "python3 li" barely match, the
+    /// next ones do), so only a clear gain narrows.
+    static let verifyCostInPostings = 4
+
     /// The `candidates` with a name word starting with `prefix`, from the prefix's postings read in
-    /// place (``Generation/candidates(_:withNameTermPrefix:in:)``), when that is cheaper than
-    /// reading candidates in rank order; else nil.
-    ///
-    /// The prefix's postings `p` (its heavy trie node's count, an upper bound; a prefix without
-    /// one has few) against the candidates the walk would read: all of them when matches are
-    /// rare, but only about ``matchesToSettle`` matches' worth when they are dense — a fraction
-    /// `p / n` of the `n` documents has a word under the prefix, so the walk reads some
-    /// `matchesToSettle · n / p` candidates ("python3 l": nearly every document has such a word,
-    /// and the first few dozen settle the answer; "linux h", "python3 mu": few do, and the walk
-    /// would read every candidate).
-    private func narrowed(_ candidates: [UInt32], toPrefix prefix: [UInt8], in txn: borrowing ReadTransaction) throws -> [UInt32]? {
-        if let node = try generation.heavyNode(prefix, in: txn) {
-            let postings = max(1, node.postings)
-            let documents = max(1, Int(generation.baseCount))
-            let walked = min(candidates.count, Self.matchesToSettle * documents / postings)
-            guard postings <= Self.verifyCostInPostings * walked else { return nil }
+    /// place (``Generation/candidates(_:withNameTermPrefix:in:)``), when the postings (the prefix's
+    /// heavy trie node's count, an upper bound; a prefix without one has few) cost less than
+    /// verifying the candidates the walk would still read; else nil.
+    private func narrowed(_ candidates: [UInt32], toPrefix prefix: [UInt8], walkWouldRead: Int,
+                          in txn: borrowing ReadTransaction) throws -> [UInt32]? {
+        if let node = try generation.heavyNode(prefix, in: txn), node.postings > Self.verifyCostInPostings * walkWouldRead {
+            return nil
         }
         return try generation.candidates(candidates, withNameTermPrefix: prefix, in: txn)
     }
@@ -288,14 +294,31 @@ extension SuggestContext {
     /// Reads, verifies and ranks `candidates` (sorted) in document order, skipping the rest of the
     /// base segment once nothing later can change the answer.
     /// `entered` documents have their entries recorded already.
+    /// `narrowingTo`: an exact partial word whose postings may narrow the candidates left once
+    /// ``narrowingProbe`` of them were read without settling the answer.
     private mutating func rank(_ candidates: [UInt32], _ acc: inout SuggestAccumulator, filtersHold: Bool,
-                               entered: Set<UInt32> = [], completionLimit: Int,
+                               entered: Set<UInt32> = [], completionLimit: Int, narrowingTo prefix: [UInt8]? = nil,
                       in txn: borrowing ReadTransaction) throws {
         let base = generation.baseCount
+        var candidates = candidates
         var index = 0
         var read = 0
         var last: CandidateKey?
+        var probe = prefix == nil ? Int.max : Self.narrowingProbe
+        var matched = 0
         while index < candidates.count {
+            if index == probe {
+                // The probe's matches estimate how much more the walk would read.
+                probe = Int.max
+                let left = candidates.count - index
+                let walkWouldRead = matched == 0 ? left : min(left, Self.matchesToSettle * Self.narrowingProbe / matched)
+                if let prefix, left > Self.narrowingProbe,
+                   let narrowed = try narrowed(Array(candidates[index...]), toPrefix: prefix, walkWouldRead: walkWouldRead, in: txn) {
+                    candidates = narrowed
+                    index = 0
+                    continue
+                }
+            }
             try checkStop(&read)
             let docnum = candidates[index]
             if docnum < base, acc.isSettled(completionLimit: completionLimit, after: last) {
@@ -313,7 +336,9 @@ extension SuggestContext {
             if docnum < base {
                 last = CandidateKey(typos: 0, field: 0, startsWith: false, weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
             }
-            try consider(doc, &acc, filtersHold: filtersHold, entryKnown: !entered.isEmpty && entered.contains(docnum))
+            if try consider(doc, &acc, filtersHold: filtersHold, entryKnown: !entered.isEmpty && entered.contains(docnum)) {
+                matched += 1
+            }
         }
     }
 
