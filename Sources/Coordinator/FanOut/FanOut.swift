@@ -51,7 +51,9 @@ final class FanOut {
         self.deadline = deadline
         self.requestID = requestID
         self.completion = completion
-        machine = FanOutMachine(shardNames: Array(core.shardNames.prefix(view.eligible.count)))
+        // The view lists every shard (or none, before the first health check): no copy then.
+        let names = view.eligible.count == core.shardNames.count ? core.shardNames : Array(core.shardNames.prefix(view.eligible.count))
+        machine = FanOutMachine(shardNames: names)
     }
 
     var isCompleted: Bool { machine.isCompleted }
@@ -110,8 +112,7 @@ final class ShardCall {
     let shard: Int
     private var machine: ShardCallMachine
     /// Each attempt's link and stream, by attempt number.
-    private var links: [ReplicaLink] = []
-    private var streams: [HTTP2ClientStream?] = []
+    private var attempts: [(link: ReplicaLink, stream: HTTP2ClientStream?)] = []
     private var hedgeTimer: HTTP2Timer?
 
     init(fanOut: FanOut, shard: Int) {
@@ -144,21 +145,32 @@ final class ShardCall {
     /// before the next check says so. One whose connection is gone is not tried, so a shard whose
     /// hosts are cut off fails fast instead of waiting for a connect.
     private func nextReplica(_ tried: Set<Int>) -> Int? {
-        var candidates = fanOut.view.eligible[shard].filter { !tried.contains($0) }.map { state.links[$0] }
-        if candidates.isEmpty {
-            candidates = core.replicasByShard[shard].filter { !tried.contains($0) }.map { state.links[$0] }.filter(\.isConnected)
-        }
-        guard !candidates.isEmpty else { return nil }
+        cheapest(fanOut.view.eligible[shard], tried, connectedOnly: false)
+            ?? cheapest(core.replicasByShard[shard], tried, connectedOnly: true)
+    }
+
+    /// The untried replica of `replicas` (only connected ones if `connectedOnly`; otherwise
+    /// unconnected ones only as a last resort) with the lowest cost, ties taken in turn: the
+    /// candidates are read from a rotating offset and the first of equal cost wins. Two passes
+    /// over the list, no list made.
+    private func cheapest(_ replicas: [Int], _ tried: Set<Int>, connectedOnly: Bool) -> Int? {
+        func isCandidate(_ replica: Int) -> Bool { !tried.contains(replica) && (!connectedOnly || state.links[replica].isConnected) }
+        var count = 0
+        for replica in replicas where isCandidate(replica) { count += 1 }
+        guard count > 0 else { return nil }
         state.rotation &+= 1
-        let offset = state.rotation % candidates.count
+        let offset = state.rotation % count
         let now = ContinuousClock.now
-        var best: (link: ReplicaLink, cost: Double)?
-        for index in 0..<candidates.count {
-            let link = candidates[(index + offset) % candidates.count]
+        var best: (replica: Int, cost: Double, turn: Int)?
+        var index = 0
+        for replica in replicas where isCandidate(replica) {
+            let link = state.links[replica]
             let cost = link.cost(at: now) * (link.isConnected ? 1 : 1e6)
-            if best == nil || cost < best!.cost { best = (link, cost) }
+            let turn = (index - offset + count) % count  // its place in the rotated order
+            index += 1
+            if best == nil || cost < best!.cost || (cost == best!.cost && turn < best!.turn) { best = (replica, cost, turn) }
         }
-        return best?.link.replica.id
+        return best?.replica
     }
 
     private func perform(_ actions: [ShardCallMachine.Action]) {
@@ -177,13 +189,13 @@ final class ShardCall {
                 if let hedgeTimer { state.loop.cancelTimer(hedgeTimer) }
                 hedgeTimer = nil
             case .released(let attempt):
-                links[attempt].inFlight -= 1
+                attempts[attempt].link.inFlight -= 1
             case .reset(let attempt, _, let reason, let elapsed):
-                let link = links[attempt]
+                let link = attempts[attempt].link
                 link.inFlight -= 1
                 // It was slower than the winner by at least this much.
                 if reason == .hedge { link.record(elapsed, at: .now) }
-                streams[attempt]?.cancel()
+                attempts[attempt].stream?.cancel()
                 core.telemetry.cancelled(reason, shard: shard)
             case .succeeded(let replica, let elapsed, let hedge):
                 let link = state.links[replica]
@@ -213,24 +225,29 @@ final class ShardCall {
 
     /// Sends attempt `attempt` on `link`'s connection (connecting first if need be).
     private func send(_ attempt: Int, to link: ReplicaLink) {
-        precondition(attempt == links.count, "attempts are sent in order")
-        links.append(link)
-        streams.append(nil)
+        precondition(attempt == attempts.count, "attempts are sent in order")
+        attempts.append((link, nil))
         link.inFlight += 1
+        // Connected (the usual case): sent now, without a closure for the wait.
+        if let connection = link.readyConnection { return send(attempt, on: connection) }
         link.withConnection { [self] connection in
             guard let connection else {
                 answered(attempt, .failure(GRPCStatus(.unavailable, "cannot connect to \(link.replica.endpoint)")))
                 return
             }
-            var options = core.shardCallOptions
-            options.timeout = max(.milliseconds(1), fanOut.timeLeft)
-            options.requestID = fanOut.requestID
-            let bound = HTTP2LoopBound(self, eventLoop: state.loop)
-            let stream = GRPCClient.call(path: fanOut.path, framedRequest: fanOut.framedRequest, on: connection, options: options) { result in
-                bound.value.answered(attempt, result)
-            }
-            streams[attempt] = stream
+            send(attempt, on: connection)
         }
+    }
+
+    private func send(_ attempt: Int, on connection: HTTP2ClientConnection) {
+        var options = core.shardCallOptions
+        options.timeout = max(.milliseconds(1), fanOut.timeLeft)
+        options.requestID = fanOut.requestID
+        let bound = HTTP2LoopBound(self, eventLoop: state.loop)
+        let stream = GRPCClient.call(path: fanOut.path, framedRequest: fanOut.framedRequest, on: connection, options: options) { result in
+            bound.value.answered(attempt, result)
+        }
+        attempts[attempt].stream = stream
     }
 
     private func answered(_ attempt: Int, _ result: Result<[UInt8], GRPCStatus>) {

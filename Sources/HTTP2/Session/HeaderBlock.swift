@@ -1,16 +1,31 @@
 internal import CNghttp2
 
 /// Header fields laid out for one `nghttp2_submit_*` call: all names and values in one byte buffer
-/// (names ASCII-lowercased as HTTP/2 requires) and an `nghttp2_nv` array pointing into it. Two
-/// allocations per header block, whatever the number of fields. nghttp2 copies the fields during
-/// the submit call, so the pointers only need to live for `withNameValues`.
+/// (names ASCII-lowercased as HTTP/2 requires) and an `nghttp2_nv` array pointing into it.
+/// nghttp2 copies the fields during the submit call, so the pointers only need to live for
+/// `withNameValues`.
+///
+/// A session keeps one and refills it for every submit (``reset()``): its buffers keep their
+/// capacity, so a header block costs no allocation once the connection has sent a few (a
+/// coordinator submits four requests and reads four answers per client call, and building
+/// blocks afresh cost it five allocations each).
 struct HeaderBlock {
     private var bytes: [UInt8] = []
     private var spans: [(name: Int, nameCount: Int, value: Int, valueCount: Int)] = []
+    private var nva: [nghttp2_nv] = []
 
     init() {
         bytes.reserveCapacity(256)
+        spans.reserveCapacity(12)
+        nva.reserveCapacity(12)
         bytes.append(0)  // never empty, so the base address always exists
+    }
+
+    /// Empties the block, keeping its capacity.
+    mutating func reset() {
+        bytes.removeAll(keepingCapacity: true)
+        bytes.append(0)
+        spans.removeAll(keepingCapacity: true)
     }
 
     mutating func append(name: String, value: String) {
@@ -27,12 +42,11 @@ struct HeaderBlock {
         for field in fields { append(name: field.name, value: field.value) }
     }
 
-    func withNameValues<R>(_ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
-        bytes.withUnsafeBufferPointer { buffer in
+    mutating func withNameValues<R>(_ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
+        nva.removeAll(keepingCapacity: true)
+        return bytes.withUnsafeBufferPointer { buffer in
             // nghttp2_nv wants mutable pointers but only reads through them.
             let base = UnsafeMutablePointer(mutating: buffer.baseAddress!)
-            var nva: [nghttp2_nv] = []
-            nva.reserveCapacity(spans.count + 1)
             for span in spans {
                 nva.append(nghttp2_nv(name: base + span.name, value: base + span.value, namelen: span.nameCount,
                                       valuelen: span.valueCount, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))

@@ -44,12 +44,16 @@ public enum GRPCClient {
 
     /// The headers of a call: what every gRPC request carries, then the options'.
     static func headers(_ options: Options) -> [HTTP2HeaderField] {
-        var headers: [HTTP2HeaderField] = [("content-type", "application/grpc"), ("te", "trailers"),
-                                           ("user-agent", "typeahead-grpc/1")]
+        var headers: [HTTP2HeaderField] = []
+        headers.reserveCapacity(6 + options.metadata.count)  // one allocation per call
+        headers.append(("content-type", "application/grpc"))
+        headers.append(("te", "trailers"))
+        headers.append(("user-agent", "typeahead-grpc/1"))
         if let timeout = options.timeout { headers.append(("grpc-timeout", GRPCTimeout.encode(timeout))) }
         if let token = options.bearerToken { headers.append(("authorization", "Bearer \(token)")) }
         if let id = options.requestID { headers.append(("x-request-id", id)) }
-        return headers + options.metadata
+        headers.append(contentsOf: options.metadata)
+        return headers
     }
 
     /// Starts a unary call; `completion` runs once, on the connection's event loop (it must not
