@@ -40,8 +40,8 @@ enum Answers {
     /// Decodes each shard's answer with `decode`; a result that fails to decode or comes from
     /// another generation counts as that shard's failure. Statuses every replica would give alike
     /// (an invalid request) fail the whole call.
-    static func collect<Part>(_ results: [Result<[UInt8], GRPCStatus>], core: CoordinatorCore, generation: UInt64,
-                              decode: ([UInt8]) throws -> (Part, UInt64)) -> Result<(parts: [Part], tally: Tally), GRPCStatus> {
+    static func collect<Part>(_ results: [Result<ArraySlice<UInt8>, GRPCStatus>], core: CoordinatorCore, generation: UInt64,
+                              decode: (ArraySlice<UInt8>) throws -> (Part, UInt64)) -> Result<(parts: [Part], tally: Tally), GRPCStatus> {
         var parts: [Part] = []
         var tally = Tally()
         for (shard, result) in results.enumerated() {
@@ -68,14 +68,14 @@ enum Answers {
     }
 
     /// The shards' answers decoded, with the status of the shards (or the failure of the call).
-    static func answered<Part>(_ results: [Result<[UInt8], GRPCStatus>], core: CoordinatorCore, generation: UInt64, requireAll: Bool,
-                               decode: ([UInt8]) throws -> (Part, UInt64)) -> Result<(parts: [Part], shards: Typeahead_V1_ShardStatus), GRPCStatus> {
+    static func answered<Part>(_ results: [Result<ArraySlice<UInt8>, GRPCStatus>], core: CoordinatorCore, generation: UInt64, requireAll: Bool,
+                               decode: (ArraySlice<UInt8>) throws -> (Part, UInt64)) -> Result<(parts: [Part], shards: Typeahead_V1_ShardStatus), GRPCStatus> {
         collect(results, core: core, generation: generation, decode: decode).flatMap { parts, tally in
             tally.status(total: results.count, generation: generation, requireAll: requireAll).map { (parts, $0) }
         }
     }
 
-    static func suggest(_ results: [Result<[UInt8], GRPCStatus>], request: SuggestRequest, message: Typeahead_V1_SuggestRequest,
+    static func suggest(_ results: [Result<ArraySlice<UInt8>, GRPCStatus>], request: SuggestRequest, message: Typeahead_V1_SuggestRequest,
                         generation: UInt64, format: WireFormat, core: CoordinatorCore) -> Result<[UInt8], GRPCStatus> {
         answered(results, core: core, generation: generation, requireAll: message.requireAllShards) { bytes in
             let part = try ShardSuggestResponseView(bytes)
@@ -122,7 +122,7 @@ enum Answers {
         }
     }
 
-    static func search(_ results: [Result<[UInt8], GRPCStatus>], request: SearchRequest, message: Typeahead_V1_SearchRequest,
+    static func search(_ results: [Result<ArraySlice<UInt8>, GRPCStatus>], request: SearchRequest, message: Typeahead_V1_SearchRequest,
                        generation: UInt64, format: WireFormat, core: CoordinatorCore) -> Result<[UInt8], GRPCStatus> {
         answered(results, core: core, generation: generation, requireAll: message.requireAllShards) { bytes in
             let part = try ShardSearchResponseView(bytes)

@@ -19,7 +19,7 @@ final class FanOut {
     enum Outcome {
         /// Every shard answered or failed (or the deadline passed): per shard, the answer's
         /// message bytes or why there is none.
-        case answered([Result<[UInt8], GRPCStatus>])
+        case answered([Result<ArraySlice<UInt8>, GRPCStatus>])
         /// Stopped by ``cancel(_:)`` before it completed.
         case cancelled(CoordinatorTelemetry.CancelReason)
     }
@@ -69,7 +69,7 @@ final class FanOut {
     }
 
     /// Called by a shard's call when it is done (once per shard).
-    func shardFinished(_ shard: Int, _ result: Result<[UInt8], GRPCStatus>) {
+    func shardFinished(_ shard: Int, _ result: Result<ArraySlice<UInt8>, GRPCStatus>) {
         perform(machine.shardFinished(shard, result))
     }
 
@@ -103,16 +103,18 @@ final class FanOut {
 }
 
 /// One shard's part of a fan-out: performs what its ``ShardCallMachine`` decides (sends, resets,
-/// the hedging timer, what replicas did). Loop-confined like its ``FanOut``.
-final class ShardCall {
+/// the hedging timer, what replicas did). Loop-confined like its ``FanOut``, and so are the links'
+/// connections: it sends on them directly and receives their answers itself
+/// (``HTTP2ResponseReceiver``, the attempt number as the tag), with no closure per attempt.
+final class ShardCall: HTTP2ResponseReceiver {
     /// Strong: late completions (a reset hedge's, a connect that finished) may outlive everything
     /// else that holds the fan-out. The fan-out drops its calls when it completes, so the cycle
     /// ends then.
     let fanOut: FanOut
     let shard: Int
     private var machine: ShardCallMachine
-    /// Each attempt's link and stream, by attempt number.
-    private var attempts: [(link: ReplicaLink, stream: HTTP2ClientStream?)] = []
+    /// Each attempt's link, and its connection and stream once sent, by attempt number.
+    private var attempts: [(link: ReplicaLink, connection: HTTP2ClientConnection?, stream: Int32?)] = []
     private var hedgeTimer: HTTP2Timer?
 
     init(fanOut: FanOut, shard: Int) {
@@ -195,7 +197,7 @@ final class ShardCall {
                 link.inFlight -= 1
                 // It was slower than the winner by at least this much.
                 if reason == .hedge { link.record(elapsed, at: .now) }
-                attempts[attempt].stream?.cancel()
+                if let connection = attempts[attempt].connection, let stream = attempts[attempt].stream { connection.cancel(streamID: stream) }
                 core.telemetry.cancelled(reason, shard: shard)
             case .succeeded(let replica, let elapsed, let hedge):
                 let link = state.links[replica]
@@ -226,7 +228,7 @@ final class ShardCall {
     /// Sends attempt `attempt` on `link`'s connection (connecting first if need be).
     private func send(_ attempt: Int, to link: ReplicaLink) {
         precondition(attempt == attempts.count, "attempts are sent in order")
-        attempts.append((link, nil))
+        attempts.append((link, nil, nil))
         link.inFlight += 1
         // Connected (the usual case): sent now, without a closure for the wait.
         if let connection = link.readyConnection { return send(attempt, on: connection) }
@@ -243,14 +245,20 @@ final class ShardCall {
         var options = core.shardCallOptions
         options.timeout = max(.milliseconds(1), fanOut.timeLeft)
         options.requestID = fanOut.requestID
-        let bound = HTTP2LoopBound(self, eventLoop: state.loop)
-        let stream = GRPCClient.call(path: fanOut.path, framedRequest: fanOut.framedRequest, on: connection, options: options) { result in
-            bound.value.answered(attempt, result)
-        }
-        attempts[attempt].stream = stream
+        attempts[attempt].connection = connection
+        let request = GRPCClient.request(path: fanOut.path, framedRequest: fanOut.framedRequest, options: options)
+        // The answer may come before this returns (a connection closing fails the request at once);
+        // then there is no stream to keep.
+        attempts[attempt].stream = connection.send(request, to: self, tag: attempt)
     }
 
-    private func answered(_ attempt: Int, _ result: Result<[UInt8], GRPCStatus>) {
+    func received(_ result: Result<HTTP2Response, HTTP2ClientError>, tag attempt: Int) {
+        let connection = attempts[attempt].connection
+        answered(attempt, GRPCClient.unaryResult(of: result, method: fanOut.path,
+                                                 peer: connection.map { "\($0.host):\($0.port)" } ?? "\(attempts[attempt].link.replica.endpoint)"))
+    }
+
+    private func answered(_ attempt: Int, _ result: Result<ArraySlice<UInt8>, GRPCStatus>) {
         perform(machine.answered(attempt, result, at: .now, timeLeft: fanOut.timeLeft, pick: nextReplica))
     }
 

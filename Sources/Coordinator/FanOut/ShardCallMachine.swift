@@ -32,7 +32,7 @@ struct ShardCallMachine {
         case failover
         case hedgeSent
         /// The shard's result; nothing follows.
-        case finish(Result<[UInt8], GRPCStatus>)
+        case finish(Result<ArraySlice<UInt8>, GRPCStatus>)
 
         static func == (a: Action, b: Action) -> Bool {
             switch (a, b) {
@@ -109,7 +109,7 @@ struct ShardCallMachine {
     }
 
     /// Attempt `index` answered (or failed). `timeLeft`: before the fan-out's deadline.
-    mutating func answered(_ index: Int, _ result: Result<[UInt8], GRPCStatus>, at now: ContinuousClock.Instant, timeLeft: Duration,
+    mutating func answered(_ index: Int, _ result: Result<ArraySlice<UInt8>, GRPCStatus>, at now: ContinuousClock.Instant, timeLeft: Duration,
                            pick: (Set<Int>) -> Int?) -> [Action] {
         guard attempts.indices.contains(index), attempts[index].active else { return [] }
         attempts[index].active = false
@@ -183,7 +183,7 @@ struct ShardCallMachine {
         }
     }
 
-    private mutating func finish(_ result: Result<[UInt8], GRPCStatus>) -> [Action] {
+    private mutating func finish(_ result: Result<ArraySlice<UInt8>, GRPCStatus>) -> [Action] {
         isDone = true
         if hedgeArmed {
             hedgeArmed = false

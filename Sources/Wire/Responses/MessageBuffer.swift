@@ -20,7 +20,7 @@ public final class MessageBuffer: @unchecked Sendable {
 
     /// Copies `source` (one allocation, at least one byte, so that the base address exists even
     /// for an empty message).
-    public init(copying source: [UInt8]) {
+    public init(copying source: ArraySlice<UInt8>) {
         let allocation = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, source.count), alignment: 8)
         source.withUnsafeBytes { allocation.copyMemory(from: $0) }
         self.allocation = allocation

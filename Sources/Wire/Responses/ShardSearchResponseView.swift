@@ -10,6 +10,11 @@ public struct ShardSearchResponseView: Sendable {
     public var generation: UInt64 = 0
 
     public init(_ bytes: [UInt8]) throws(ProtoError) {
+        try self.init(bytes[...])
+    }
+
+    /// Reads the message in `bytes` (a slice of a response body) into a buffer of its own.
+    public init(_ bytes: ArraySlice<UInt8>) throws(ProtoError) {
         buffer = MessageBuffer(copying: bytes)
         var reader = ProtoReader(buffer.bytes)
         while let tag = try reader.nextTag() {

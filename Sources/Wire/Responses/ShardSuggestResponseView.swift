@@ -17,6 +17,11 @@ public struct ShardSuggestResponseView: Sendable {
     /// Reads `bytes` (one message, not framed) into a buffer of its own, refusing what the
     /// generated decoder refuses.
     public init(_ bytes: [UInt8]) throws(ProtoError) {
+        try self.init(bytes[...])
+    }
+
+    /// Reads the message in `bytes` (a slice of a response body) into a buffer of its own.
+    public init(_ bytes: ArraySlice<UInt8>) throws(ProtoError) {
         buffer = MessageBuffer(copying: bytes)
         // Each list allocated once, at its size: a skim of the top-level keys first (cheap next to
         // reading the fields; a malformed message is refused by the reading, not here).
