@@ -90,13 +90,14 @@ enum Answers {
 
     private static func suggest(_ parts: [ShardSuggestResponseView], shards: Typeahead_V1_ShardStatus, request: SuggestRequest,
                                 message: Typeahead_V1_SuggestRequest, format: WireFormat, core: CoordinatorCore) -> Result<[UInt8], GRPCStatus> {
-        var merge = SuggestMerge<RankedEntryView, RankedCompletionView, WireCategory>(request: request, shards: parts.count)
+        var merge = SuggestMerge<RankedEntryView, RankedCompletionView, RankedCategoryView>(request: request, shards: parts.count)
         do throws(IndexError) {
             for part in parts {
                 try RankedEntryView.checkMergeable(part.entries, field: "entries")
                 try RankedCompletionView.checkMergeable(part.completions)
-                merge.add(entries: part.entries, completions: part.completions,
-                          categories: try WireCategory.categories(part.categories), truncated: part.categoriesTruncated)
+                try RankedCategoryView.checkMergeable(part.categories)
+                merge.add(entries: part.entries, completions: part.completions, categories: part.categories,
+                          truncated: part.categoriesTruncated)
             }
         } catch {
             return .failure(GRPCStatus(.internal, "a shard sent an answer that does not hold: \(error)"))
@@ -111,7 +112,8 @@ enum Answers {
         }
         rest.categories = merged.categories.map { category in
             let name = String(decoding: category.name, as: UTF8.self)
-            var presented = CategorySuggestion(name: name, count: category.count, token: .category(name), replacementText: "", typos: category.typos)
+            var presented = CategorySuggestion(name: name, count: category.mergeCount, token: .category(name), replacementText: "",
+                                               typos: category.mergeTypos)
             presenter.present(&presented)
             return Typeahead_V1_CategorySuggestion(presented)
         }

@@ -65,7 +65,28 @@ final class FanOut {
             perform(machine.deadlinePassed())
         }
         calls = (0..<view.eligible.count).map { ShardCall(fanOut: self, shard: $0) }
+        starting = true
         for call in calls where !isCompleted { call.start() }
+        starting = false
+        startRequest = nil
+    }
+
+    /// Sending the first attempts, in ``start()``.
+    private var starting = false
+    private var startRequest: HTTP2ClientRequest?
+
+    /// The HTTP/2 request of one attempt, with the time left as its `grpc-timeout`. The attempts
+    /// sent while the fan-out starts leave together, in one turn of the loop, so they share one
+    /// (one header list per call, not one per shard); failovers and hedges leave later and make
+    /// their own.
+    func shardRequest() -> HTTP2ClientRequest {
+        if starting, let startRequest { return startRequest }
+        var options = core.shardCallOptions
+        options.timeout = max(.milliseconds(1), timeLeft)
+        options.requestID = requestID
+        let request = GRPCClient.request(path: path, framedRequest: framedRequest, options: options)
+        if starting { startRequest = request }
+        return request
     }
 
     /// Called by a shard's call when it is done (once per shard).
@@ -114,7 +135,7 @@ final class ShardCall: HTTP2ResponseReceiver {
     let shard: Int
     private var machine: ShardCallMachine
     /// Each attempt's link, and its connection and stream once sent, by attempt number.
-    private var attempts: [(link: ReplicaLink, connection: HTTP2ClientConnection?, stream: Int32?)] = []
+    private var attempts = SmallArray<(link: ReplicaLink, connection: HTTP2ClientConnection?, stream: Int32?)>()
     private var hedgeTimer: HTTP2Timer?
 
     init(fanOut: FanOut, shard: Int) {
@@ -242,14 +263,10 @@ final class ShardCall: HTTP2ResponseReceiver {
     }
 
     private func send(_ attempt: Int, on connection: HTTP2ClientConnection) {
-        var options = core.shardCallOptions
-        options.timeout = max(.milliseconds(1), fanOut.timeLeft)
-        options.requestID = fanOut.requestID
         attempts[attempt].connection = connection
-        let request = GRPCClient.request(path: fanOut.path, framedRequest: fanOut.framedRequest, options: options)
         // The answer may come before this returns (a connection closing fails the request at once);
         // then there is no stream to keep.
-        attempts[attempt].stream = connection.send(request, to: self, tag: attempt)
+        attempts[attempt].stream = connection.send(fanOut.shardRequest(), to: self, tag: attempt)
     }
 
     func received(_ result: Result<HTTP2Response, HTTP2ClientError>, tag attempt: Int) {

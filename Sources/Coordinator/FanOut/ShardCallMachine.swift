@@ -64,8 +64,9 @@ struct ShardCallMachine {
     /// The shard's name, for the messages of its failures.
     let shardName: String
     let generation: UInt64
-    private var attempts: [Attempt] = []
-    private(set) var tried: Set<Int> = []
+    private var attempts = SmallArray<Attempt>()
+    /// The replicas tried so far (made when asked: empty, and no allocation, for the first pick).
+    var tried: Set<Int> { Set(attempts.lazy.map(\.replica)) }
     private(set) var isDone = false
     private var hedged = false
     private var hedgeArmed = false
@@ -170,7 +171,6 @@ struct ShardCallMachine {
 
     private mutating func send(at now: ContinuousClock.Instant, hedge: Bool, pick: (Set<Int>) -> Int?) -> Bool {
         guard let replica = pick(tried) else { return false }
-        tried.insert(replica)
         attempts.append(Attempt(replica: replica, started: now, hedge: hedge))
         actions.append(.send(attempt: attempts.count - 1, replica: replica, hedge: hedge))
         return true

@@ -2,7 +2,7 @@ import Index
 
 // What the merges read of a shard's facts. Two kinds of values conform: the Index types (the
 // tests merge them, and they define the semantics), and views of the bytes a shard sent
-// (``RankedEntryView``, ``RankedCompletionView``, ``WireCategory``: the coordinator merges these,
+// (``RankedEntryView``, ``RankedCompletionView``, ``RankedCategoryView``: the coordinator merges these,
 // so a fact is never turned into `String`s and back). The merge code is written once, over these
 // protocols.
 
@@ -35,8 +35,10 @@ public protocol MergeableCategory {
     associatedtype Name: Hashable & Comparable
     /// The name as a key: equal, hashed and ordered by its UTF-8 bytes.
     var mergeName: Name { get }
-    var count: Int { get set }
-    var typos: Int { get set }
+    /// Entries in this category (added up across shards).
+    var mergeCount: Int { get set }
+    /// Edits between the partial word and the name (the least across shards).
+    var mergeTypos: Int { get set }
 }
 
 extension EntryHit: MergeableHit {
@@ -56,4 +58,12 @@ extension QueryCompletion: MergeableCompletion {
 
 extension CategorySuggestion: MergeableCategory {
     public var mergeName: UTF8Key { UTF8Key(name) }
+    public var mergeCount: Int {
+        get { count }
+        set { count = newValue }
+    }
+    public var mergeTypos: Int {
+        get { typos }
+        set { typos = newValue }
+    }
 }

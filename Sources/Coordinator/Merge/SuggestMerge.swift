@@ -31,7 +31,8 @@ import Index
 /// Generic over what the facts are held in (``MergeableHit``, ``MergeableCompletion``,
 /// ``MergeableCategory``): the tests merge Index values; the coordinator merges views of the
 /// shards' answer bytes as they arrived (``RankedEntryView``, ``RankedCompletionView``,
-/// ``WireCategory``), so a fact is never converted to an Index value and back on the query path.
+/// ``RankedCategoryView``), so a fact is never converted to an Index value and back on the query
+/// path.
 ///
 /// Complexity: `add` is O(part size); `result` merges the shards' sorted entries and completions
 /// (``RankedLists``), O(limit × shards) comparisons (plus O(limit²) to keep words distinct), and
@@ -69,8 +70,8 @@ public struct SuggestMerge<Hit: MergeableHit, Completion: MergeableCompletion, C
         for category in partCategories {
             let name = category.mergeName
             if var known = categories[name] {
-                known.count += category.count
-                known.typos = min(known.typos, category.typos)
+                known.mergeCount += category.mergeCount
+                known.mergeTypos = min(known.mergeTypos, category.mergeTypos)
                 categories[name] = known
             } else {
                 categories[name] = category
@@ -91,18 +92,17 @@ public struct SuggestMerge<Hit: MergeableHit, Completion: MergeableCompletion, C
             result.entries.append(hit)
         }
         // The first `limit` distinct words in completion order, each with its best (first) one.
-        var words: [Completion.Term] = []
         while result.completions.count < limits.completions, let completion = completions.next() {
             let term = completion.mergeTerm
-            if words.contains(term) { continue }
-            words.append(term)
+            if result.completions.contains(where: { $0.mergeTerm == term }) { continue }
             result.completions.append(completion)
         }
-        result.categories = Array(categories.values.sorted { a, b in
-            if a.typos != b.typos { return a.typos < b.typos }
-            if a.count != b.count { return a.count > b.count }
+        result.categories = categories.values.sorted { a, b in
+            if a.mergeTypos != b.mergeTypos { return a.mergeTypos < b.mergeTypos }
+            if a.mergeCount != b.mergeCount { return a.mergeCount > b.mergeCount }
             return a.mergeName < b.mergeName
-        }.prefix(limits.categories))
+        }
+        if result.categories.count > limits.categories { result.categories.removeLast(result.categories.count - limits.categories) }
         return result
     }
 }

@@ -206,11 +206,16 @@ public enum GRPCClient {
     /// The one message of a unary response body (a slice of it).
     static func singleMessage(_ body: [UInt8], method: String) -> Result<ArraySlice<UInt8>, GRPCStatus> {
         do {
-            let messages = try GRPCFraming.messages(in: body, maximumMessageBytes: Int(Int32.max))
-            guard messages.count == 1 else {
-                return .failure(GRPCStatus(.internal, "\(method) answered \(messages.count) messages where one was expected"))
+            var message: ArraySlice<UInt8> = []
+            var count = 0
+            try GRPCFraming.forEachMessage(in: body, maximumMessageBytes: Int(Int32.max)) { slice in
+                if count == 0 { message = slice }
+                count += 1
             }
-            return .success(messages[0])
+            guard count == 1 else {
+                return .failure(GRPCStatus(.internal, "\(method) answered \(count) messages where one was expected"))
+            }
+            return .success(message)
         } catch {
             return .failure(GRPCStatus(.internal, "malformed answer to \(method): \(error.message)"))
         }
