@@ -66,7 +66,7 @@ struct ShardCallMachine {
     let generation: UInt64
     private var attempts = SmallArray<Attempt>()
     /// The replicas tried so far (made when asked: empty, and no allocation, for the first pick).
-    var tried: Set<Int> { Set(attempts.lazy.map(\.replica)) }
+    var tried: Set<Int> { attempts.isEmpty ? [] : Set(attempts.lazy.map(\.replica)) }
     private(set) var isDone = false
     private var hedged = false
     private var hedgeArmed = false
