@@ -51,9 +51,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case 3: _ = try? Typeahead_V1_AppendUploadRequest(serializedBytes: body)
         case 4: _ = try? Typeahead_V1_ShardSuggestRequest(serializedBytes: body)
         case 5:
-            if let view = try? ShardSuggestResponseView(body) { touch(view.entries) }
+            if let view = try? ShardSuggestResponseView(body) { withExtendedLifetime(view) { touch(view.entries) } }
         case 6:
-            if let view = try? ShardSearchResponseView(body) { touch(view.hits) }
+            if let view = try? ShardSearchResponseView(body) { withExtendedLifetime(view) { touch(view.hits) } }
         default:
             _ = try? GRPCFraming.messages(in: body, maximumMessageBytes: 1 << 20)
         }

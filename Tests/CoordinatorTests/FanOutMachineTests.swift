@@ -137,7 +137,7 @@ final class FanOutMachineTests: XCTestCase {
     func testTheDeadlineGivesAPartialAnswer() {
         var fanOut = FanOutMachine(shardNames: ["a", "b", "c"])
         _ = fanOut.shardFinished(1, .success([1]))
-        let late = { (name: String) in Result<[UInt8], GRPCStatus>.failure(GRPCStatus(.deadlineExceeded, "\(name) did not answer within the deadline")) }
+        let late = { (name: String) in Result<ArraySlice<UInt8>, GRPCStatus>.failure(GRPCStatus(.deadlineExceeded, "\(name) did not answer within the deadline")) }
         XCTAssertEqual(fanOut.deadlinePassed(),
                        [.stopShard(0, .deadline), .missedDeadline(0), .stopShard(2, .deadline), .missedDeadline(2),
                         .answered([late("a"), .success([1]), late("c")])])

@@ -88,7 +88,7 @@ final class MergeEquivalenceTests: XCTestCase {
     }
 
     static func mergedSuggest(_ request: SuggestRequest, _ shards: [Shard]) throws -> SuggestResponse {
-        var merge = SuggestMerge<EntryHit>(request: request)
+        var merge = SuggestMerge<EntryHit, QueryCompletion, CategorySuggestion>(request: request)
         for shard in shards { merge.add(try overTheWire(try shard.suggest(request, form: .shardPart))) }
         var response = merge.result()
         var presenter = Presenter(text: request.text, typos: request.typos)

@@ -100,28 +100,32 @@ final class ShardResponseViewTests: XCTestCase {
             let bytes = suggest.serializedBytes()
             let view = try ShardSuggestResponseView(bytes)
             let decoded = try Typeahead_V1_ShardSuggestResponse(serializedBytes: bytes)
-            XCTAssertEqual(view.generation, decoded.generation)
-            XCTAssertEqual(view.categoriesTruncated, decoded.categoriesTruncated)
-            XCTAssertEqual(view.categories, decoded.categories)
-            XCTAssertEqual(view.completions, decoded.completions)
-            try assertSameEntries(view.entries, decoded.entries, seed: seed)
+            try withExtendedLifetime(view) {
+                XCTAssertEqual(view.generation, decoded.generation)
+                XCTAssertEqual(view.categoriesTruncated, decoded.categoriesTruncated)
+                XCTAssertEqual(view.categories.map(\.message), decoded.categories)
+                XCTAssertEqual(view.completions.map(\.message), decoded.completions)
+                try assertSameEntries(view.entries, decoded.entries, seed: seed)
+            }
 
             let search = random.shardSearchResponse()
             let searchBytes = search.serializedBytes()
             let searchView = try ShardSearchResponseView(searchBytes)
             let searchDecoded = try Typeahead_V1_ShardSearchResponse(serializedBytes: searchBytes)
-            XCTAssertEqual(searchView.totalHits, searchDecoded.totalHits)
-            XCTAssertEqual(searchView.facets, searchDecoded.facets)
-            XCTAssertEqual(searchView.nextPageToken, searchDecoded.nextPageToken)
-            XCTAssertEqual(searchView.generation, searchDecoded.generation)
-            try assertSameEntries(searchView.hits, searchDecoded.hits, seed: seed)
+            try withExtendedLifetime(searchView) {
+                XCTAssertEqual(searchView.totalHits, searchDecoded.totalHits)
+                XCTAssertEqual(searchView.facets, searchDecoded.facets)
+                XCTAssertEqual(searchView.nextPageToken, searchDecoded.nextPageToken)
+                XCTAssertEqual(searchView.generation, searchDecoded.generation)
+                try assertSameEntries(searchView.hits, searchDecoded.hits, seed: seed)
+            }
         }
     }
 
     private func assertSameEntries(_ views: [RankedEntryView], _ decoded: [Typeahead_V1_RankedEntry], seed: UInt64) throws {
         XCTAssertEqual(views.count, decoded.count, "seed \(seed)")
         for (view, entry) in zip(views, decoded) {
-            XCTAssertEqual(view.rank, entry.rank, "seed \(seed)")
+            XCTAssertEqual(view.rank?.message, entry.rank, "seed \(seed)")
             XCTAssertEqual(view.hit == nil, entry.hit == nil, "seed \(seed)")
             guard let hit = view.hit, var message = entry.hit else { continue }
             message.unknownFields = ProtoUnknownFields()
@@ -150,7 +154,7 @@ final class ShardResponseViewTests: XCTestCase {
         XCTAssertEqual(message.attributes, ["a": "2", "z": "3"])
         message.unknownFields = ProtoUnknownFields()
         var written = ProtoWriter()
-        ResponseProto.writeEntry(try XCTUnwrap(view.entries.first?.hit), field: 1, to: &written)
+        try withExtendedLifetime(view) { ResponseProto.writeEntry(try XCTUnwrap(view.entries.first?.hit), field: 1, to: &written) }
         var expected = ProtoWriter()
         expected.writeMessage(1, message)
         XCTAssertEqual(written.bytes, expected.bytes)

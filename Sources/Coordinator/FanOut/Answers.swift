@@ -40,8 +40,8 @@ enum Answers {
     /// Decodes each shard's answer with `decode`; a result that fails to decode or comes from
     /// another generation counts as that shard's failure. Statuses every replica would give alike
     /// (an invalid request) fail the whole call.
-    static func collect<Part>(_ results: [Result<[UInt8], GRPCStatus>], core: CoordinatorCore, generation: UInt64,
-                              decode: ([UInt8]) throws -> (Part, UInt64)) -> Result<(parts: [Part], tally: Tally), GRPCStatus> {
+    static func collect<Part>(_ results: [Result<ArraySlice<UInt8>, GRPCStatus>], core: CoordinatorCore, generation: UInt64,
+                              decode: (ArraySlice<UInt8>) throws -> (Part, UInt64)) -> Result<(parts: [Part], tally: Tally), GRPCStatus> {
         var parts: [Part] = []
         var tally = Tally()
         for (shard, result) in results.enumerated() {
@@ -68,75 +68,94 @@ enum Answers {
     }
 
     /// The shards' answers decoded, with the status of the shards (or the failure of the call).
-    static func answered<Part>(_ results: [Result<[UInt8], GRPCStatus>], core: CoordinatorCore, generation: UInt64, requireAll: Bool,
-                               decode: ([UInt8]) throws -> (Part, UInt64)) -> Result<(parts: [Part], shards: Typeahead_V1_ShardStatus), GRPCStatus> {
+    static func answered<Part>(_ results: [Result<ArraySlice<UInt8>, GRPCStatus>], core: CoordinatorCore, generation: UInt64, requireAll: Bool,
+                               decode: (ArraySlice<UInt8>) throws -> (Part, UInt64)) -> Result<(parts: [Part], shards: Typeahead_V1_ShardStatus), GRPCStatus> {
         collect(results, core: core, generation: generation, decode: decode).flatMap { parts, tally in
             tally.status(total: results.count, generation: generation, requireAll: requireAll).map { (parts, $0) }
         }
     }
 
-    static func suggest(_ results: [Result<[UInt8], GRPCStatus>], request: SuggestRequest, message: Typeahead_V1_SuggestRequest,
+    static func suggest(_ results: [Result<ArraySlice<UInt8>, GRPCStatus>], request: SuggestRequest, message: Typeahead_V1_SuggestRequest,
                         generation: UInt64, format: WireFormat, core: CoordinatorCore) -> Result<[UInt8], GRPCStatus> {
         answered(results, core: core, generation: generation, requireAll: message.requireAllShards) { bytes in
             let part = try ShardSuggestResponseView(bytes)
             return (part, part.generation)
         }.flatMap { parts, shards in
-            var merge = SuggestMerge<WireHit>(request: request)
-            do {
-                for part in parts {
-                    merge.add(entries: try WireHit.hits(part.entries, field: "entries"),
-                              completions: try part.completions.enumerated().map { try QueryCompletion($1, field: "completions[\($0)]") },
-                              categories: try part.categories.enumerated().map { try CategorySuggestion($1, field: "categories[\($0)]") },
-                              truncated: part.categoriesTruncated)
-                }
-            } catch {
-                return .failure(GRPCStatus(.internal, "a shard sent an answer that does not hold: \(error)"))
-            }
-            let merged = merge.merged()
-            if merged.categoriesTruncated { core.telemetry.categoriesTruncated.increment() }
-            if shards.failed > 0 { core.telemetry.partialSuggest.increment() }
-            var presenter = Presenter(text: request.text, typos: request.typos)
-            var rest = Typeahead_V1_SuggestResponse(session: message.session, revision: message.revision, shards: shards)
-            rest.completions = merged.completions.map { Typeahead_V1_QueryCompletion(text: presenter.completionText(spelling: $0.spelling)) }
-            rest.categories = merged.categories.map { category in
-                var presented = category
-                presenter.present(&presented)
-                return Typeahead_V1_CategorySuggestion(presented)
-            }
-            let entries = merged.entries.map { presenter.present($0) }
-            switch format {
-            case .protobuf: return .success(ResponseProto.suggest(entries: entries, rest: rest))
-            case .json: return .success(ResponseJSON.suggest(entries: entries, rest: rest))
+            // The merge's facts point into the parts' buffers: they must outlive everything below.
+            withExtendedLifetime(parts) {
+                suggest(parts, shards: shards, request: request, message: message, format: format, core: core)
             }
         }
     }
 
-    static func search(_ results: [Result<[UInt8], GRPCStatus>], request: SearchRequest, message: Typeahead_V1_SearchRequest,
+    private static func suggest(_ parts: [ShardSuggestResponseView], shards: Typeahead_V1_ShardStatus, request: SuggestRequest,
+                                message: Typeahead_V1_SuggestRequest, format: WireFormat, core: CoordinatorCore) -> Result<[UInt8], GRPCStatus> {
+        var merge = SuggestMerge<RankedEntryView, RankedCompletionView, RankedCategoryView>(request: request, shards: parts.count)
+        do throws(IndexError) {
+            for part in parts {
+                try RankedEntryView.checkMergeable(part.entries, field: "entries")
+                try RankedCompletionView.checkMergeable(part.completions)
+                try RankedCategoryView.checkMergeable(part.categories)
+                merge.add(entries: part.entries, completions: part.completions, categories: part.categories,
+                          truncated: part.categoriesTruncated)
+            }
+        } catch {
+            return .failure(GRPCStatus(.internal, "a shard sent an answer that does not hold: \(error)"))
+        }
+        let merged = merge.merged()
+        if merged.categoriesTruncated { core.telemetry.categoriesTruncated.increment() }
+        if shards.failed > 0 { core.telemetry.partialSuggest.increment() }
+        var presenter = Presenter(text: request.text, typos: request.typos)
+        var rest = Typeahead_V1_SuggestResponse(session: message.session, revision: message.revision, shards: shards)
+        rest.completions = merged.completions.map { completion in
+            Typeahead_V1_QueryCompletion(text: presenter.completionText(spelling: String(decoding: completion.spelling, as: UTF8.self)))
+        }
+        rest.categories = merged.categories.map { category in
+            let name = String(decoding: category.name, as: UTF8.self)
+            var presented = CategorySuggestion(name: name, count: category.mergeCount, token: .category(name), replacementText: "",
+                                               typos: category.mergeTypos)
+            presenter.present(&presented)
+            return Typeahead_V1_CategorySuggestion(presented)
+        }
+        let entries = merged.entries.map { presenter.present($0) }
+        switch format {
+        case .protobuf: return .success(ResponseProto.suggest(entries: entries, rest: rest))
+        case .json: return .success(ResponseJSON.suggest(entries: entries, rest: rest))
+        }
+    }
+
+    static func search(_ results: [Result<ArraySlice<UInt8>, GRPCStatus>], request: SearchRequest, message: Typeahead_V1_SearchRequest,
                        generation: UInt64, format: WireFormat, core: CoordinatorCore) -> Result<[UInt8], GRPCStatus> {
         answered(results, core: core, generation: generation, requireAll: message.requireAllShards) { bytes in
             let part = try ShardSearchResponseView(bytes)
             return (part, part.generation)
         }.flatMap { parts, shards in
-            var merge = SearchMerge<WireHit>(request: request)
-            do {
-                for part in parts {
-                    merge.add(hits: try WireHit.hits(part.hits, field: "hits"), totalHits: Int(part.totalHits),
-                              facets: part.facets.map { Facet(name: $0.name, count: Int($0.count)) }, hasMore: !part.nextPageToken.isEmpty)
-                }
-            } catch {
-                return .failure(GRPCStatus(.internal, "a shard sent an answer that does not hold: \(error)"))
+            withExtendedLifetime(parts) { search(parts, shards: shards, request: request, message: message, format: format, core: core) }
+        }
+    }
+
+    private static func search(_ parts: [ShardSearchResponseView], shards: Typeahead_V1_ShardStatus, request: SearchRequest,
+                               message: Typeahead_V1_SearchRequest, format: WireFormat, core: CoordinatorCore) -> Result<[UInt8], GRPCStatus> {
+        var merge = SearchMerge<RankedEntryView>(request: request)
+        do throws(IndexError) {
+            for part in parts {
+                try RankedEntryView.checkMergeable(part.hits, field: "hits")
+                merge.add(hits: part.hits, totalHits: Int(part.totalHits),
+                          facets: part.facets.map { Facet(name: $0.name, count: Int($0.count)) }, hasMore: !part.nextPageToken.isEmpty)
             }
-            let merged: SearchMerge<WireHit>.Result
-            do throws(IndexError) { merged = try merge.merged() } catch { return .failure(GRPCStatus(error)) }
-            if shards.failed > 0 { core.telemetry.partialSearch.increment() }
-            var presenter = Presenter(text: request.text, typos: request.typos)
-            let hits = merged.hits.map { presenter.present($0) }
-            let rest = Typeahead_V1_SearchResponse(totalHits: UInt32(clamping: merged.totalHits), facets: merged.facets.map(Typeahead_V1_Facet.init),
-                                                   nextPageToken: merged.nextPageToken ?? "", shards: shards)
-            switch format {
-            case .protobuf: return .success(ResponseProto.search(hits: hits, rest: rest))
-            case .json: return .success(ResponseJSON.search(hits: hits, rest: rest))
-            }
+        } catch {
+            return .failure(GRPCStatus(.internal, "a shard sent an answer that does not hold: \(error)"))
+        }
+        let merged: SearchMerge<RankedEntryView>.Result
+        do throws(IndexError) { merged = try merge.merged() } catch { return .failure(GRPCStatus(error)) }
+        if shards.failed > 0 { core.telemetry.partialSearch.increment() }
+        var presenter = Presenter(text: request.text, typos: request.typos)
+        let hits = merged.hits.map { presenter.present($0) }
+        let rest = Typeahead_V1_SearchResponse(totalHits: UInt32(clamping: merged.totalHits), facets: merged.facets.map(Typeahead_V1_Facet.init),
+                                               nextPageToken: merged.nextPageToken ?? "", shards: shards)
+        switch format {
+        case .protobuf: return .success(ResponseProto.search(hits: hits, rest: rest))
+        case .json: return .success(ResponseJSON.search(hits: hits, rest: rest))
         }
     }
 }

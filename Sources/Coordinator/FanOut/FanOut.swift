@@ -19,7 +19,7 @@ final class FanOut {
     enum Outcome {
         /// Every shard answered or failed (or the deadline passed): per shard, the answer's
         /// message bytes or why there is none.
-        case answered([Result<[UInt8], GRPCStatus>])
+        case answered([Result<ArraySlice<UInt8>, GRPCStatus>])
         /// Stopped by ``cancel(_:)`` before it completed.
         case cancelled(CoordinatorTelemetry.CancelReason)
     }
@@ -51,7 +51,9 @@ final class FanOut {
         self.deadline = deadline
         self.requestID = requestID
         self.completion = completion
-        machine = FanOutMachine(shardNames: Array(core.shardNames.prefix(view.eligible.count)))
+        // The view lists every shard (or none, before the first health check): no copy then.
+        let names = view.eligible.count == core.shardNames.count ? core.shardNames : Array(core.shardNames.prefix(view.eligible.count))
+        machine = FanOutMachine(shardNames: names)
     }
 
     var isCompleted: Bool { machine.isCompleted }
@@ -63,11 +65,32 @@ final class FanOut {
             perform(machine.deadlinePassed())
         }
         calls = (0..<view.eligible.count).map { ShardCall(fanOut: self, shard: $0) }
+        starting = true
         for call in calls where !isCompleted { call.start() }
+        starting = false
+        startRequest = nil
+    }
+
+    /// Sending the first attempts, in ``start()``.
+    private var starting = false
+    private var startRequest: HTTP2ClientRequest?
+
+    /// The HTTP/2 request of one attempt, with the time left as its `grpc-timeout`. The attempts
+    /// sent while the fan-out starts leave together, in one turn of the loop, so they share one
+    /// (one header list per call, not one per shard); failovers and hedges leave later and make
+    /// their own.
+    func shardRequest() -> HTTP2ClientRequest {
+        if starting, let startRequest { return startRequest }
+        var options = core.shardCallOptions
+        options.timeout = max(.milliseconds(1), timeLeft)
+        options.requestID = requestID
+        let request = GRPCClient.request(path: path, framedRequest: framedRequest, options: options)
+        if starting { startRequest = request }
+        return request
     }
 
     /// Called by a shard's call when it is done (once per shard).
-    func shardFinished(_ shard: Int, _ result: Result<[UInt8], GRPCStatus>) {
+    func shardFinished(_ shard: Int, _ result: Result<ArraySlice<UInt8>, GRPCStatus>) {
         perform(machine.shardFinished(shard, result))
     }
 
@@ -101,17 +124,18 @@ final class FanOut {
 }
 
 /// One shard's part of a fan-out: performs what its ``ShardCallMachine`` decides (sends, resets,
-/// the hedging timer, what replicas did). Loop-confined like its ``FanOut``.
-final class ShardCall {
+/// the hedging timer, what replicas did). Loop-confined like its ``FanOut``, and so are the links'
+/// connections: it sends on them directly and receives their answers itself
+/// (``HTTP2ResponseReceiver``, the attempt number as the tag), with no closure per attempt.
+final class ShardCall: HTTP2ResponseReceiver {
     /// Strong: late completions (a reset hedge's, a connect that finished) may outlive everything
     /// else that holds the fan-out. The fan-out drops its calls when it completes, so the cycle
     /// ends then.
     let fanOut: FanOut
     let shard: Int
     private var machine: ShardCallMachine
-    /// Each attempt's link and stream, by attempt number.
-    private var links: [ReplicaLink] = []
-    private var streams: [HTTP2ClientStream?] = []
+    /// Each attempt's link, and its connection and stream once sent, by attempt number.
+    private var attempts = SmallArray<(link: ReplicaLink, connection: HTTP2ClientConnection?, stream: Int32?)>()
     private var hedgeTimer: HTTP2Timer?
 
     init(fanOut: FanOut, shard: Int) {
@@ -144,21 +168,32 @@ final class ShardCall {
     /// before the next check says so. One whose connection is gone is not tried, so a shard whose
     /// hosts are cut off fails fast instead of waiting for a connect.
     private func nextReplica(_ tried: Set<Int>) -> Int? {
-        var candidates = fanOut.view.eligible[shard].filter { !tried.contains($0) }.map { state.links[$0] }
-        if candidates.isEmpty {
-            candidates = core.replicasByShard[shard].filter { !tried.contains($0) }.map { state.links[$0] }.filter(\.isConnected)
-        }
-        guard !candidates.isEmpty else { return nil }
+        cheapest(fanOut.view.eligible[shard], tried, connectedOnly: false)
+            ?? cheapest(core.replicasByShard[shard], tried, connectedOnly: true)
+    }
+
+    /// The untried replica of `replicas` (only connected ones if `connectedOnly`; otherwise
+    /// unconnected ones only as a last resort) with the lowest cost, ties taken in turn: the
+    /// candidates are read from a rotating offset and the first of equal cost wins. Two passes
+    /// over the list, no list made.
+    private func cheapest(_ replicas: [Int], _ tried: Set<Int>, connectedOnly: Bool) -> Int? {
+        func isCandidate(_ replica: Int) -> Bool { !tried.contains(replica) && (!connectedOnly || state.links[replica].isConnected) }
+        var count = 0
+        for replica in replicas where isCandidate(replica) { count += 1 }
+        guard count > 0 else { return nil }
         state.rotation &+= 1
-        let offset = state.rotation % candidates.count
+        let offset = state.rotation % count
         let now = ContinuousClock.now
-        var best: (link: ReplicaLink, cost: Double)?
-        for index in 0..<candidates.count {
-            let link = candidates[(index + offset) % candidates.count]
+        var best: (replica: Int, cost: Double, turn: Int)?
+        var index = 0
+        for replica in replicas where isCandidate(replica) {
+            let link = state.links[replica]
             let cost = link.cost(at: now) * (link.isConnected ? 1 : 1e6)
-            if best == nil || cost < best!.cost { best = (link, cost) }
+            let turn = (index - offset + count) % count  // its place in the rotated order
+            index += 1
+            if best == nil || cost < best!.cost || (cost == best!.cost && turn < best!.turn) { best = (replica, cost, turn) }
         }
-        return best?.link.replica.id
+        return best?.replica
     }
 
     private func perform(_ actions: [ShardCallMachine.Action]) {
@@ -177,13 +212,13 @@ final class ShardCall {
                 if let hedgeTimer { state.loop.cancelTimer(hedgeTimer) }
                 hedgeTimer = nil
             case .released(let attempt):
-                links[attempt].inFlight -= 1
+                attempts[attempt].link.inFlight -= 1
             case .reset(let attempt, _, let reason, let elapsed):
-                let link = links[attempt]
+                let link = attempts[attempt].link
                 link.inFlight -= 1
                 // It was slower than the winner by at least this much.
                 if reason == .hedge { link.record(elapsed, at: .now) }
-                streams[attempt]?.cancel()
+                if let connection = attempts[attempt].connection, let stream = attempts[attempt].stream { connection.cancel(streamID: stream) }
                 core.telemetry.cancelled(reason, shard: shard)
             case .succeeded(let replica, let elapsed, let hedge):
                 let link = state.links[replica]
@@ -213,27 +248,34 @@ final class ShardCall {
 
     /// Sends attempt `attempt` on `link`'s connection (connecting first if need be).
     private func send(_ attempt: Int, to link: ReplicaLink) {
-        precondition(attempt == links.count, "attempts are sent in order")
-        links.append(link)
-        streams.append(nil)
+        precondition(attempt == attempts.count, "attempts are sent in order")
+        attempts.append((link, nil, nil))
         link.inFlight += 1
+        // Connected (the usual case): sent now, without a closure for the wait.
+        if let connection = link.readyConnection { return send(attempt, on: connection) }
         link.withConnection { [self] connection in
             guard let connection else {
                 answered(attempt, .failure(GRPCStatus(.unavailable, "cannot connect to \(link.replica.endpoint)")))
                 return
             }
-            var options = core.shardCallOptions
-            options.timeout = max(.milliseconds(1), fanOut.timeLeft)
-            options.requestID = fanOut.requestID
-            let bound = HTTP2LoopBound(self, eventLoop: state.loop)
-            let stream = GRPCClient.call(path: fanOut.path, framedRequest: fanOut.framedRequest, on: connection, options: options) { result in
-                bound.value.answered(attempt, result)
-            }
-            streams[attempt] = stream
+            send(attempt, on: connection)
         }
     }
 
-    private func answered(_ attempt: Int, _ result: Result<[UInt8], GRPCStatus>) {
+    private func send(_ attempt: Int, on connection: HTTP2ClientConnection) {
+        attempts[attempt].connection = connection
+        // The answer may come before this returns (a connection closing fails the request at once);
+        // then there is no stream to keep.
+        attempts[attempt].stream = connection.send(fanOut.shardRequest(), to: self, tag: attempt)
+    }
+
+    func received(_ result: Result<HTTP2Response, HTTP2ClientError>, tag attempt: Int) {
+        let connection = attempts[attempt].connection
+        answered(attempt, GRPCClient.unaryResult(of: result, method: fanOut.path,
+                                                 peer: connection.map { "\($0.host):\($0.port)" } ?? "\(attempts[attempt].link.replica.endpoint)"))
+    }
+
+    private func answered(_ attempt: Int, _ result: Result<ArraySlice<UInt8>, GRPCStatus>) {
         perform(machine.answered(attempt, result, at: .now, timeLeft: fanOut.timeLeft, pick: nextReplica))
     }
 

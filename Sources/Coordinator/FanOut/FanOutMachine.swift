@@ -12,7 +12,7 @@ struct FanOutMachine {
         case missedDeadline(Int)
         case disarmDeadlineTimer
         /// Every shard has its result (an answer or why there is none).
-        case answered([Result<[UInt8], GRPCStatus>])
+        case answered([Result<ArraySlice<UInt8>, GRPCStatus>])
         case cancelled(CoordinatorTelemetry.CancelReason)
 
         static func == (a: Action, b: Action) -> Bool {
@@ -35,7 +35,7 @@ struct FanOutMachine {
     }
 
     let shardNames: [String]
-    private var results: [Result<[UInt8], GRPCStatus>?]
+    private var results: [Result<ArraySlice<UInt8>, GRPCStatus>?]
     private var remaining: Int
     private(set) var isCompleted = false
 
@@ -46,7 +46,7 @@ struct FanOutMachine {
     }
 
     /// A shard's call finished (once per shard; later ones are ignored).
-    mutating func shardFinished(_ shard: Int, _ result: Result<[UInt8], GRPCStatus>) -> [Action] {
+    mutating func shardFinished(_ shard: Int, _ result: Result<ArraySlice<UInt8>, GRPCStatus>) -> [Action] {
         guard !isCompleted, results[shard] == nil else { return [] }
         results[shard] = result
         remaining -= 1

@@ -57,7 +57,7 @@ final class QueryRouter: Sendable {
     /// and answer with what `answer` makes of the shards' results. Loop thread.
     private func fanOut<Response>(_ context: CallContext, defaultDeadline: Duration, session: String, revision: UInt64, path: String,
                                   reply: @escaping RPCMethod.Reply<Response>, request: (UInt64) -> [UInt8],
-                                  answer: @escaping ([Result<[UInt8], GRPCStatus>], UInt64) -> Result<Response, GRPCStatus>) {
+                                  answer: @escaping ([Result<ArraySlice<UInt8>, GRPCStatus>], UInt64) -> Result<Response, GRPCStatus>) {
         let state = self.state(of: context)
         guard let generation = state.view.generation else {
             reply(.failure(GRPCStatus(.unavailable, "the cluster is not ready: no index generation is served by its shards yet")))

@@ -32,7 +32,7 @@ struct ShardCallMachine {
         case failover
         case hedgeSent
         /// The shard's result; nothing follows.
-        case finish(Result<[UInt8], GRPCStatus>)
+        case finish(Result<ArraySlice<UInt8>, GRPCStatus>)
 
         static func == (a: Action, b: Action) -> Bool {
             switch (a, b) {
@@ -64,23 +64,30 @@ struct ShardCallMachine {
     /// The shard's name, for the messages of its failures.
     let shardName: String
     let generation: UInt64
-    private var attempts: [Attempt] = []
-    private(set) var tried: Set<Int> = []
+    private var attempts = SmallArray<Attempt>()
+    /// The replicas tried so far (made when asked: empty, and no allocation, for the first pick).
+    var tried: Set<Int> { attempts.isEmpty ? [] : Set(attempts.lazy.map(\.replica)) }
     private(set) var isDone = false
     private var hedged = false
     private var hedgeArmed = false
+    /// The actions of the event being handled, returned to the driver. One buffer for every event
+    /// of the call: emptied (keeping its capacity) as each event begins, so an event allocates
+    /// nothing once the driver has let go of the previous event's actions (if it still holds them,
+    /// emptying makes a fresh buffer and theirs stays intact).
+    private var actions: [Action] = []
 
     init(shardName: String, generation: UInt64) {
         self.shardName = shardName
         self.generation = generation
+        actions.reserveCapacity(6)
     }
 
     /// The call starts. `hedgeDelay`: when to hedge, or nil not to (one replica, no budget, or the
     /// delay would pass the deadline).
     mutating func start(at now: ContinuousClock.Instant, hedgeDelay: Duration?, pick: (Set<Int>) -> Int?) -> [Action] {
-        var actions: [Action] = []
-        guard send(at: now, hedge: false, pick: pick, into: &actions) else {
-            return finish(.failure(GRPCStatus(.unavailable, "no healthy replica of \(shardName) holds generation \(generation)")), into: &actions)
+        actions.removeAll(keepingCapacity: true)
+        guard send(at: now, hedge: false, pick: pick) else {
+            return finish(.failure(GRPCStatus(.unavailable, "no healthy replica of \(shardName) holds generation \(generation)")))
         }
         if let hedgeDelay {
             hedgeArmed = true
@@ -94,8 +101,8 @@ struct ShardCallMachine {
     mutating func hedgeTimerFired(at now: ContinuousClock.Instant, budgetAllows: () -> Bool, pick: (Set<Int>) -> Int?) -> [Action] {
         hedgeArmed = false
         guard !isDone, !hedged, budgetAllows() else { return [] }
-        var actions: [Action] = []
-        if send(at: now, hedge: true, pick: pick, into: &actions) {
+        actions.removeAll(keepingCapacity: true)
+        if send(at: now, hedge: true, pick: pick) {
             hedged = true
             actions.append(.hedgeSent)
         }
@@ -103,19 +110,20 @@ struct ShardCallMachine {
     }
 
     /// Attempt `index` answered (or failed). `timeLeft`: before the fan-out's deadline.
-    mutating func answered(_ index: Int, _ result: Result<[UInt8], GRPCStatus>, at now: ContinuousClock.Instant, timeLeft: Duration,
+    mutating func answered(_ index: Int, _ result: Result<ArraySlice<UInt8>, GRPCStatus>, at now: ContinuousClock.Instant, timeLeft: Duration,
                            pick: (Set<Int>) -> Int?) -> [Action] {
         guard attempts.indices.contains(index), attempts[index].active else { return [] }
         attempts[index].active = false
         let attempt = attempts[index]
-        var actions: [Action] = [.released(attempt: index)]
+        actions.removeAll(keepingCapacity: true)
+        actions.append(.released(attempt: index))
         guard !isDone else { return actions }
         let elapsed = now - attempt.started
         switch result {
         case .success(let bytes):
             actions.append(.succeeded(replica: attempt.replica, elapsed: elapsed, hedge: attempt.hedge))
-            resetOthers(.hedge, at: now, into: &actions)
-            return finish(.success(bytes), into: &actions)
+            resetOthers(.hedge, at: now)
+            return finish(.success(bytes))
         case .failure(let status):
             let requestsFault = Self.isTheRequestsFault(status)
             // Overload and a passed deadline say nothing about the replica's health, nor does a
@@ -129,26 +137,26 @@ struct ShardCallMachine {
                                    marksReplicaDown: !requestsFault && !closedHere && status.code != .resourceExhausted
                                        && status.code != .deadlineExceeded))
             if requestsFault {
-                resetOthers(.hedge, at: now, into: &actions)
-                return finish(.failure(status), into: &actions)
+                resetOthers(.hedge, at: now)
+                return finish(.failure(status))
             }
             if attempts.contains(where: \.active) { return actions }  // a hedge is still out
-            if timeLeft > .zero, send(at: now, hedge: false, pick: pick, into: &actions) {
+            if timeLeft > .zero, send(at: now, hedge: false, pick: pick) {
                 actions.append(.failover)
                 return actions
             }
-            return finish(.failure(status), into: &actions)
+            return finish(.failure(status))
         }
     }
 
     /// The fan-out stopped (cancelled, or its deadline passed): reset everything still out.
     mutating func stop(_ reason: CoordinatorTelemetry.CancelReason, at now: ContinuousClock.Instant) -> [Action] {
-        var actions: [Action] = []
+        actions.removeAll(keepingCapacity: true)
         if hedgeArmed {
             hedgeArmed = false
             actions.append(.disarmHedgeTimer)
         }
-        resetOthers(reason, at: now, into: &actions)
+        resetOthers(reason, at: now)
         isDone = true
         return actions
     }
@@ -161,22 +169,21 @@ struct ShardCallMachine {
         }
     }
 
-    private mutating func send(at now: ContinuousClock.Instant, hedge: Bool, pick: (Set<Int>) -> Int?, into actions: inout [Action]) -> Bool {
+    private mutating func send(at now: ContinuousClock.Instant, hedge: Bool, pick: (Set<Int>) -> Int?) -> Bool {
         guard let replica = pick(tried) else { return false }
-        tried.insert(replica)
         attempts.append(Attempt(replica: replica, started: now, hedge: hedge))
         actions.append(.send(attempt: attempts.count - 1, replica: replica, hedge: hedge))
         return true
     }
 
-    private mutating func resetOthers(_ reason: CoordinatorTelemetry.CancelReason, at now: ContinuousClock.Instant, into actions: inout [Action]) {
+    private mutating func resetOthers(_ reason: CoordinatorTelemetry.CancelReason, at now: ContinuousClock.Instant) {
         for index in attempts.indices where attempts[index].active {
             attempts[index].active = false
             actions.append(.reset(attempt: index, replica: attempts[index].replica, reason: reason, elapsed: now - attempts[index].started))
         }
     }
 
-    private mutating func finish(_ result: Result<[UInt8], GRPCStatus>, into actions: inout [Action]) -> [Action] {
+    private mutating func finish(_ result: Result<ArraySlice<UInt8>, GRPCStatus>) -> [Action] {
         isDone = true
         if hedgeArmed {
             hedgeArmed = false

@@ -29,7 +29,7 @@ public struct SearchMerge<Hit: MergeableHit> {
     }
 
     public let request: SearchRequest
-    private var hits = RankedLists<Hit>()
+    private var hits = RankedLists<Hit> { $0.mergeRank < $1.mergeRank }
     private var totalHits = 0
     private var facets: [UTF8Key: Facet] = [:]
     private var someShardHasMore = false
@@ -61,7 +61,7 @@ public struct SearchMerge<Hit: MergeableHit> {
             a.count != b.count ? a.count > b.count : a.name.utf8.lexicographicallyPrecedes(b.name.utf8)
         }
         if someShardHasMore || hits.count > request.pageSize, let last = result.hits.last {
-            result.nextPageToken = try SearchPages.token(continuing: request, after: last.rank)
+            result.nextPageToken = try SearchPages.token(continuing: request, after: last.rankKey)
         }
         return result
     }

@@ -4,7 +4,7 @@ import Index
 /// one node holding the whole catalog gives — still as facts; present it with ``Presenter``.
 ///
 /// ```swift
-/// var merge = SuggestMerge<EntryHit>(request: request)
+/// var merge = SuggestMerge<EntryHit, QueryCompletion, CategorySuggestion>(request: request)
 /// for part in shardAnswers { merge.add(part) }
 /// var answer = merge.result()
 /// var presenter = Presenter(text: request.text, typos: request.typos)
@@ -28,46 +28,50 @@ import Index
 /// Strings are keyed by their UTF-8 bytes, never by Swift `String` equality (which would join
 /// canonically equivalent spellings that the index keeps apart).
 ///
-/// Generic over the hit type: the tests merge Index ``EntryHit``s; the coordinator merges the
-/// hits of the shards' wire messages as they arrived (``WireHit``), so a hit is never converted
-/// to an Index value and back on the query path.
+/// Generic over what the facts are held in (``MergeableHit``, ``MergeableCompletion``,
+/// ``MergeableCategory``): the tests merge Index values; the coordinator merges views of the
+/// shards' answer bytes as they arrived (``RankedEntryView``, ``RankedCompletionView``,
+/// ``RankedCategoryView``), so a fact is never converted to an Index value and back on the query
+/// path.
 ///
-/// Complexity: `add` is O(part size); `result` merges the shards' sorted lists (``RankedLists``),
-/// O(limit × shards) comparisons plus sorting the completions and chips received.
-public struct SuggestMerge<Hit: MergeableHit> {
+/// Complexity: `add` is O(part size); `result` merges the shards' sorted entries and completions
+/// (``RankedLists``), O(limit × shards) comparisons (plus O(limit²) to keep words distinct), and
+/// sorts the chips received.
+public struct SuggestMerge<Hit: MergeableHit, Completion: MergeableCompletion, Category: MergeableCategory> {
     /// The merged facts: still to be presented.
     public struct Result {
         public var entries: [Hit]
-        public var completions: [QueryCompletion]
-        public var categories: [CategorySuggestion]
+        public var completions: [Completion]
+        public var categories: [Category]
         public var categoriesTruncated: Bool
     }
 
     public let request: SuggestRequest
-    private var entries = RankedLists<Hit>()
-    private var completions: [UTF8Key: QueryCompletion] = [:]
-    private var categories: [UTF8Key: CategorySuggestion] = [:]
+    private var entries = RankedLists<Hit> { $0.mergeRank < $1.mergeRank }
+    /// Every shard's completions, each list in completion order: a word's first one met in the
+    /// merged order is its best.
+    private var completions = RankedLists<Completion>(by: ranksBefore)
+    private var categories: [Category.Name: Category] = [:]
     /// Some shard matched more categories than it could list; chips may differ from a single node's.
     public private(set) var categoriesTruncated = false
 
-    public init(request: SuggestRequest) {
+    /// `shards`: how many parts will be added (room is made for them once).
+    public init(request: SuggestRequest, shards: Int = 1) {
         self.request = request
+        entries.reserve(shards)
+        completions.reserve(shards)
     }
 
     /// One shard's part.
-    public mutating func add(entries hits: [Hit], completions partCompletions: [QueryCompletion],
-                             categories partCategories: [CategorySuggestion], truncated: Bool) {
+    public mutating func add(entries hits: [Hit], completions partCompletions: [Completion],
+                             categories partCategories: [Category], truncated: Bool) {
         entries.add(hits)
-        for completion in partCompletions {
-            let term = UTF8Key(completion.term)
-            if let known = completions[term], !ranksBefore(completion, known) { continue }
-            completions[term] = completion
-        }
+        completions.add(partCompletions)
         for category in partCategories {
-            let name = UTF8Key(category.name)
+            let name = category.mergeName
             if var known = categories[name] {
-                known.count += category.count
-                known.typos = min(known.typos, category.typos)
+                known.mergeCount += category.mergeCount
+                known.mergeTypos = min(known.mergeTypos, category.mergeTypos)
                 categories[name] = known
             } else {
                 categories[name] = category
@@ -76,42 +80,41 @@ public struct SuggestMerge<Hit: MergeableHit> {
         categoriesTruncated = categoriesTruncated || truncated
     }
 
-    /// What the person sees of a hit, as one string that two hits share exactly when their title and
-    /// categories are byte-identical (each part length-prefixed, so no separator can be forged).
-    static func display(_ hit: Hit) -> String {
-        var key = "\(hit.title.utf8.count):\(hit.title)"
-        for category in hit.categories { key += "\(category.utf8.count):\(category)" }
-        return key
-    }
-
-    /// The merged facts, cut to the request's limits.
-    public func merged() -> Result {
+    /// The merged facts, cut to the request's limits. Reads the shards' lists in place: call it
+    /// once.
+    public mutating func merged() -> Result {
         var result = Result(entries: [], completions: [], categories: [], categoriesTruncated: categoriesTruncated)
         let limits = request.limits
-        var seenDisplays = Set<UTF8Key>()
-        var ranked = entries
-        while result.entries.count < limits.entries, let hit = ranked.next() {
-            if request.dedupe, !seenDisplays.insert(UTF8Key(Self.display(hit))).inserted { continue }
+        var seenDisplays = DisplaySet(capacity: request.dedupe ? min(limits.entries, entries.count) : 0)
+        result.entries.reserveCapacity(min(limits.entries, entries.count))
+        while result.entries.count < limits.entries, let hit = entries.next() {
+            if request.dedupe, !seenDisplays.insert(hit) { continue }
             result.entries.append(hit)
         }
-        result.completions = Array(completions.values.sorted(by: ranksBefore).prefix(limits.completions))
-        result.categories = Array(categories.values.sorted { a, b in
-            if a.typos != b.typos { return a.typos < b.typos }
-            if a.count != b.count { return a.count > b.count }
-            return a.name.utf8.lexicographicallyPrecedes(b.name.utf8)
-        }.prefix(limits.categories))
+        // The first `limit` distinct words in completion order, each with its best (first) one.
+        while result.completions.count < limits.completions, let completion = completions.next() {
+            let term = completion.mergeTerm
+            if result.completions.contains(where: { $0.mergeTerm == term }) { continue }
+            result.completions.append(completion)
+        }
+        result.categories = categories.values.sorted { a, b in
+            if a.mergeTypos != b.mergeTypos { return a.mergeTypos < b.mergeTypos }
+            if a.mergeCount != b.mergeCount { return a.mergeCount > b.mergeCount }
+            return a.mergeName < b.mergeName
+        }
+        if result.categories.count > limits.categories { result.categories.removeLast(result.categories.count - limits.categories) }
         return result
     }
 }
 
-extension SuggestMerge where Hit == EntryHit {
+extension SuggestMerge where Hit == EntryHit, Completion == QueryCompletion, Category == CategorySuggestion {
     /// One shard's answer, as the Index type.
     public mutating func add(_ part: SuggestResponse) {
         add(entries: part.entries, completions: part.completions, categories: part.categories, truncated: part.categoriesTruncated)
     }
 
-    /// The merged answer as the Index type (facts: present it with ``Presenter``).
-    public func result() -> SuggestResponse {
+    /// The merged answer as the Index type (facts: present it with ``Presenter``). Once.
+    public mutating func result() -> SuggestResponse {
         let merged = merged()
         return SuggestResponse(entries: merged.entries, categories: merged.categories, completions: merged.completions,
                                categoriesTruncated: merged.categoriesTruncated)
@@ -120,18 +123,9 @@ extension SuggestMerge where Hit == EntryHit {
 
 /// Completion order (Semantics.md): the partial word's distance, then the best entry's key, then
 /// the word's bytes.
-func ranksBefore(_ a: QueryCompletion, _ b: QueryCompletion) -> Bool {
-    if a.typos != b.typos { return a.typos < b.typos }
-    if a.best < b.best { return true }
-    if b.best < a.best { return false }
-    return a.term.utf8.lexicographicallyPrecedes(b.term.utf8)
+func ranksBefore<Completion: MergeableCompletion>(_ a: Completion, _ b: Completion) -> Bool {
+    if a.mergeTypos != b.mergeTypos { return a.mergeTypos < b.mergeTypos }
+    if a.mergeBest < b.mergeBest { return true }
+    if b.mergeBest < a.mergeBest { return false }
+    return a.mergeTerm < b.mergeTerm
 }
-
-/// A hit the merges can order: its rank key, and its title (deduplicated by bytes).
-public protocol MergeableHit {
-    var rank: RankKey { get }
-    var title: String { get }
-    var categories: [String] { get }
-}
-
-extension EntryHit: MergeableHit {}

@@ -1,4 +1,4 @@
-/// A string as a dictionary or set key by its UTF-8 bytes.
+/// A string as a dictionary or set key by its UTF-8 bytes: equal, hashed and ordered by them.
 ///
 /// `String`'s own `==` and hashing follow Unicode canonical equivalence ("é" precomposed equals
 /// "e" + U+0301), but a node groups completions and categories and dedupes titles by bytes, so the
@@ -10,20 +10,26 @@
 /// seen.insert(UTF8Key("caf\u{E9}"))
 /// seen.contains(UTF8Key("cafe\u{301}"))   // false: other bytes
 /// ```
-/// Hashing and comparing are O(n) in the key's UTF-8 length.
-struct UTF8Key: Hashable {
-    let string: String
+/// Hashing and comparing are O(n) in the key's UTF-8 length. (``UTF8Bytes`` is the same key over
+/// bytes left in a shard's answer.)
+public struct UTF8Key: Hashable, Comparable {
+    public let string: String
 
-    init(_ string: String) {
+    public init(_ string: String) {
         self.string = string
     }
 
-    static func == (a: UTF8Key, b: UTF8Key) -> Bool {
+    public static func == (a: UTF8Key, b: UTF8Key) -> Bool {
         var x = a.string, y = b.string
         return x.withUTF8 { p in y.withUTF8 { q in p.elementsEqual(q) } }
     }
 
-    func hash(into hasher: inout Hasher) {
+    public static func < (a: UTF8Key, b: UTF8Key) -> Bool {
+        var x = a.string, y = b.string
+        return x.withUTF8 { p in y.withUTF8 { q in p.lexicographicallyPrecedes(q) } }
+    }
+
+    public func hash(into hasher: inout Hasher) {
         var copy = string   // withUTF8 is mutating (it may make a bridged string contiguous)
         copy.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }

@@ -40,6 +40,12 @@ final class ReplicaLink {
     /// Whether a request can be written now without waiting for a connect.
     var isConnected: Bool { connection?.isAcceptingRequests ?? false }
 
+    /// The connection, if it takes requests now (``withConnection(_:)`` without the wait).
+    var readyConnection: HTTP2ClientConnection? {
+        guard let connection, connection.isAcceptingRequests else { return nil }
+        return connection
+    }
+
     /// Calls `body` with a connection that takes requests: at once when there is one, after the
     /// connect under way, or with nil when connecting failed or is backing off.
     func withConnection(_ body: @escaping (HTTP2ClientConnection?) -> Void) {

@@ -13,9 +13,11 @@ import Glibc
 final class ClientConnectionHandler: ChannelHandler {
     typealias Completion = @Sendable (Result<HTTP2Response, HTTP2ClientError>) -> Void
 
-    private struct InFlight {
-        let handle: HTTP2ClientStream
-        let completion: Completion
+    /// Who waits for a request's response: a handle and its completion, or a receiver and the
+    /// request's tag (``HTTP2ResponseReceiver``).
+    private enum InFlight {
+        case completion(HTTP2ClientStream, Completion)
+        case receiver(HTTP2ResponseReceiver, tag: Int)
     }
 
     let session: HTTP2ClientSession
@@ -53,32 +55,46 @@ final class ClientConnectionHandler: ChannelHandler {
 
     func submit(_ request: HTTP2ClientRequest, handle: HTTP2ClientStream, completion: @escaping Completion) {
         if handle.isCancelled {
-            complete(handle, completion, .failure(HTTP2ClientError(code: .cancelled, message: "cancelled before it was sent")))
+            complete(.completion(handle, completion), .failure(HTTP2ClientError(code: .cancelled, message: "cancelled before it was sent")))
             return
         }
+        if let id = submit(request, .completion(handle, completion)) { handle.submitted(as: id) }
+    }
+
+    func submit(_ request: HTTP2ClientRequest, to receiver: HTTP2ResponseReceiver, tag: Int) -> Int32? {
+        submit(request, .receiver(receiver, tag: tag))
+    }
+
+    /// Submits the request and records who waits for it; nil (the waiter already failed) when it
+    /// cannot be sent.
+    private func submit(_ request: HTTP2ClientRequest, _ waiter: InFlight) -> Int32? {
         guard !closed, !goingAway, connectCompletion == nil else {
             let reason = goingAway ? "the connection is going away (GOAWAY)" : "the connection is not open"
-            complete(handle, completion, .failure(HTTP2ClientError(code: .notConnected, message: reason)))
-            return
+            complete(waiter, .failure(HTTP2ClientError(code: .notConnected, message: reason)))
+            return nil
         }
+        let id: Int32
         do {
-            let id = try session.sendRequest(method: request.method, authority: request.authority ?? authority,
-                                             path: request.path, headers: request.headers, body: request.body)
-            handle.submitted(as: id)
-            inFlight[id] = InFlight(handle: handle, completion: completion)
+            id = try session.sendRequest(method: request.method, authority: request.authority ?? authority,
+                                         path: request.path, headers: request.headers, body: request.body)
         } catch {
-            complete(handle, completion, .failure(HTTP2ClientError(code: .notConnected, message: "request not submitted",
-                                                                   cause: error)))
-            return
+            complete(waiter, .failure(HTTP2ClientError(code: .notConnected, message: "request not submitted", cause: error)))
+            return nil
         }
+        inFlight[id] = waiter
         if !reading { channel.flushSoon() }
+        return id
     }
 
     func cancel(_ handle: HTTP2ClientStream) {
-        guard let id = handle.streamID, let entry = inFlight.removeValue(forKey: id) else { return }
+        guard let id = handle.streamID else { return }
+        cancel(streamID: id)
+    }
+
+    func cancel(streamID id: Int32) {
+        guard let waiter = inFlight.removeValue(forKey: id) else { return }
         try? session.resetStream(streamID: id, errorCode: .cancel)
-        complete(entry.handle, entry.completion, .failure(HTTP2ClientError(code: .cancelled, message: "cancelled",
-                                                                           errorCode: .cancel)))
+        complete(waiter, .failure(HTTP2ClientError(code: .cancelled, message: "cancelled", errorCode: .cancel)))
         if !reading { channel.flushSoon() }
     }
 
@@ -131,10 +147,14 @@ final class ClientConnectionHandler: ChannelHandler {
         status.acceptingRequests.store(false, ordering: .relaxed)
     }
 
-    private func complete(_ handle: HTTP2ClientStream, _ completion: Completion,
-                          _ result: Result<HTTP2Response, HTTP2ClientError>) {
-        handle.markCompleted()
-        completion(result)
+    private func complete(_ waiter: InFlight, _ result: Result<HTTP2Response, HTTP2ClientError>) {
+        switch waiter {
+        case .completion(let handle, let completion):
+            handle.markCompleted()
+            completion(result)
+        case .receiver(let receiver, let tag):
+            receiver.received(result, tag: tag)
+        }
     }
 
     // MARK: ChannelHandler
@@ -176,11 +196,11 @@ final class ClientConnectionHandler: ChannelHandler {
         }
         let pending = inFlight
         inFlight = [:]
-        for entry in pending.values {
+        for waiter in pending.values {
             let failure = closedLocally
                 ? HTTP2ClientError(code: .closedLocally, message: "connection closed by this client before the response ended")
                 : HTTP2ClientError(code: .connectionClosed, message: "connection closed before the response ended", cause: sendableError(error))
-            complete(entry.handle, entry.completion, .failure(failure))
+            complete(waiter, .failure(failure))
         }
         if closedLocally {
             logger.debug("connection to \(authority) closed by this client with \(pending.count) requests in flight")
@@ -198,19 +218,17 @@ final class ClientConnectionHandler: ChannelHandler {
         session.drainEvents { event in
             switch event {
             case .response(let response):
-                if let entry = inFlight.removeValue(forKey: response.streamID) {
-                    complete(entry.handle, entry.completion, .success(response))
+                if let waiter = inFlight.removeValue(forKey: response.streamID) {
+                    complete(waiter, .success(response))
                 }
             case .responseRejected(let id, let reason):
-                if let entry = inFlight.removeValue(forKey: id) {
-                    complete(entry.handle, entry.completion,
-                             .failure(HTTP2ClientError(code: .responseRejected, message: "\(reason)")))
+                if let waiter = inFlight.removeValue(forKey: id) {
+                    complete(waiter, .failure(HTTP2ClientError(code: .responseRejected, message: "\(reason)")))
                 }
             case .streamClosed(let id, let errorCode):
-                if let entry = inFlight.removeValue(forKey: id) {
-                    complete(entry.handle, entry.completion,
-                             .failure(HTTP2ClientError(code: .streamReset, message: "stream \(id) reset by the server",
-                                                       errorCode: errorCode)))
+                if let waiter = inFlight.removeValue(forKey: id) {
+                    complete(waiter, .failure(HTTP2ClientError(code: .streamReset, message: "stream \(id) reset by the server",
+                                                               errorCode: errorCode)))
                 }
             case .goAway(let last, let errorCode):
                 stopAcceptingRequests()

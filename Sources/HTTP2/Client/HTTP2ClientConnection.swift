@@ -44,6 +44,21 @@ public final class HTTP2ClientConnection: Sendable {
         return handle
     }
 
+    /// Sends a request from the connection's loop (precondition); `receiver` gets the outcome once,
+    /// on the loop, with `tag` — possibly before this returns, when the request cannot be sent.
+    /// Returns the stream's id, to ``cancel(streamID:)`` it, or nil when it was not sent. The lean
+    /// form of ``send(_:completion:)`` for loop-confined callers: no handle, no closure, no hop.
+    public func send(_ request: HTTP2ClientRequest, to receiver: HTTP2ResponseReceiver, tag: Int) -> Int32? {
+        handler.value.submit(request, to: receiver, tag: tag)
+    }
+
+    /// Resets a stream sent with ``send(_:to:tag:)`` (RST_STREAM CANCEL) unless it has completed;
+    /// its receiver gets ``HTTP2ClientError/Code-swift.struct/cancelled``. On the connection's loop
+    /// (precondition).
+    public func cancel(streamID: Int32) {
+        handler.value.cancel(streamID: streamID)
+    }
+
     /// Sends a request and awaits the complete response. Cancelling the task resets the stream.
     /// Throws ``HTTP2ClientError``.
     public func send(_ request: HTTP2ClientRequest) async throws -> HTTP2Response {

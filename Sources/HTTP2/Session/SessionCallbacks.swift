@@ -232,9 +232,9 @@ extension SessionCore {
             flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
             if let trailers = stream.outbound.trailers {
                 flags.pointee |= NGHTTP2_DATA_FLAG_NO_END_STREAM.rawValue
-                var block = HeaderBlock()
-                block.append(trailers)
-                let rc = block.withNameValues { nghttp2_submit_trailer(session, streamID, $0, $1) }
+                headerBlock.reset()
+                headerBlock.append(trailers)
+                let rc = headerBlock.withNameValues { nghttp2_submit_trailer(session, streamID, $0, $1) }
                 if rc < 0 { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
             }
         }

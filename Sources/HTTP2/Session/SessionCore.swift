@@ -29,6 +29,8 @@ final class SessionCore {
     private var handle: OpaquePointer?
     var streams: [Int32: StreamState] = [:]
     var events: [Event] = []
+    /// Refilled for every block submitted (see ``HeaderBlock``).
+    var headerBlock = HeaderBlock()
 
     var session: OpaquePointer { handle.unsafelyUnwrapped }
 
@@ -149,11 +151,11 @@ final class SessionCore {
         guard !stream.headersSubmitted else {
             throw HTTP2SessionError(code: NGHTTP2_ERR_INVALID_STATE.rawValue, operation: "submitResponse: headers already sent")
         }
-        var block = HeaderBlock()
-        block.append(name: ":status", value: String(status))
-        block.append(headers)
+        headerBlock.reset()
+        headerBlock.append(name: ":status", value: String(status))
+        headerBlock.append(headers)
         var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: SessionCallbacks.readBody)
-        let rc: Int32 = block.withNameValues { nva, count in
+        let rc: Int32 = headerBlock.withNameValues { nva, count in
             if endStream { return nghttp2_submit_response(session, streamID, nva, count, nil) }
             return nghttp2_submit_response(session, streamID, nva, count, &provider)
         }
@@ -166,18 +168,18 @@ final class SessionCore {
     /// stream's id. nghttp2 queues it if the peer's MAX_CONCURRENT_STREAMS is reached.
     func submitRequest(method: String, scheme: String, authority: String, path: String,
                        headers: [HTTP2HeaderField], body: [UInt8]) throws(HTTP2SessionError) -> Int32 {
-        var block = HeaderBlock()
-        block.append(name: ":method", value: method)
-        block.append(name: ":scheme", value: scheme)
-        if !authority.isEmpty { block.append(name: ":authority", value: authority) }
-        block.append(name: ":path", value: path)
-        block.append(headers)
+        headerBlock.reset()
+        headerBlock.append(name: ":method", value: method)
+        headerBlock.append(name: ":scheme", value: scheme)
+        if !authority.isEmpty { headerBlock.append(name: ":authority", value: authority) }
+        headerBlock.append(name: ":path", value: path)
+        headerBlock.append(headers)
         let stream = StreamState(id: 0)
         stream.outbound.append(body)
         stream.outbound.ended = true
         stream.headersSubmitted = true
         var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: SessionCallbacks.readBody)
-        let id: Int32 = block.withNameValues { nva, count in
+        let id: Int32 = headerBlock.withNameValues { nva, count in
             if body.isEmpty { return nghttp2_submit_request(session, nil, nva, count, nil, nil) }
             return nghttp2_submit_request(session, nil, nva, count, &provider, nil)
         }

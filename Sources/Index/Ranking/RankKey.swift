@@ -1,14 +1,15 @@
 /// The total order every ranked result is sorted by: smaller keys rank first.
 ///
 /// Shards return it with each hit so that a coordinator can merge their answers into exactly the
-/// answer of one node holding the whole catalog: the comparator below is the only one used.
+/// answer of one node holding the whole catalog: its order is ``RankOrdered``'s, the one
+/// comparator every holder of a key uses.
 ///
 /// Suggest: fewer typos; title is the typed text; title starts with the typed text; higher weight;
 /// analysed title; id.
 /// Search (relevance): fewer typos; best field; title is the text; title starts with the text;
 /// higher weight; id (``field`` is 0 for suggest; ``sortTitle`` is empty for search).
 /// Search (by weight): higher weight; id (``typos``, ``field`` 0, ``exact`` false, ``startsWith`` true).
-public struct RankKey: Sendable, Hashable, Comparable {
+public struct RankKey: Sendable, Hashable, RankOrdered {
     /// Total edits across query words.
     public var typos: Int
     /// Search only: sum over query words of the best field each matched (title 0, alias 1, description 2).
@@ -34,17 +35,6 @@ public struct RankKey: Sendable, Hashable, Comparable {
         self.id = id
     }
 
-    public static func < (a: RankKey, b: RankKey) -> Bool {
-        if a.typos != b.typos { return a.typos < b.typos }
-        if a.field != b.field { return a.field < b.field }
-        if a.exact != b.exact { return a.exact }
-        if a.startsWith != b.startsWith { return a.startsWith }
-        if a.weight != b.weight { return a.weight > b.weight }
-        // Strings compare as UTF-8 bytes (code point order), never by Swift's canonical
-        // equivalence, so every process and language that merges results agrees.
-        if !a.sortTitle.utf8.elementsEqual(b.sortTitle.utf8) {
-            return a.sortTitle.utf8.lexicographicallyPrecedes(b.sortTitle.utf8)
-        }
-        return a.id.utf8.lexicographicallyPrecedes(b.id.utf8)
-    }
+    public func compareSortTitle(to other: RankKey) -> Int { compareUTF8(sortTitle, other.sortTitle) }
+    public func compareID(to other: RankKey) -> Int { compareUTF8(id, other.id) }
 }

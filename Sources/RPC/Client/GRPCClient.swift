@@ -44,12 +44,16 @@ public enum GRPCClient {
 
     /// The headers of a call: what every gRPC request carries, then the options'.
     static func headers(_ options: Options) -> [HTTP2HeaderField] {
-        var headers: [HTTP2HeaderField] = [("content-type", "application/grpc"), ("te", "trailers"),
-                                           ("user-agent", "typeahead-grpc/1")]
+        var headers: [HTTP2HeaderField] = []
+        headers.reserveCapacity(6 + options.metadata.count)  // one allocation per call
+        headers.append(("content-type", "application/grpc"))
+        headers.append(("te", "trailers"))
+        headers.append(("user-agent", "typeahead-grpc/1"))
         if let timeout = options.timeout { headers.append(("grpc-timeout", GRPCTimeout.encode(timeout))) }
         if let token = options.bearerToken { headers.append(("authorization", "Bearer \(token)")) }
         if let id = options.requestID { headers.append(("x-request-id", id)) }
-        return headers + options.metadata
+        headers.append(contentsOf: options.metadata)
+        return headers
     }
 
     /// Starts a unary call; `completion` runs once, on the connection's event loop (it must not
@@ -59,20 +63,26 @@ public enum GRPCClient {
         _ method: ProtoMethod<Request, Response>, _ request: Request, on connection: HTTP2ClientConnection,
         options: Options = .init(), completion: @escaping @Sendable (Result<Response, GRPCStatus>) -> Void
     ) -> HTTP2ClientStream {
-        call(path: method.path, framedRequest: GRPCFraming.frame(request.serializedBytes()), on: connection, options: options) { result in
-            completion(result.flatMap { bytes in decode(Response.self, bytes, method: method.path) })
+        send(path: method.path, body: GRPCFraming.frame(request.serializedBytes()), on: connection, options: options) { result in
+            completion(result.flatMap { body in singleMessage(body, method: method.path) }.flatMap { decode(Response.self, $0, method: method.path) })
         }
     }
 
-    /// A unary call with a request already framed (``GRPCFraming/frame(_:)``) — so a fan-out
-    /// encodes one request once for every shard — answering the response message's bytes, to be
-    /// decoded by the caller. Otherwise as ``call(_:_:on:options:completion:)``.
-    @discardableResult
-    public static func call(path: String, framedRequest: [UInt8], on connection: HTTP2ClientConnection, options: Options = .init(),
-                            completion: @escaping @Sendable (Result<[UInt8], GRPCStatus>) -> Void) -> HTTP2ClientStream {
-        send(path: path, body: framedRequest, on: connection, options: options) { result in
-            completion(result.flatMap { body in singleMessage(body, method: path) })
-        }
+    /// The HTTP/2 request of a unary call whose request is already framed (``GRPCFraming/frame(_:)``),
+    /// for a caller that sends it itself with ``HTTP2ClientConnection/send(_:to:tag:)`` and reads
+    /// the answer with ``unaryResult(of:method:peer:)`` — a fan-out encodes one request once for
+    /// every shard and takes no closure per call. `options.enforceTimeoutLocally` is the caller's
+    /// to honour (a fan-out has a deadline timer of its own).
+    public static func request(path: String, framedRequest: [UInt8], options: Options) -> HTTP2ClientRequest {
+        HTTP2ClientRequest(method: "POST", path: path, headers: headers(options), body: framedRequest)
+    }
+
+    /// A unary call's outcome: the response message's bytes (a slice of the response body, not
+    /// copied), or the status the call ended with — as every call of this client maps it.
+    /// `method` and `peer` are named only in failures.
+    public static func unaryResult(of result: Result<HTTP2Response, HTTP2ClientError>, method: String,
+                                   peer: @autoclosure () -> String) -> Result<ArraySlice<UInt8>, GRPCStatus> {
+        status(of: result, from: peer()).flatMap { body in singleMessage(body, method: method) }
     }
 
     /// A unary call, awaited. Cancelling the task cancels the call.
@@ -99,7 +109,7 @@ public enum GRPCClient {
 
     private static func send(path: String, body: [UInt8], on connection: HTTP2ClientConnection, options: Options,
                              completion: @escaping @Sendable (Result<[UInt8], GRPCStatus>) -> Void) -> HTTP2ClientStream {
-        let request = HTTP2ClientRequest(method: "POST", path: path, headers: headers(options), body: body)
+        let request = request(path: path, framedRequest: body, options: options)
         // Named only in failures: the text is made then, not per call.
         let host = connection.host
         let port = connection.port
@@ -193,21 +203,26 @@ public enum GRPCClient {
         }
     }
 
-    /// The one message of a unary response body.
-    static func singleMessage(_ body: [UInt8], method: String) -> Result<[UInt8], GRPCStatus> {
+    /// The one message of a unary response body (a slice of it).
+    static func singleMessage(_ body: [UInt8], method: String) -> Result<ArraySlice<UInt8>, GRPCStatus> {
         do {
-            let messages = try GRPCFraming.messages(in: body, maximumMessageBytes: Int(Int32.max))
-            guard messages.count == 1 else {
-                return .failure(GRPCStatus(.internal, "\(method) answered \(messages.count) messages where one was expected"))
+            var message: ArraySlice<UInt8> = []
+            var count = 0
+            try GRPCFraming.forEachMessage(in: body, maximumMessageBytes: Int(Int32.max)) { slice in
+                if count == 0 { message = slice }
+                count += 1
             }
-            return .success(Array(messages[0]))
+            guard count == 1 else {
+                return .failure(GRPCStatus(.internal, "\(method) answered \(count) messages where one was expected"))
+            }
+            return .success(message)
         } catch {
             return .failure(GRPCStatus(.internal, "malformed answer to \(method): \(error.message)"))
         }
     }
 
     /// A response message, decoded; a malformed one is the server's fault (INTERNAL).
-    public static func decode<M: ProtoMessage>(_ type: M.Type, _ bytes: [UInt8], method: String) -> Result<M, GRPCStatus> {
+    public static func decode<M: ProtoMessage>(_ type: M.Type, _ bytes: ArraySlice<UInt8>, method: String) -> Result<M, GRPCStatus> {
         do {
             return .success(try bytes.withUnsafeBytes { raw throws(ProtoError) in try M(serializedBuffer: raw) })
         } catch {

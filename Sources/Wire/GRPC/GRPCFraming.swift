@@ -21,6 +21,15 @@ public enum GRPCFraming {
     ///   past the body or a truncated prefix.
     public static func messages(in body: [UInt8], maximumMessageBytes: Int) throws(GRPCStatus) -> [ArraySlice<UInt8>] {
         var messages: [ArraySlice<UInt8>] = []
+        try forEachMessage(in: body, maximumMessageBytes: maximumMessageBytes) { messages.append($0) }
+        return messages
+    }
+
+    /// ``messages(in:maximumMessageBytes:)`` without the array: `visit` gets each message in turn
+    /// (a unary answer's one message costs no allocation). Throws as it does, after visiting the
+    /// messages before the fault.
+    public static func forEachMessage(in body: [UInt8], maximumMessageBytes: Int,
+                                      _ visit: (ArraySlice<UInt8>) -> Void) throws(GRPCStatus) {
         var offset = 0
         while offset < body.count {
             guard body.count - offset >= 5 else {
@@ -40,10 +49,9 @@ public enum GRPCFraming {
             guard length <= body.count - offset else {
                 throw GRPCStatus(.invalidArgument, "message length prefix \(length) is larger than the \(body.count - offset) bytes that follow")
             }
-            messages.append(body[offset..<(offset + length)])
+            visit(body[offset..<(offset + length)])
             offset += length
         }
-        return messages
     }
 }
 

@@ -17,7 +17,12 @@
 ///
 /// Strings are escaped as `JSONValue` always did: quote, backslash and control characters, plus
 /// U+2028 and U+2029 (valid JSON, but line breaks to JavaScript's older parsers); everything else
-/// is copied as UTF-8. A run without any of those is copied in one append.
+/// is copied as UTF-8. A run without any of those is copied in one piece.
+///
+/// Each call appends its whole token at once — the comma, a key with its quotes and colon, a
+/// quoted and escaped string — through one `OutputSpan` (`append(addingCapacity:)`): an `append`
+/// per byte checked the array's uniqueness and capacity every time, and that was most of what a
+/// coordinator spent writing its JSON answers.
 public struct JSONWriter: Sendable {
     public private(set) var bytes: [UInt8]
     /// Bit `depth - 1` set: the innermost open container already has a member.
@@ -63,77 +68,73 @@ public struct JSONWriter: Sendable {
     /// An object member's name; its value is the next thing written. Names of the API's fields are
     /// ASCII identifiers, which need no escaping.
     public mutating func key(_ name: StaticString) {
-        separate()
-        bytes.append(UInt8(ascii: "\""))
-        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        let comma = separate()
+        name.withUTF8Buffer { name in
+            bytes.append(addingCapacity: name.count + 4) { out in
+                if comma { out.append(UInt8(ascii: ",")) }
+                out.append(UInt8(ascii: "\""))
+                Self.copy(UnsafeRawBufferPointer(name), to: &out)
+                out.append(UInt8(ascii: "\""))
+                out.append(UInt8(ascii: ":"))
+            }
+        }
         afterKey = true
     }
 
-    /// An object member's name from any text (escaped).
+    /// An object member's name from any text (escaped). Disfavoured, so that a literal name takes
+    /// the `StaticString` form, which needs no escaping (a literal would otherwise be a `String`).
+    @_disfavoredOverload
     public mutating func key(_ name: String) {
-        separate()
-        appendQuoted(name)
-        bytes.append(UInt8(ascii: ":"))
-        afterKey = true
+        var name = name
+        name.withUTF8 { key(utf8: UnsafeRawBufferPointer($0)) }
     }
 
     /// An object member's name from UTF-8 bytes (escaped).
     public mutating func key(utf8 name: UnsafeRawBufferPointer) {
-        separate()
-        appendQuoted(utf8: name)
-        bytes.append(UInt8(ascii: ":"))
+        quoted(name, then: UInt8(ascii: ":"))
         afterKey = true
     }
 
     // MARK: Values
 
     public mutating func string(_ value: String) {
-        separate()
-        appendQuoted(value)
+        var value = value
+        value.withUTF8 { string(utf8: UnsafeRawBufferPointer($0)) }
     }
 
     /// A string from UTF-8 bytes (valid UTF-8: the caller's promise, as the index's stored text is
     /// validated when it is indexed).
     public mutating func string(utf8 value: UnsafeRawBufferPointer) {
-        separate()
-        appendQuoted(utf8: value)
+        quoted(value, then: nil)
     }
 
     /// A string from two runs of UTF-8 bytes written one after the other (each valid UTF-8), such
     /// as a completion's text: the field's text before the partial word, then the completed word.
     public mutating func string(utf8 head: UnsafeRawBufferPointer, _ tail: UnsafeRawBufferPointer) {
-        separate()
-        bytes.append(UInt8(ascii: "\""))
-        appendEscaped(utf8: head)
-        appendEscaped(utf8: tail)
-        bytes.append(UInt8(ascii: "\""))
-    }
-
-    public mutating func integer(_ value: Int64) {
-        separate()
-        if value < 0 {
-            bytes.append(UInt8(ascii: "-"))
-            appendDigits(value.magnitude)
-        } else {
-            appendDigits(UInt64(value))
+        let comma = separate()
+        bytes.append(addingCapacity: (head.count + tail.count) * 6 + 3) { out in
+            if comma { out.append(UInt8(ascii: ",")) }
+            out.append(UInt8(ascii: "\""))
+            Self.escape(head, to: &out)
+            Self.escape(tail, to: &out)
+            out.append(UInt8(ascii: "\""))
         }
     }
 
+    public mutating func integer(_ value: Int64) {
+        number(value.magnitude, negative: value < 0)
+    }
+
     public mutating func unsigned(_ value: UInt64) {
-        separate()
-        appendDigits(value)
+        number(value, negative: false)
     }
 
     public mutating func bool(_ value: Bool) {
-        separate()
-        bytes.append(contentsOf: value ? Self.trueText : Self.falseText)
+        literal(value ? "true" : "false")
     }
 
     public mutating func null() {
-        separate()
-        bytes.append(contentsOf: Self.nullText)
+        literal("null")
     }
 
     /// Appends a line feed after the top-level value (HTTP bodies and CLI output end with one).
@@ -144,16 +145,15 @@ public struct JSONWriter: Sendable {
 
     // MARK: Internals
 
-    private static let trueText = Array("true".utf8)
-    private static let falseText = Array("false".utf8)
-    private static let nullText = Array("null".utf8)
-
     private mutating func open(_ bracket: UInt8) {
-        separate()
+        let comma = separate()
         precondition(depth < 64, "JSON nested deeper than 64 levels")
         depth += 1
         hasMember &= ~(1 << UInt64(depth - 1))
-        bytes.append(bracket)
+        bytes.append(addingCapacity: 2) { out in
+            if comma { out.append(UInt8(ascii: ",")) }
+            out.append(bracket)
+        }
     }
 
     private mutating func close(_ bracket: UInt8) {
@@ -162,52 +162,86 @@ public struct JSONWriter: Sendable {
         bytes.append(bracket)
     }
 
-    /// Writes the comma a value or key needs, and records that its container has a member.
-    private mutating func separate() {
+    /// Whether the value or key about to be written needs a comma before it; records that its
+    /// container has a member.
+    private mutating func separate() -> Bool {
         if afterKey {
             afterKey = false
-            return
+            return false
         }
-        guard depth > 0 else { return }
+        guard depth > 0 else { return false }
         let bit: UInt64 = 1 << UInt64(depth - 1)
-        if hasMember & bit != 0 { bytes.append(UInt8(ascii: ",")) }
-        hasMember |= bit
+        defer { hasMember |= bit }
+        return hasMember & bit != 0
     }
 
-    private mutating func appendDigits(_ value: UInt64) {
-        guard value >= 10 else {
-            bytes.append(UInt8(ascii: "0") + UInt8(value))
-            return
-        }
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for UInt64.max's 20 digits
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            var rest = value
-            while rest > 0 {
-                count += 1
-                buffer[24 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
+    private mutating func literal(_ text: StaticString) {
+        let comma = separate()
+        text.withUTF8Buffer { text in
+            bytes.append(addingCapacity: text.count + 1) { out in
+                if comma { out.append(UInt8(ascii: ",")) }
+                Self.copy(UnsafeRawBufferPointer(text), to: &out)
             }
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[(24 - count)...]))
         }
     }
 
-    private mutating func appendQuoted(_ value: String) {
-        var value = value
-        value.withUTF8 { appendQuoted(utf8: UnsafeRawBufferPointer($0)) }
+    private mutating func number(_ magnitude: UInt64, negative: Bool) {
+        let comma = separate()
+        bytes.append(addingCapacity: 22) { out in
+            if comma { out.append(UInt8(ascii: ",")) }
+            if negative { out.append(UInt8(ascii: "-")) }
+            guard magnitude >= 10 else {
+                out.append(UInt8(ascii: "0") + UInt8(magnitude))
+                return
+            }
+            var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for UInt64.max's 20 digits
+            withUnsafeMutableBytes(of: &digits) { buffer in
+                var rest = magnitude
+                var count = 0
+                while rest > 0 {
+                    count += 1
+                    buffer[24 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+                Self.copy(UnsafeRawBufferPointer(rebasing: buffer[(24 - count)...]), to: &out)
+            }
+        }
     }
 
-    private mutating func appendQuoted(utf8 text: UnsafeRawBufferPointer) {
-        bytes.append(UInt8(ascii: "\""))
-        appendEscaped(utf8: text)
-        bytes.append(UInt8(ascii: "\""))
+    /// `text` quoted and escaped, after a comma if one is due, and followed by `suffix` (a key's
+    /// colon): one append, sized for the worst case (every byte escaped as `\u00XX`).
+    private mutating func quoted(_ text: UnsafeRawBufferPointer, then suffix: UInt8?) {
+        let comma = separate()
+        bytes.append(addingCapacity: text.count * 6 + 4) { out in
+            if comma { out.append(UInt8(ascii: ",")) }
+            out.append(UInt8(ascii: "\""))
+            Self.escape(text, to: &out)
+            out.append(UInt8(ascii: "\""))
+            if let suffix { out.append(suffix) }
+        }
     }
 
-    /// `text` with what JSON strings must escape escaped, without quotes.
-    private mutating func appendEscaped(utf8 text: UnsafeRawBufferPointer) {
+    /// `bytes` into `out`, which has room for them (one copy).
+    @inline(__always)
+    private static func copy(_ bytes: UnsafeRawBufferPointer, to out: inout OutputSpan<UInt8>) {
+        guard !bytes.isEmpty else { return }
+        out.withUnsafeMutableBufferPointer { buffer, count in
+            UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[count...])).copyMemory(from: bytes)
+            count += bytes.count
+        }
+    }
+
+    /// `text` escaped into `out` (which has room for six bytes per byte of text): runs that need no
+    /// escape are copied whole.
+    private static func escape(_ text: UnsafeRawBufferPointer, to out: inout OutputSpan<UInt8>) {
         var runStart = 0
         var index = 0
         while index < text.count {
+            // Eight bytes at a time while none can need an escape (almost all text).
+            if index + 8 <= text.count, !mayNeedEscape(text.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
+                index += 8
+                continue
+            }
             let byte = text[index]
             let escape: EscapeKind
             if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
@@ -218,20 +252,32 @@ public struct JSONWriter: Sendable {
                 index += 1
                 continue
             }
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: text[runStart..<index]))
+            copy(UnsafeRawBufferPointer(rebasing: text[runStart..<index]), to: &out)
+            out.append(UInt8(ascii: "\\"))
             switch escape {
             case .byte(let byte):
-                appendEscape(byte)
+                appendEscape(byte, to: &out)
                 index += 1
             case .separator(let hex):
-                bytes.append(UInt8(ascii: "\\"))
-                bytes.append(UInt8(ascii: "u"))
-                hex.withUTF8Buffer { bytes.append(contentsOf: $0) }
+                out.append(UInt8(ascii: "u"))
+                hex.withUTF8Buffer { copy(UnsafeRawBufferPointer($0), to: &out) }
                 index += 3
             }
             runStart = index
         }
-        bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: text[runStart..<text.count]))
+        copy(UnsafeRawBufferPointer(rebasing: text[runStart..<text.count]), to: &out)
+    }
+
+    /// Whether any of the eight bytes of `word` is a control character, a quote, a backslash or
+    /// 0xE2 (the lead byte of U+2028 and U+2029), by the bit tricks that find a zero byte (Hacker's
+    /// Delight 6-1; "less than" holds for bounds up to 0x80): exact for "any", so a word it passes
+    /// is copied without looking at its bytes one by one.
+    @inline(__always)
+    private static func mayNeedEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ x: UInt64) -> Bool { (x &- ones) & ~x & highs != 0 }
+        let below0x20 = (word &- ones &* 0x20) & ~word & highs != 0
+        return below0x20 || hasZeroByte(word ^ (ones &* 0x22)) || hasZeroByte(word ^ (ones &* 0x5C)) || hasZeroByte(word ^ (ones &* 0xE2))
     }
 
     private enum EscapeKind {
@@ -239,7 +285,8 @@ public struct JSONWriter: Sendable {
         case separator(StaticString)
     }
 
-    private mutating func appendEscape(_ byte: UInt8) {
+    /// The rest of one byte's escape, after its backslash.
+    private static func appendEscape(_ byte: UInt8, to out: inout OutputSpan<UInt8>) {
         let short: UInt8? = switch byte {
         case UInt8(ascii: "\""): UInt8(ascii: "\"")
         case UInt8(ascii: "\\"): UInt8(ascii: "\\")
@@ -250,14 +297,17 @@ public struct JSONWriter: Sendable {
         case 0x0C: UInt8(ascii: "f")
         default: nil
         }
-        bytes.append(UInt8(ascii: "\\"))
         if let short {
-            bytes.append(short)
+            out.append(short)
             return
         }
         let hexDigits: StaticString = "0123456789abcdef"
         hexDigits.withUTF8Buffer { hex in
-            bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            out.append(UInt8(ascii: "u"))
+            out.append(UInt8(ascii: "0"))
+            out.append(UInt8(ascii: "0"))
+            out.append(hex[Int(byte >> 4)])
+            out.append(hex[Int(byte & 0xF)])
         }
     }
 }

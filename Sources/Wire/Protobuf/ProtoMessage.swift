@@ -11,7 +11,7 @@
 /// and writes `unknownFields` last; `init(decoding:)` reads until the reader's current message ends,
 /// keeps the last value of a repeated-in-the-input singular field (proto3 "last one wins"), and
 /// hands unknown fields to `ProtoReader.skip(_:preserving:)`.
-public protocol ProtoMessage: Sendable, Hashable {
+public protocol ProtoMessage: ProtoDecodable, Sendable, Hashable {
     /// The fully qualified proto name, e.g. `typeahead.v1.SuggestRequest`.
     static var protoMessageName: String { get }
     /// Fields this version of the schema does not know, as their encoded bytes (re-sent by
@@ -20,6 +20,14 @@ public protocol ProtoMessage: Sendable, Hashable {
     /// A message with every field at its default.
     init()
     func encode(to writer: inout ProtoWriter)
+}
+
+/// What reads a message from a ``ProtoReader``: a generated message, or a view that leaves the
+/// message's strings in the received bytes (``RankKeyView``, ``RankedEntryView``…). Either is read
+/// as a field with ``ProtoReader/readMessage(_:_:as:)``.
+public protocol ProtoDecodable {
+    /// Reads until the reader's current message ends; a singular field seen twice keeps its last
+    /// value (proto3 "last one wins").
     init(decoding reader: inout ProtoReader) throws(ProtoError)
 }
 

@@ -57,8 +57,32 @@ public struct ProtoReader {
     }
 
     /// The key of the next field of the current message, or nil at its end.
+    ///
+    /// Inlined, with the one-byte key (fields 1 to 15 of a valid wire type: every key of our
+    /// schemas) decided here and anything else out of line: a coordinator reads about a thousand
+    /// keys per call from its shards' answers.
+    @inline(__always)
     public mutating func nextTag() throws(ProtoError) -> ProtoTag? {
         guard position < end else { return nil }
+        let key = buffer[position]
+        // Field number 1...15 (key 0x08...0x7F) and wire type 0, 1, 2 or 5.
+        let wireType: ProtoWireType? = switch key & 7 {
+        case 0: .varint
+        case 1: .fixed64
+        case 2: .lengthDelimited
+        case 5: .fixed32
+        default: nil  // groups, and the wire types that do not exist
+        }
+        if key >= 0x08, key < 0x80, let wireType {
+            fieldStart = position
+            position += 1
+            return ProtoTag(number: Int(key >> 3), wireType: wireType)
+        }
+        return try nextTagSlowly()
+    }
+
+    @inline(never)
+    private mutating func nextTagSlowly() throws(ProtoError) -> ProtoTag {
         fieldStart = position
         let key = try readVarint(0, nil)
         let number = key >> 3
@@ -80,6 +104,7 @@ public struct ProtoReader {
     // MARK: Fields (generated code calls these)
 
     /// One value of a singular scalar field.
+    @inline(__always)
     public mutating func read<T: ProtoScalarType>(_ type: T.Type, _ tag: ProtoTag, _ name: StaticString) throws(ProtoError) -> T.Value {
         try expect(tag, T.wireType, name)
         return try T.read(from: &self, tag.number, name)
@@ -121,7 +146,8 @@ public struct ProtoReader {
 
     /// A message field. (Proto3 merges a message field seen twice; our encoders never send one
     /// twice, and keeping the last one is what a reader of the spec's "last one wins" expects.)
-    public mutating func readMessage<M: ProtoMessage>(_ tag: ProtoTag, _ name: StaticString, as type: M.Type = M.self) throws(ProtoError) -> M {
+    @inline(__always)
+    public mutating func readMessage<M: ProtoDecodable>(_ tag: ProtoTag, _ name: StaticString, as type: M.Type = M.self) throws(ProtoError) -> M {
         var message: M?
         try readNested(tag, name) { reader throws(ProtoError) in message = try M(decoding: &reader) }
         return message!
@@ -130,14 +156,12 @@ public struct ProtoReader {
     /// A length-delimited field whose content `body` reads as a message (e.g. a map entry): the
     /// reader's current message is that content while `body` runs, and errors it throws get this
     /// field in their path.
+    @inline(__always)
     public mutating func readNested(_ tag: ProtoTag, _ name: StaticString,
                                     _ body: (inout ProtoReader) throws(ProtoError) -> Void) throws(ProtoError) {
         try expect(tag, .lengthDelimited, name)
         let content = try readLength(tag.number, name)
-        guard depth < maximumDepth else {
-            throw ProtoError(.tooDeep, fieldPath: ProtoError.describe(tag.number, name),
-                             detail: "messages are nested more than \(maximumDepth) deep", offset: content.lowerBound)
-        }
+        guard depth < maximumDepth else { throw Self.tooDeep(tag, name, content, maximumDepth: maximumDepth) }
         let outer = end
         position = content.lowerBound
         end = content.upperBound
@@ -173,9 +197,10 @@ public struct ProtoReader {
     // MARK: Primitives
 
     /// A varint of at most 10 bytes. Bits beyond 64 in the tenth byte are dropped, as the
-    /// reference implementations do.
+    /// reference implementations do. The one-byte case (most keys, lengths, small numbers) is
+    /// inlined; longer ones are read out of line.
+    @inline(__always)
     public mutating func readVarint(_ number: Int, _ name: StaticString?) throws(ProtoError) -> UInt64 {
-        // Fast path: one byte (most keys, lengths, small numbers).
         if position < end {
             let first = buffer[position]
             if first < 0x80 {
@@ -183,15 +208,20 @@ public struct ProtoReader {
                 return UInt64(first)
             }
         }
+        return try readLongVarint(number, name)
+    }
+
+    @inline(never)
+    private mutating func readLongVarint(_ number: Int, _ name: StaticString?) throws(ProtoError) -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         var p = position
         while true {
             guard shift < 70 else {
-                throw fail(.varintTooLong, number, name, at: position, "varint is longer than 10 bytes")
+                throw Self.fail(.varintTooLong, number, name, at: position, "varint is longer than 10 bytes")
             }
             guard p < end else {
-                throw fail(.truncated, number, name, at: position, "varint runs past the end of the message")
+                throw Self.fail(.truncated, number, name, at: position, "varint runs past the end of the message")
             }
             let byte = buffer[p]
             p += 1
@@ -206,7 +236,7 @@ public struct ProtoReader {
 
     public mutating func readFixed32(_ number: Int, _ name: StaticString?) throws(ProtoError) -> UInt32 {
         guard end - position >= 4 else {
-            throw fail(.truncated, number, name, at: position, "a 32-bit value needs 4 bytes, \(end - position) left in the message")
+            throw Self.fail(.truncated, number, name, at: position, "a 32-bit value needs 4 bytes, \(end - position) left in the message")
         }
         defer { position += 4 }
         return UInt32(littleEndian: buffer.loadUnaligned(fromByteOffset: position, as: UInt32.self))
@@ -214,7 +244,7 @@ public struct ProtoReader {
 
     public mutating func readFixed64(_ number: Int, _ name: StaticString?) throws(ProtoError) -> UInt64 {
         guard end - position >= 8 else {
-            throw fail(.truncated, number, name, at: position, "a 64-bit value needs 8 bytes, \(end - position) left in the message")
+            throw Self.fail(.truncated, number, name, at: position, "a 64-bit value needs 8 bytes, \(end - position) left in the message")
         }
         defer { position += 8 }
         return UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: position, as: UInt64.self))
@@ -222,13 +252,13 @@ public struct ProtoReader {
 
     /// A length prefix and the range of bytes it covers, which the reader steps over (callers that
     /// read the content step back to its start).
+    @inline(__always)
     public mutating func readLength(_ number: Int, _ name: StaticString?) throws(ProtoError) -> Range<Int> {
         let at = position
         let length = try readVarint(number, name)
         let left = end - position
         guard length <= UInt64(left) else {
-            throw fail(.lengthPastEnd, number, name, at: at,
-                       "length \(length) runs past the end of the message (\(left) bytes left)")
+            throw Self.lengthPastEnd(number, name, at: at, length: length, left: left)
         }
         let range = position..<(position + Int(length))
         position = range.upperBound
@@ -247,7 +277,7 @@ public struct ProtoReader {
             return String(validating: utf8, as: UTF8.self)
         }
         guard let string else {
-            throw fail(.invalidUTF8, number, name, at: range.lowerBound, "a string of \(range.count) bytes is not valid UTF-8")
+            throw Self.fail(.invalidUTF8, number, name, at: range.lowerBound, "a string of \(range.count) bytes is not valid UTF-8")
         }
         return string
     }
@@ -255,6 +285,7 @@ public struct ProtoReader {
     /// A string field's bytes, validated as UTF-8 as ``readString(_:_:)`` does but not copied: the
     /// range of the reader's buffer they occupy (for views that keep the buffer, e.g.
     /// ``EncodedEntryHit``).
+    @inline(__always)
     public mutating func readUTF8Range(_ tag: ProtoTag, _ name: StaticString, validate: Bool = true) throws(ProtoError) -> Range<Int> {
         try expect(tag, .lengthDelimited, name)
         let range = try readLength(tag.number, name)
@@ -262,10 +293,26 @@ public struct ProtoReader {
         let valid = UnsafeRawBufferPointer(rebasing: buffer[range]).withMemoryRebound(to: UInt8.self) { utf8 in
             Self.isASCII(utf8) || String(validating: utf8, as: UTF8.self) != nil
         }
-        guard valid else {
-            throw fail(.invalidUTF8, tag.number, name, at: range.lowerBound, "a string of \(range.count) bytes is not valid UTF-8")
-        }
+        guard valid else { throw Self.invalidUTF8(tag, name, range) }
         return range
+    }
+
+    @inline(never)
+    private static func invalidUTF8(_ tag: ProtoTag, _ name: StaticString, _ range: Range<Int>) -> ProtoError {
+        fail(.invalidUTF8, tag.number, name, at: range.lowerBound, "a string of \(range.count) bytes is not valid UTF-8")
+    }
+
+    /// ``readUTF8Range(_:_:validate:)``'s bytes themselves: a slice of the reader's buffer, valid
+    /// while that buffer is (for views into an owned buffer, e.g. ``MessageBuffer``).
+    @inline(__always)
+    public mutating func readUTF8Bytes(_ tag: ProtoTag, _ name: StaticString, validate: Bool = true) throws(ProtoError) -> UnsafeRawBufferPointer {
+        let range = try readUTF8Range(tag, name, validate: validate)
+        return UnsafeRawBufferPointer(rebasing: buffer[range])
+    }
+
+    /// The bytes of `range`, positions of the reader's buffer (as ``position`` counts them).
+    public func slice(_ range: Range<Int>) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: buffer[range])
     }
 
     /// True when every byte is below 0x80; eight bytes at a time.
@@ -292,15 +339,34 @@ public struct ProtoReader {
     }
 
     // MARK: Helpers
+    //
+    // The error builders are static and `expect` is mutating, on purpose: a non-mutating method
+    // called on the `inout` reader in a hot loop made the compiler copy the whole reader to the
+    // stack at every field and read it back at once (a store-forwarding stall on each copy), which
+    // was a third of the time a coordinator spent reading its shards' answers.
 
-    private func expect(_ tag: ProtoTag, _ wireType: ProtoWireType, _ name: StaticString) throws(ProtoError) {
-        guard tag.wireType == wireType else {
-            throw fail(.wireTypeMismatch, tag.number, name, at: fieldStart,
-                       "wire type \(tag.wireType) where its type needs wire type \(wireType)")
-        }
+    @inline(never)
+    private static func tooDeep(_ tag: ProtoTag, _ name: StaticString, _ content: Range<Int>, maximumDepth: Int) -> ProtoError {
+        ProtoError(.tooDeep, fieldPath: ProtoError.describe(tag.number, name),
+                   detail: "messages are nested more than \(maximumDepth) deep", offset: content.lowerBound)
     }
 
-    private func fail(_ kind: ProtoError.Kind, _ number: Int, _ name: StaticString?, at offset: Int, _ detail: String) -> ProtoError {
+    @inline(never)
+    private static func lengthPastEnd(_ number: Int, _ name: StaticString?, at: Int, length: UInt64, left: Int) -> ProtoError {
+        fail(.lengthPastEnd, number, name, at: at, "length \(length) runs past the end of the message (\(left) bytes left)")
+    }
+
+    @inline(never)
+    private static func wireTypeMismatch(_ tag: ProtoTag, _ wireType: ProtoWireType, _ name: StaticString, at fieldStart: Int) -> ProtoError {
+        fail(.wireTypeMismatch, tag.number, name, at: fieldStart, "wire type \(tag.wireType) where its type needs wire type \(wireType)")
+    }
+
+    @inline(__always)
+    private mutating func expect(_ tag: ProtoTag, _ wireType: ProtoWireType, _ name: StaticString) throws(ProtoError) {
+        guard tag.wireType == wireType else { throw Self.wireTypeMismatch(tag, wireType, name, at: fieldStart) }
+    }
+
+    private static func fail(_ kind: ProtoError.Kind, _ number: Int, _ name: StaticString?, at offset: Int, _ detail: String) -> ProtoError {
         ProtoError(kind, fieldPath: number == 0 ? "" : ProtoError.describe(number, name), detail: detail, offset: offset)
     }
 }

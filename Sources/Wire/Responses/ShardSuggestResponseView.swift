@@ -1,88 +1,57 @@
-/// A `typeahead.v1.ShardSuggestResponse` read for merging: every field decoded as usual except
-/// the hits, which stay in the received bytes (``EncodedEntryHit``), each with its decoded rank
-/// key — what a coordinator needs of a shard's answer, at the cost of reading it once.
+/// A `typeahead.v1.ShardSuggestResponse` read for merging, in one pass and without a `String`:
+/// every field checked as the generated decoder checks it (UTF-8, wire types, lengths), numbers
+/// decoded, strings and hits left in the received bytes, which the view owns (``buffer``). What a
+/// coordinator needs of a shard's answer, at the cost of reading it once.
+///
+/// Its parts point into ``buffer``: use them while the view lives (``MessageBuffer``'s lifetime
+/// rule).
 public struct ShardSuggestResponseView: Sendable {
+    /// The message's bytes, which every part below points into.
+    public let buffer: MessageBuffer
     public var entries: [RankedEntryView] = []
-    public var categories: [Typeahead_V1_RankedCategory] = []
-    public var completions: [Typeahead_V1_RankedCompletion] = []
+    public var categories: [RankedCategoryView] = []
+    public var completions: [RankedCompletionView] = []
     public var generation: UInt64 = 0
     public var categoriesTruncated = false
 
-    /// Reads `bytes` (one message, not framed), refusing what the generated decoder refuses.
+    /// Reads `bytes` (one message, not framed) into a buffer of its own, refusing what the
+    /// generated decoder refuses.
     public init(_ bytes: [UInt8]) throws(ProtoError) {
-        try RankedEntryView.withReader(bytes) { reader throws(ProtoError) in try read(&reader, bytes) }
+        try self.init(bytes[...])
     }
 
-    private mutating func read(_ reader: inout ProtoReader, _ bytes: [UInt8]) throws(ProtoError) {
+    /// Reads the message in `bytes` (a slice of a response body) into a buffer of its own.
+    public init(_ bytes: ArraySlice<UInt8>) throws(ProtoError) {
+        buffer = MessageBuffer(copying: bytes)
+        // Each list allocated once, at its size: a skim of the top-level keys first (cheap next to
+        // reading the fields; a malformed message is refused by the reading, not here).
+        var counts = (entries: 0, categories: 0, completions: 0)
+        var skim = ProtoReader(buffer.bytes)
+        while let tag = try? skim.nextTag(), (try? skim.skip(tag)) != nil {
+            switch tag.number {
+            case 1: counts.entries += 1
+            case 2: counts.categories += 1
+            case 3: counts.completions += 1
+            default: break
+            }
+        }
+        entries.reserveCapacity(counts.entries)
+        categories.reserveCapacity(counts.categories)
+        completions.reserveCapacity(counts.completions)
+        var reader = ProtoReader(buffer.bytes)
+        try read(&reader)
+    }
+
+    private mutating func read(_ reader: inout ProtoReader) throws(ProtoError) {
         while let tag = try reader.nextTag() {
             switch tag.number {
-            case 1: entries.append(try RankedEntryView(&reader, tag, "entries", storage: bytes))
-            case 2: categories.append(try reader.readMessage(tag, "categories", as: Typeahead_V1_RankedCategory.self))
-            case 3: completions.append(try reader.readMessage(tag, "completions", as: Typeahead_V1_RankedCompletion.self))
+            case 1: entries.append(try reader.readMessage(tag, "entries", as: RankedEntryView.self))
+            case 2: categories.append(try reader.readMessage(tag, "categories", as: RankedCategoryView.self))
+            case 3: completions.append(try reader.readMessage(tag, "completions", as: RankedCompletionView.self))
             case 4: generation = try reader.read(ProtoUInt64.self, tag, "generation")
             case 5: categoriesTruncated = try reader.read(ProtoBool.self, tag, "categories_truncated")
             default: try reader.skip(tag)
             }
         }
-    }
-}
-
-/// A `typeahead.v1.ShardSearchResponse` read for merging, as ``ShardSuggestResponseView``.
-public struct ShardSearchResponseView: Sendable {
-    public var hits: [RankedEntryView] = []
-    public var totalHits: UInt32 = 0
-    public var facets: [Typeahead_V1_Facet] = []
-    public var nextPageToken = ""
-    public var generation: UInt64 = 0
-
-    public init(_ bytes: [UInt8]) throws(ProtoError) {
-        try RankedEntryView.withReader(bytes) { reader throws(ProtoError) in try read(&reader, bytes) }
-    }
-
-    private mutating func read(_ reader: inout ProtoReader, _ bytes: [UInt8]) throws(ProtoError) {
-        while let tag = try reader.nextTag() {
-            switch tag.number {
-            case 1: hits.append(try RankedEntryView(&reader, tag, "hits", storage: bytes))
-            case 2: totalHits = try reader.read(ProtoUInt32.self, tag, "total_hits")
-            case 3: facets.append(try reader.readMessage(tag, "facets", as: Typeahead_V1_Facet.self))
-            case 4: nextPageToken = try reader.read(ProtoString.self, tag, "next_page_token")
-            case 5: generation = try reader.read(ProtoUInt64.self, tag, "generation")
-            default: try reader.skip(tag)
-            }
-        }
-    }
-}
-
-/// A `typeahead.v1.RankedEntry` with its hit left in the received bytes.
-public struct RankedEntryView: Sendable {
-    public var hit: EncodedEntryHit?
-    public var rank: Typeahead_V1_RankKey?
-
-    /// Reads the entry field `tag` from `reader`, whose buffer holds `storage`'s bytes.
-    init(_ reader: inout ProtoReader, _ tag: ProtoTag, _ name: StaticString, storage: [UInt8]) throws(ProtoError) {
-        var hit: EncodedEntryHit?
-        var rank: Typeahead_V1_RankKey?
-        try reader.readNested(tag, name) { fields throws(ProtoError) in
-            while let field = try fields.nextTag() {
-                switch field.number {
-                case 1: try fields.readNested(field, "hit") { content throws(ProtoError) in hit = try EncodedEntryHit(decoding: &content, storage: storage) }
-                case 2: rank = try fields.readMessage(field, "rank", as: Typeahead_V1_RankKey.self)
-                default: try fields.skip(field)
-                }
-            }
-        }
-        self.hit = hit
-        self.rank = rank
-    }
-
-    /// Runs `body` with a reader over `bytes` (withUnsafeBytes rethrows untyped errors: the typed
-    /// one is carried out).
-    static func withReader(_ bytes: [UInt8], _ body: (inout ProtoReader) throws(ProtoError) -> Void) throws(ProtoError) {
-        var failure: ProtoError?
-        bytes.withUnsafeBytes { buffer in
-            var reader = ProtoReader(buffer)
-            do throws(ProtoError) { try body(&reader) } catch { failure = error }
-        }
-        if let failure { throw failure }
     }
 }

@@ -1,0 +1,28 @@
+import Index
+import Wire
+
+/// A shard's hit as the client sees it: the shard's fields, completing to its title, with the
+/// highlights of the client's words.
+struct PresentedHit: EntryHitFields {
+    typealias Failure = Never
+    let base: EncodedEntryHit
+    let highlights: [Highlight]
+
+    var weight: UInt64 { base.weight }
+    func withID(_ body: (UnsafeRawBufferPointer) -> Void) { base.withID(body) }
+    func withTitle(_ body: (UnsafeRawBufferPointer) -> Void) { base.withTitle(body) }
+    func withCompletion(_ body: (UnsafeRawBufferPointer) -> Void) { base.withTitle(body) }
+    func forEachCategory(_ body: (UnsafeRawBufferPointer) -> Void) { base.forEachCategory(body) }
+    func forEachAttribute(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) { base.forEachAttribute(body) }
+
+    func forEachHighlight(_ body: (UInt32, UInt32) -> Void) {
+        for highlight in highlights { body(UInt32(clamping: highlight.start), UInt32(clamping: highlight.end)) }
+    }
+}
+
+extension Presenter {
+    /// A shard's hit as the client sees it (``present(_:)-1x9mv``, on the shard's bytes).
+    mutating func present(_ entry: RankedEntryView) -> PresentedHit {
+        PresentedHit(base: entry.entryHit, highlights: highlights(inTitle: entry.title))
+    }
+}
