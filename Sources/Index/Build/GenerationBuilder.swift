@@ -147,7 +147,7 @@ struct GenerationBuilder {
             }
             try trie.finish()
             clock.mark("write terms and trie")
-            try txn.put(schema.termTrie, PackedTrie.key, PackedTrie.build(words, indexedFrom: format.indexedTrie ? PackedTrie.indexedChildren : nil))
+            try txn.put(schema.termTrie, PackedTrie.key, PackedTrie.build(words, indexedFrom: format.indexedChildren))
             clock.mark("pack term trie")
             nodes.sort { $0.0.lexicographicallyPrecedes($1.0) }
             for (prefix, node) in nodes {
@@ -164,12 +164,11 @@ struct GenerationBuilder {
                     try txn.put(schema.categoryWords, word, name)
                 }
             }
-            try txn.put(schema.meta, MetaKey.format, format.metaValue)
+            try txn.put(schema.meta, MetaKey.format, MetaKey.formatValue(layout: format.layout))
             try txn.put(schema.meta, MetaKey.baseCount, UInt32(order.count))
             try txn.put(schema.meta, MetaKey.nextDocument, UInt32(order.count))
             try txn.put(schema.meta, MetaKey.liveCount, UInt64(order.count))
             try txn.put(schema.meta, MetaKey.trieParameters, "\(parameters.listSize),\(parameters.heavyThreshold)")
-            if format.recordVersion > 1 { try txn.put(schema.meta, MetaKey.recordVersion, [format.recordVersion]) }
         }
         clock.mark("commit")
         try environment.sync(force: true)

@@ -4,8 +4,8 @@ import Storage
 /// The stored form of one entry: the value of the `docs` database, keyed by document number.
 ///
 /// Two layouts, told apart by their first byte. Both put the hot fields first, so that verifying a
-/// candidate decodes only a prefix; every generation writes one layout for all its records (its
-/// `record_version`, ``Schema/recordVersion``), so records of one generation compare byte-wise.
+/// candidate decodes only a prefix; every generation writes one layout for all its records (the
+/// one its format says, ``Schema/recordVersion``), so records of one generation compare byte-wise.
 ///
 /// **Version 2** (generations built since hits are written from the map in one copy):
 /// ```
@@ -51,9 +51,6 @@ import Storage
 /// ```
 /// Words never contain a space (spaces separate words), so " "-joined lists are unambiguous.
 enum DocumentRecord {
-    /// What builds write.
-    static let currentVersion: UInt8 = 2
-
     static func encode(_ doc: AnalysedEntry, version: UInt8, into writer: inout ByteWriter) {
         let entry = doc.entry
         writer.byte(version)

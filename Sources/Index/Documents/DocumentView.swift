@@ -257,7 +257,7 @@ struct DocumentView {
         for _ in 0..<(try reader.int()) { aliases.append(try reader.string()) }
         let description: String? = try reader.byte() == 1 ? try reader.string() : nil
         var attributes: [String: String] = [:]
-        try forEachAttributeTyped { key, value in attributes[key.string] = value.string }
+        try forEachAttribute { key, value in attributes[key.string] = value.string }
         return CatalogEntry(id: id.string, title: title.string, categories: categories, weight: weight,
                             aliases: aliases, description: description, attributes: attributes)
     }
@@ -270,16 +270,7 @@ struct DocumentView {
     }
 
     /// Calls `body` with each attribute's key and value, sorted by key (the stored order).
-    func forEachAttribute(_ body: (_ key: Bytes, _ value: Bytes) throws -> Void) throws {
-        var failure: (any Error)?
-        try forEachAttributeTyped { key, value in
-            guard failure == nil else { return }
-            do { try body(key, value) } catch { failure = error }
-        }
-        if let failure { throw failure }
-    }
-
-    private func forEachAttributeTyped(_ body: (_ key: Bytes, _ value: Bytes) -> Void) throws(IndexError) {
+    func forEachAttribute(_ body: (_ key: Bytes, _ value: Bytes) -> Void) throws(IndexError) {
         if hitHead != nil {
             var reader = ByteReader(try coldParts().attributes)
             while !reader.isAtEnd {

@@ -51,9 +51,9 @@ public struct HitView {
     }
 
     /// Each attribute's key and value, sorted by key bytes (the stored order).
-    public func forEachAttribute(_ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void) throws {
+    public func forEachAttribute(_ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Void) throws {
         try doc.forEachAttribute { key, value in
-            try key.withUnsafeBytes { key in try value.withUnsafeBytes { value in try body(key, value) } }
+            key.withUnsafeBytes { key in value.withUnsafeBytes { value in body(key, value) } }
         }
     }
 

@@ -10,7 +10,8 @@ struct QueryWord {
     let isPartial: Bool
     /// Edits allowed.
     let budget: Int
-    private var automaton: EditAutomaton
+    /// The automaton ``distance(to:)`` uses (none without typos: bytes are compared).
+    private let automaton: AutomatonBox?
 
     init(_ text: String, isPartial: Bool, typos: TypoMode) {
         let scalars = text.unicodeScalars.map(\.value)
@@ -24,7 +25,7 @@ struct QueryWord {
         self.scalars = scalars
         self.isPartial = isPartial
         self.budget = budget
-        automaton = EditAutomaton(query: scalars, budget: budget, prefixMode: isPartial)
+        automaton = budget > 0 ? AutomatonBox(BandAutomaton(query: scalars, budget: budget, prefixMode: isPartial)) : nil
     }
 
     /// The same word, matched exactly.
@@ -39,7 +40,7 @@ struct QueryWord {
     }
 
     /// A fresh automaton for walking terms.
-    var termAutomaton: EditAutomaton { EditAutomaton(query: scalars, budget: budget, prefixMode: isPartial) }
+    var termAutomaton: BandAutomaton { BandAutomaton(query: scalars, budget: budget, prefixMode: isPartial) }
 
     /// The distance from this query word to a stored word (its nearest prefix when partial), or nil
     /// when it exceeds the budget.
@@ -53,7 +54,7 @@ struct QueryWord {
             // Length filter: each edit changes the length by at most one scalar, and a scalar is 1–4 bytes.
             if word.count > (scalars.count + budget) * 4 || word.count < scalars.count - budget { return nil }
         }
-        return automaton.distance(to: word)
+        return automaton!.automaton.distance(to: word)
     }
 
     /// The minimum distance to any word of a " "-joined word list, or nil.
@@ -71,6 +72,19 @@ struct QueryWord {
             start = end + 1
         }
         return best
+    }
+}
+
+/// A query word's automaton, shared by the word's copies (the words of one query, on one thread).
+/// Sharing is safe because ``BandAutomaton/distance(to:)`` starts from the empty word every time
+/// and its answer is read before anything else uses the automaton.
+private final class AutomatonBox {
+    /// Unchecked: one query's words are used by one thread, one call at a time (see above), and a
+    /// checked access per compared word costs what the comparison does.
+    @exclusivity(unchecked) var automaton: BandAutomaton
+
+    init(_ automaton: consuming BandAutomaton) {
+        self.automaton = automaton
     }
 }
 

@@ -54,7 +54,7 @@ final class Generation: Sendable {
         schema = try Schema(environment: environment, create: false)
         let schema = self.schema
         let facts: (UInt32, TrieParameters)? = try environment.read { txn in
-            guard let format = try txn.get(schema.meta, MetaKey.format), MetaKey.readableFormats.contains(format.string) else {
+            guard schema.layout != nil else {
                 throw IndexError.corrupt("\(path) is not a typeahead generation (format mismatch)")
             }
             guard try txn.get(schema.meta, MetaKey.complete) != nil else { return nil }

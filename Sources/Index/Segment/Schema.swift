@@ -41,9 +41,13 @@ struct Schema {
     let titles: Database?
     /// How `docs` is keyed in this file (see ``DocumentKey``).
     let documentKeys: DocumentKey.Encoding
-    /// The ``DocumentRecord`` version every record of this file has: a build writes its format's,
-    /// an update the one the file was built with (read from `meta`: absent means 1).
-    let recordVersion: UInt8
+    /// The file's layout version (``MetaKey/format``): a build writes its format's; an existing
+    /// file's is read from `meta`, nil when it is missing or unknown (not a generation this
+    /// version of the program reads).
+    let layout: Int?
+
+    /// The ``DocumentRecord`` version every record of this file has (an update writes its file's).
+    var recordVersion: UInt8 { layout == 2 ? 2 : 1 }
 
     /// Opens the databases; `create` makes them as `format` says. An existing file is read as it
     /// was written: generations built since document keys became integers have an integer-key
@@ -73,16 +77,10 @@ struct Schema {
             titles = nil
         }
         if create {
-            recordVersion = format.recordVersion
+            layout = format.layout
         } else {
             let meta = self.meta
-            recordVersion = try environment.read { txn in
-                guard let stored = try txn.get(meta, MetaKey.recordVersion) else { return 1 }
-                guard stored.count == 1, (1...DocumentRecord.currentVersion).contains(stored[0]) else {
-                    throw IndexError.corrupt("unknown document record version in meta")
-                }
-                return stored[0]
-            }
+            layout = try environment.read { txn in try txn.get(meta, MetaKey.format).flatMap { MetaKey.layout(of: $0.string) } }
         }
     }
 
@@ -106,13 +104,19 @@ struct Schema {
 
 /// Keys of the `meta` database.
 enum MetaKey {
-    /// The layout version of this file: "typeahead-generation-2" for files with ``DocumentRecord``
+    /// The layout version of this file, "typeahead-generation-N": 2 for files with ``DocumentRecord``
     /// version 2 and an indexed term trie (``PackedTrie``), which earlier versions of the program
-    /// cannot read and therefore refuse ("format mismatch") instead of misreading;
-    /// "typeahead-generation-1" for files written before, which this version reads as they are.
+    /// cannot read and therefore refuse ("format mismatch") instead of misreading; 1 for files
+    /// written before, which this version reads as they are.
     static let format = "format"
-    static let formatValue = "typeahead-generation-2"
-    static let readableFormats: Set<String> = ["typeahead-generation-1", "typeahead-generation-2"]
+    static let layouts = 1...2
+
+    static func formatValue(layout: Int) -> String { "typeahead-generation-\(layout)" }
+
+    /// The layout a `format` value names, if this version reads it.
+    static func layout(of value: String) -> Int? {
+        layouts.first { formatValue(layout: $0) == value }
+    }
     /// u32be: documents in the base segment.
     static let baseCount = "base_count"
     /// u32be: the next document number an upsert assigns.
@@ -123,8 +127,6 @@ enum MetaKey {
     static let complete = "complete"
     /// Trie parameters as "listSize,heavyThreshold".
     static let trieParameters = "trie_parameters"
-    /// u8: the ``DocumentRecord`` version of every record (absent: 1, the generations before it).
-    static let recordVersion = "record_version"
 }
 
 /// A key of the `docs` database: a document number, native-endian in an integer-key database
@@ -171,17 +173,14 @@ struct GenerationFormat {
     var documentKeys: DocumentKey.Encoding
     /// Whether the `titles` index is written.
     var titles: Bool
-    /// The ``DocumentRecord`` version written.
-    var recordVersion: UInt8
-    /// Whether the term trie's big nodes have child indexes (``PackedTrie``).
-    var indexedTrie: Bool
+    /// The layout version written (``MetaKey/format``): 2, records of version 2 and an indexed term
+    /// trie; 1, neither.
+    var layout: Int
 
-    static let current = GenerationFormat(documentKeys: .native, titles: true, recordVersion: DocumentRecord.currentVersion,
-                                          indexedTrie: true)
-    static let original = GenerationFormat(documentKeys: .bigEndian, titles: false, recordVersion: 1, indexedTrie: false)
+    static let current = GenerationFormat(documentKeys: .native, titles: true, layout: 2)
+    static let original = GenerationFormat(documentKeys: .bigEndian, titles: false, layout: 1)
 
-    /// The `format` value in `meta`: files that only this version of the program reads say so.
-    var metaValue: String {
-        recordVersion > 1 || indexedTrie ? MetaKey.formatValue : "typeahead-generation-1"
-    }
+    var recordVersion: UInt8 { layout == 2 ? 2 : 1 }
+    /// Nodes with this many children get a child index (nil: none).
+    var indexedChildren: Int? { layout == 2 ? PackedTrie.indexedChildren : nil }
 }

@@ -1,15 +1,26 @@
-/// The edit automaton of a term-trie walk: the same bounded edit distance (optimal string
-/// alignment, whole word or nearest prefix) and the same answers as ``EditAutomaton``, in the form
-/// a walk that pushes tens of thousands of scalars per keystroke needs.
+/// Bounded edit distance (optimal string alignment) of one query word against many words, row by
+/// row, so that a walk over sorted terms shares rows between terms with a common prefix. The one
+/// automaton of the index: term-trie walks (``TrieWalker``), cursor walks of sorted keys
+/// (``TermWalk``), and a query word's distance to a stored word (``QueryWord``).
 ///
-/// **Only the band is stored.** Row `j` (the query's prefixes against `j` scalars of the word)
-/// keeps its `2·budget + 1` cells around the diagonal, `i - j ∈ [-budget, budget]`, in slots
-/// `s = i - j + budget + 1`, with a sentinel slot on each side holding `budget + 1` ("too far"):
-/// every cell outside the band is at least that (each edit moves the diagonal by one). In these
-/// coordinates a cell's neighbours sit at fixed slots: `(i, j-1)` at `s + 1` of the row before,
-/// `(i-1, j-1)` at `s`, `(i-1, j)` at `s - 1` of the same row, and `(i-2, j-2)` (a transposition)
-/// at `s` two rows up. A push is one pass over `2·budget + 1` bytes, with no index arithmetic
-/// beyond the slot.
+/// Row `j` holds, for every prefix `q[0..<i]` of the query, the distance to the first `j` scalars
+/// of the word. The minimum of a row never decreases with `j` (a transposition step is bounded by
+/// the substitution step of the row before), so once it exceeds the budget no extension of the
+/// word can match: that is what lets a walk skip whole subtrees.
+///
+/// **Final rows (prefix mode).** A word's prefix distance is the minimum of the last column over
+/// all its prefixes. Once that minimum `d` is within budget and the row's minimum is at least `d`,
+/// no extension can lower it (rows never decrease), so *every* word with the current prefix has
+/// prefix distance exactly `d`. ``isFinal`` reports it: a walk then takes the whole subtree at `d`
+/// without pushing another scalar, and a single word's distance is known without reading the rest.
+///
+/// **Only the band is stored.** A cell with `|i - j| > budget` is at least `budget + 1` ("too
+/// far": each edit moves the diagonal by one), so row `j` keeps its `2·budget + 1` cells around
+/// the diagonal, in slots `s = i - j + budget + 1`, with a sentinel slot on each side holding
+/// `budget + 1`; every value is saturated at `budget + 1`. In these coordinates a cell's
+/// neighbours sit at fixed slots: `(i, j-1)` at `s + 1` of the row before, `(i-1, j-1)` at `s`,
+/// `(i-1, j)` at `s - 1` of the same row, and `(i-2, j-2)` (a transposition) at `s` two rows up.
+/// A push is one pass over `2·budget + 1` bytes, O(budget) whatever the query's length.
 ///
 /// **Matches as bit masks.** Each push records which band cells' query scalar equals the pushed
 /// one (bit `s`). A transposition at `(i, j)` needs `q[i] = w[j-1]` and `q[i-1] = w[j]`: bit `s + 1`
@@ -17,27 +28,31 @@
 /// compared again.
 ///
 /// **Memory.** One allocation per automaton (rows, per-row minima and prefix distances, masks),
-/// grown only for words deeper than ``EditAutomaton/capacity`` scalars; nothing per push, no
-/// copy-on-write checks. Non-copyable: one walk owns it, and `deinit` frees it.
+/// grown only for words deeper than ``capacity`` scalars; nothing per push, no copy-on-write
+/// checks. Non-copyable: one owner, and `deinit` frees it.
 ///
-/// Thread ownership: one walk, on one thread.
+/// Thread ownership: its owner's thread (a walk, or a query word's box).
 struct BandAutomaton: ~Copyable {
     let budget: Int
     let prefixMode: Bool
     private let m: Int
     private let width: Int
     private let far: Int8
-    private let query: UnsafeMutablePointer<UInt32>
-    /// `levels` rows of `width` cells.
+    /// The one allocation: `levels` match masks, the query's scalars, `levels` rows of `width`
+    /// cells, then per row its minimum and the smallest distance of the whole query to a prefix of
+    /// the word so far (prefix mode: the prefix distance). The pointers below point into it.
+    private var storage: UnsafeMutableRawPointer
+    private var masks: UnsafeMutablePointer<UInt64>
+    private var query: UnsafeMutablePointer<UInt32>
     private var rows: UnsafeMutablePointer<Int8>
-    /// Per row: the minimum of its cells; the smallest distance of the whole query to a prefix of
-    /// the word so far (prefix mode: the prefix distance); the band's match mask.
     private var minimum: UnsafeMutablePointer<Int8>
     private var best: UnsafeMutablePointer<Int8>
-    private var masks: UnsafeMutablePointer<UInt64>
     private var levels: Int
     /// Scalars of word pushed.
     private(set) var depth = 0
+
+    /// Scalars of word the rows hold before they grow (analysed words have at most 32).
+    static let capacity = 40
 
     init(query scalars: [UInt32], budget: Int, prefixMode: Bool) {
         precondition(budget >= 0 && budget < 30, "edit budgets are small")
@@ -46,13 +61,9 @@ struct BandAutomaton: ~Copyable {
         m = scalars.count
         width = 2 * budget + 3
         far = Int8(budget + 1)
-        query = .allocate(capacity: max(1, m))
+        levels = Self.capacity + 1
+        (storage, masks, query, rows, minimum, best) = Self.allocate(levels: levels, m: m, width: width)
         for (i, scalar) in scalars.enumerated() { query[i] = scalar }
-        levels = EditAutomaton.capacity + 1
-        rows = .allocate(capacity: levels * width)
-        minimum = .allocate(capacity: levels)
-        best = .allocate(capacity: levels)
-        masks = .allocate(capacity: levels)
         // Row 0: the query's prefixes against the empty word, D[i][0] = i.
         for s in 0..<width {
             let i = s - budget - 1
@@ -64,11 +75,19 @@ struct BandAutomaton: ~Copyable {
     }
 
     deinit {
-        query.deallocate()
-        rows.deallocate()
-        minimum.deallocate()
-        best.deallocate()
-        masks.deallocate()
+        storage.deallocate()
+    }
+
+    private static func allocate(levels: Int, m: Int, width: Int) -> (UnsafeMutableRawPointer, UnsafeMutablePointer<UInt64>,
+                                                                      UnsafeMutablePointer<UInt32>, UnsafeMutablePointer<Int8>,
+                                                                      UnsafeMutablePointer<Int8>, UnsafeMutablePointer<Int8>) {
+        let queryAt = 8 * levels, rowsAt = queryAt + 4 * m, minimumAt = rowsAt + levels * width, bestAt = minimumAt + levels
+        let storage = UnsafeMutableRawPointer.allocate(byteCount: bestAt + levels, alignment: 8)
+        return (storage, storage.bindMemory(to: UInt64.self, capacity: levels),
+                (storage + queryAt).bindMemory(to: UInt32.self, capacity: m),
+                (storage + rowsAt).bindMemory(to: Int8.self, capacity: levels * width),
+                (storage + minimumAt).bindMemory(to: Int8.self, capacity: levels),
+                (storage + bestAt).bindMemory(to: Int8.self, capacity: levels))
     }
 
     /// Drops back to `depth` scalars of the word.
@@ -134,16 +153,14 @@ struct BandAutomaton: ~Copyable {
     private mutating func grow() {
         let old = levels
         levels *= 2
-        func moved<T>(_ pointer: UnsafeMutablePointer<T>, _ count: Int, _ newCount: Int) -> UnsafeMutablePointer<T> {
-            let grown = UnsafeMutablePointer<T>.allocate(capacity: newCount)
-            grown.moveInitialize(from: pointer, count: count)
-            pointer.deallocate()
-            return grown
-        }
-        rows = moved(rows, old * width, levels * width)
-        minimum = moved(minimum, old, levels)
-        best = moved(best, old, levels)
-        masks = moved(masks, old, levels)
+        let grown = Self.allocate(levels: levels, m: m, width: width)
+        grown.1.update(from: masks, count: old)
+        grown.2.update(from: query, count: m)
+        grown.3.update(from: rows, count: old * width)
+        grown.4.update(from: minimum, count: old)
+        grown.5.update(from: best, count: old)
+        storage.deallocate()
+        (storage, masks, query, rows, minimum, best) = grown
     }
 
     /// The distance of the query to the current word (to its nearest prefix in prefix mode), or nil
@@ -159,8 +176,11 @@ struct BandAutomaton: ~Copyable {
         return d <= Int8(budget) ? Int(d) : nil
     }
 
-    /// As ``EditAutomaton/needsMatch``: only a query scalar near the diagonal can keep the next
-    /// row within budget.
+    /// True when only a scalar of the query can keep the next row within budget: every cell of
+    /// the current row is at the budget or beyond and nothing was accepted yet, so a scalar that
+    /// matches no query scalar near the diagonal (no substitution for free, no transposition)
+    /// pushes every cell past the budget. A walk then tests ``canSurvive(_:)`` before pushing a
+    /// child, which spares most pushes below the first levels of a big trie.
     var needsMatch: Bool {
         minimum[depth] >= Int8(budget) && (!prefixMode || best[depth] > Int8(budget))
     }
@@ -185,11 +205,25 @@ struct BandAutomaton: ~Copyable {
         return set
     }
 
-    /// As ``EditAutomaton/isFinal``: every word that starts with the current one has prefix
-    /// distance ``distance``.
+    /// Prefix mode: every word that starts with the current one has prefix distance ``distance``
+    /// (see the type's notes), so a walk may take the whole subtree without reading it.
     var isFinal: Bool {
         guard prefixMode else { return false }
         let b = best[depth]
         return b <= Int8(budget) && minimum[depth] >= b
+    }
+
+    /// The distance to a whole word given as UTF-8 bytes, or nil past the budget.
+    mutating func distance<C: Collection>(to word: C) -> Int? where C.Element == UInt8 {
+        truncate(to: 0)
+        var alive = true
+        var settled = false
+        UTF8Scalars.forEach(word) { scalar in
+            if alive && !settled {
+                alive = push(scalar)
+                settled = alive && isFinal
+            }
+        }
+        return alive ? distance : nil
     }
 }

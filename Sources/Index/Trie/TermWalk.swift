@@ -1,19 +1,19 @@
 import Storage
 
-/// Enumerates the terms of a sorted term database that an ``EditAutomaton`` accepts.
+/// Enumerates the terms of a sorted term database that a ``BandAutomaton`` accepts.
 ///
 /// A depth-first walk of the path-addressed trie: the cursor visits keys in byte order (preorder of
 /// the trie), rows of the automaton are shared along common prefixes, and when a row shows that no
 /// extension can match, the cursor jumps past the whole subtree by seeking to `prefix + 0xFF` (UTF-8
 /// never contains 0xFF, so every key with that prefix sorts before it) or stepping over it when it
-/// is small. Where the automaton's row is final (prefix mode, ``EditAutomaton/isFinal``), the keys
+/// is small. Where the automaton's row is final (prefix mode, ``BandAutomaton/isFinal``), the keys
 /// below the prefix are taken as a run without automaton steps. Cost: proportional to the trie
 /// nodes within the budget's reach plus the keys returned, not to the dictionary size.
 enum TermWalk {
     /// Keys below this byte are reserved for pseudo-terms (filters) and are never words.
     static let firstWordByte: UInt8 = 0x02
 
-    static func matches(_ cursor: inout Cursor, automaton: inout EditAutomaton) throws -> [(term: [UInt8], distance: Int)] {
+    static func matches(_ cursor: inout Cursor, automaton: inout BandAutomaton) throws -> [(term: [UInt8], distance: Int)] {
         var found: [(term: [UInt8], distance: Int)] = []
         var path: [UInt8] = []
         var boundaries: [Int] = [0]

@@ -139,15 +139,8 @@ struct TrieWalker: ~Copyable {
             automaton.truncate(to: depth)
             path.count = pathCount
         }
+        guard let position = feed(raw, edge) else { return }
         let end = edge.labelStart + edge.labelLength
-        var position = edge.labelStart
-        while position < end {
-            let length = min(UTF8Scalars.sequenceLength(raw[position]), end - position)
-            let scalar = UTF8Scalars.scalar(in: raw, at: position, length: length)
-            position += length
-            if !automaton.push(scalar) { return }
-            if automaton.isFinal { break }
-        }
         try path.append(raw, edge.labelStart..<position)
         if automaton.isFinal, let distance = automaton.distance {
             // Every term below has this distance: take the subtree without the automaton.
@@ -159,6 +152,23 @@ struct TrieWalker: ~Copyable {
         } else {
             try walkNode(raw, edge.child)
         }
+    }
+
+    /// Feeds the label of `edge` to the automaton, standing at the edge's parent, scalar by scalar:
+    /// nil at the first scalar that proves the subtree dead; else where it stopped, at the first
+    /// scalar that makes the row final (the rest of the label then changes nothing) or at the end.
+    @inline(__always)
+    private mutating func feed(_ raw: UnsafeRawBufferPointer, _ edge: Edge) -> Int? {
+        let end = edge.labelStart + edge.labelLength
+        var position = edge.labelStart
+        while position < end {
+            let length = min(UTF8Scalars.sequenceLength(raw[position]), end - position)
+            let scalar = UTF8Scalars.scalar(in: raw, at: position, length: length)
+            position += length
+            if !automaton.push(scalar) { return nil }
+            if automaton.isFinal { break }
+        }
+        return position
     }
 
     /// Appends every term of the subtree at `offset` (whose path is `path`) with `distance`.
@@ -265,16 +275,10 @@ struct TrieWalker: ~Copyable {
             path.count = pathCount
         }
         let end = edge.labelStart + edge.labelLength
-        var position = edge.labelStart
-        while position < end {
-            let length = min(UTF8Scalars.sequenceLength(raw[position]), end - position)
-            let scalar = UTF8Scalars.scalar(in: raw, at: position, length: length)
-            position += length
-            if !automaton.push(scalar) { return true }
-            // Final above a region of the shorter query: those regions are not this query's
-            // shorter form's (see the type's notes).
-            if automaton.isFinal { return false }
-        }
+        guard feed(raw, edge) != nil else { return true }
+        // Final above a region of the shorter query: those regions are not this query's shorter
+        // form's (see the type's notes).
+        if automaton.isFinal { return false }
         try path.append(raw, edge.labelStart..<end)
         return try walkNode(raw, edge.child, within: previous, range)
     }

@@ -15,6 +15,18 @@ final class TermWalkTests: XCTestCase {
         String((0..<rng.int(length)).map { _ in rng.pick(alphabet) })
     }
 
+    /// Distinct random words as sorted UTF-8 terms, as a build gives them to the trie.
+    static func randomTerms(_ rng: inout SeededGenerator, count: ClosedRange<Int>, length: ClosedRange<Int>) -> [[UInt8]] {
+        Array(Set((0..<rng.int(count)).map { _ in randomWord(&rng, length: length) }))
+            .map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
+    }
+
+    /// The packed trie of `terms`, in turn with child indexes on every node of two children or
+    /// more, on none, and as builds write them.
+    static func trie(_ terms: [[UInt8]], round: Int) -> [UInt8] {
+        PackedTrie.build(terms, indexedFrom: [2, nil, PackedTrie.indexedChildren][round % 3])
+    }
+
     /// `distance(to:)` equals EditDistance (prefix or whole word) within the budget, nil beyond it,
     /// for every budget the query lengths give and beyond; and `isFinal` never lies: when it holds
     /// after a prefix, every extension has the same prefix distance.
@@ -25,7 +37,7 @@ final class TermWalkTests: XCTestCase {
             let word = Self.randomWord(&rng, length: 0...12)
             let budget = rng.int(0...3)
             for prefixMode in [false, true] {
-                var automaton = EditAutomaton(query: query.unicodeScalars.map(\.value), budget: budget, prefixMode: prefixMode)
+                var automaton = BandAutomaton(query: query.unicodeScalars.map(\.value), budget: budget, prefixMode: prefixMode)
                 let exact = prefixMode ? EditDistance.prefixDistance(query, word) : EditDistance.distance(query, word)
                 let expected = exact <= budget ? exact : nil
                 XCTAssertEqual(automaton.distance(to: Array(word.utf8)), expected,
@@ -56,10 +68,8 @@ final class TermWalkTests: XCTestCase {
     func testPackedTrieMatchesAndRegionsAgreeWithBruteForce() throws {
         var rng = SeededGenerator(seed: 0x7E_A1)
         for round in 0..<40 {
-            let terms = Array(Set((0..<rng.int(1...300)).map { _ in Self.randomWord(&rng, length: 1...8) }))
-                .map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
-            // Child indexes on every node of two children or more, on none, or as builds write them.
-            let trie = PackedTrie.build(terms, indexedFrom: [2, nil, PackedTrie.indexedChildren][round % 3])
+            let terms = Self.randomTerms(&rng, count: 1...300, length: 1...8)
+            let trie = Self.trie(terms, round: round)
             try Bytes.withView(of: trie) { bytes in
                 for _ in 0..<30 {
                     let query = Self.randomWord(&rng, length: 1...7)
@@ -95,8 +105,9 @@ final class TermWalkTests: XCTestCase {
         }
     }
 
-    /// The walk's automaton (``BandAutomaton``) against brute force, as the query words' one is
-    /// above: distances, and `isFinal` never lying.
+    /// The automaton pushed scalar by scalar, past the rows it starts with (words of up to 44
+    /// scalars), against brute force: each prefix's distance, no extension matching once it is
+    /// dead, and `isFinal` never lying.
     func testBandAutomatonAgreesWithEditDistance() {
         var rng = SeededGenerator(seed: 0xBA_4D)
         for _ in 0..<3000 {
@@ -136,9 +147,8 @@ final class TermWalkTests: XCTestCase {
         var rng = SeededGenerator(seed: 0x1C_4E)
         var derived = 0
         for round in 0..<40 {
-            let terms = Array(Set((0..<rng.int(1...400)).map { _ in Self.randomWord(&rng, length: 1...9) }))
-                .map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
-            let trie = PackedTrie.build(terms, indexedFrom: [2, nil, PackedTrie.indexedChildren][round % 3])
+            let terms = Self.randomTerms(&rng, count: 1...400, length: 1...9)
+            let trie = Self.trie(terms, round: round)
             try Bytes.withView(of: trie) { bytes in
                 for _ in 0..<20 {
                     // Often a stored term typed on, sometimes random scalars.
@@ -182,9 +192,8 @@ final class TermWalkTests: XCTestCase {
         var rng = SeededGenerator(seed: 0x3A_110)
         var compared = 0
         for round in 0..<40 {
-            let terms = Array(Set((0..<rng.int(1...400)).map { _ in Self.randomWord(&rng, length: 1...9) }))
-                .map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
-            let trie = PackedTrie.build(terms, indexedFrom: [2, nil, PackedTrie.indexedChildren][round % 3])
+            let terms = Self.randomTerms(&rng, count: 1...400, length: 1...9)
+            let trie = Self.trie(terms, round: round)
             try Bytes.withView(of: trie) { bytes in
                 for _ in 0..<30 {
                     let word = rng.chance(0.6) ? String(decoding: rng.pick(terms), as: UTF8.self) : Self.randomWord(&rng, length: 1...9)

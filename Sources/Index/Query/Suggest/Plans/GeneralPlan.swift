@@ -247,7 +247,7 @@ extension SuggestContext {
     }
 
     /// Candidates read in rank order before an exact partial word's postings may narrow the
-    /// rest (``narrowed(_:toPrefix:in:walkWouldRead:in:)``): many answers settle within a few
+    /// rest (``narrowed(_:toPrefix:walkWouldRead:in:)``): many answers settle within a few
     /// dozen ("al kh": most candidates match), and reading a prefix's postings costs more than that.
     static let narrowingProbe = 64
 

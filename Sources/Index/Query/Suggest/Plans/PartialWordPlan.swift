@@ -9,7 +9,7 @@ import Storage
 /// only a typo-free one can start with the typed text).
 ///
 /// **Regions, not terms.** The term trie is walked with the word's edit automaton only until its
-/// row is final (``EditAutomaton/isFinal``): from there every term below has the same distance, so
+/// row is final (``BandAutomaton/isFinal``): from there every term below has the same distance, so
 /// the walk returns the subtree as one ``TermRegion`` instead of listing its terms. A region's
 /// documents come from its heavy trie node's `all` list (its best documents, best first), a light
 /// region's from its few terms' postings, a single term's from its posting list. "limb" with one
