@@ -11,7 +11,7 @@ struct SmallArray<Element>: RandomAccessCollection, MutableCollection {
     var endIndex: Int { first == nil ? 0 : 1 + rest.count }
 
     subscript(index: Int) -> Element {
-        get { index == 0 ? first.unsafelyUnwrapped : rest[index - 1] }
+        get { index == 0 ? first! : rest[index - 1] }
         set {
             if index == 0 {
                 precondition(first != nil, "index out of range")
