@@ -63,14 +63,15 @@ let package = Package(
         .target(name: "HTTP2", dependencies: ["CNghttp2", "CHTTPParser", "CSystem", "COpenSSL"]),
         .target(name: "RPC", dependencies: ["Wire", "JSONTree", "HTTP2", "Observability", "CSystem"]),
         .target(name: "SearchPage", dependencies: ["HTTP2"]),
-        .target(name: "Node", dependencies: ["Index", "Wire", "WireConversions", "RPC", "SearchPage", "Catalog", "Observability", "Caching", "CSystem"]),
+        .target(name: "Services", dependencies: ["RPC", "Wire"]),
+        .target(name: "Node", dependencies: ["Index", "Wire", "WireConversions", "RPC", "Services", "SearchPage", "Catalog", "Observability", "Caching", "CSystem"]),
         .target(name: "Load", dependencies: ["Catalog", "Wire", "HTTP2", "RPC", "Storage"]),
         .target(name: "TypeaheadClient"),
         .target(name: "FuzzTargets", dependencies: ["Catalog", "HTTP2", "Index", "Wire", "WireConversions"]),
         .target(name: "Benchmarks", dependencies: ["Index", "Catalog", "Analysis", "CSQLite", "Load", "WireConversions"]),
         .target(name: "Observability", dependencies: ["CSystem"]),
         .target(name: "Cluster", dependencies: ["HTTP2"]),
-        .target(name: "Coordinator", dependencies: ["Index", "Wire", "WireConversions", "Cluster", "HTTP2", "RPC", "SearchPage", "Observability"]),
+        .target(name: "Coordinator", dependencies: ["Index", "Wire", "WireConversions", "Cluster", "HTTP2", "RPC", "Services", "SearchPage", "Observability"]),
         .target(name: "Launcher", dependencies: ["Index", "Catalog", "Cluster", "HTTP2", "Storage"]),
         .target(name: "Admin", dependencies: ["Index", "Catalog", "Cluster", "Wire", "WireConversions", "RPC", "HTTP2"]),
         .executableTarget(name: "typeahead", dependencies: ["Storage", "Index", "Catalog", "Wire", "WireConversions", "HTTP2", "Node", "RPC", "Cluster", "Coordinator", "Launcher", "Admin", "Benchmarks", "Load"]),
@@ -111,7 +112,7 @@ let package = Package(
 // (`typeahead bench`, Debian: every keystroke class 12-18% faster at p50 and mean). Not for
 // TypeaheadClient, which apps depend on (a dependency may not carry unsafe flags), nor the tests.
 let crossModuleOptimized: Set<String> = [
-    "Storage", "Analysis", "Catalog", "Caching", "Index", "JSONTree", "Wire", "WireConversions", "HTTP2", "RPC",
+    "Storage", "Analysis", "Catalog", "Caching", "Index", "JSONTree", "Wire", "WireConversions", "HTTP2", "RPC", "Services",
     "Node", "Coordinator", "Benchmarks", "Load", "typeahead",
 ]
 for target in package.targets where crossModuleOptimized.contains(target.name) {

@@ -6,6 +6,7 @@ import Index
 import Observability
 import RPC
 import SearchPage
+import Services
 import Synchronization
 import Wire
 import WireConversions
@@ -312,16 +313,11 @@ public final class CoordinatorServer: Sendable {
 
     // MARK: Methods
 
+    /// Answers are written from the shards' bytes in the call's format; a search key's tokens are
+    /// forced onto the query (``TypeaheadService/typeaheadMethods``) before the fan-out, so the
+    /// shards (called with the node token) get them.
     private func methods(_ router: QueryRouter) -> [RPCMethod] {
-        [
-            // Answers are written from the shards' bytes in the call's format. A search key's tokens
-            // are forced onto the query here, so the shards (called with the node token) get them.
-            .unaryEncoding(Typeahead_V1_TypeaheadService.suggest, access: .read, json: .suggest) { message, context, reply in
-                router.suggest(message.restricted(to: context.searchKey), context, reply)
-            },
-            .unaryEncoding(Typeahead_V1_TypeaheadService.search, access: .read, json: .search) { message, context, reply in
-                router.search(message.restricted(to: context.searchKey), context, reply)
-            },
+        router.typeaheadMethods + [
             .unary(Typeahead_V1_ClusterService.status, access: .admin) { [self] message, context, reply in
                 status(refresh: message.refresh, context, reply)
             },

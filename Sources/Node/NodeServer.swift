@@ -106,11 +106,16 @@ public final class NodeServer: Sendable {
                          labelNames: ["cache"], series: caches { Double($0.statistics.retired) })
     }
 
+    /// The node's RPCs (``NodeServices``), as ``start()`` serves them over HTTP/2; an
+    /// `InProcessTransport` serves them in the same process without a socket.
+    public var methods: [RPCMethod] {
+        NodeServices(node: self, name: URL(fileURLWithPath: shard.directory).lastPathComponent).methods
+    }
+
     /// Binds and starts serving; returns the port (useful with port 0).
     public func start() throws -> Int {
-        let name = URL(fileURLWithPath: shard.directory).lastPathComponent
         let shard = self.shard
-        let server = RPCServer(configuration: configuration.server, methods: Services.methods(node: self, name: name),
+        let server = RPCServer(configuration: configuration.server, methods: methods,
                                telemetry: telemetry,
                                healthServices: [Typeahead_V1_TypeaheadService.name, Typeahead_V1_ShardService.name],
                                isReady: { shard.currentGeneration != nil }, routes: SearchPage.routes)

@@ -37,7 +37,7 @@ final class FanOut {
     let requestID: String
     private var machine: FanOutMachine
     private var calls: [ShardCall] = []
-    private var deadlineTimer: HTTP2Timer?
+    private var deadlineTimer: FanOutClock.Timer?
     private let completion: (Outcome) -> Void
 
     init(state: LoopState, core: CoordinatorCore, view: ClusterView, generation: UInt64, path: String, framedRequest: [UInt8],
@@ -59,8 +59,8 @@ final class FanOut {
     var isCompleted: Bool { machine.isCompleted }
 
     func start() {
-        let delay = deadline - ContinuousClock.now
-        deadlineTimer = state.loop.scheduleTimer(after: delay) { [self] in
+        let delay = deadline - state.clock.now
+        deadlineTimer = state.clock.schedule(after: delay) { [self] in
             deadlineTimer = nil
             perform(machine.deadlinePassed())
         }
@@ -107,7 +107,7 @@ final class FanOut {
             case .missedDeadline(let shard):
                 core.telemetry.shards[shard].deadline.increment()
             case .disarmDeadlineTimer:
-                if let deadlineTimer { state.loop.cancelTimer(deadlineTimer) }
+                if let deadlineTimer { state.clock.cancel(deadlineTimer) }
                 deadlineTimer = nil
             case .answered(let results):
                 calls = []  // ends the cycle with the calls (see ShardCall.fanOut)
@@ -120,7 +120,7 @@ final class FanOut {
     }
 
     /// Time left before the shard deadline.
-    var timeLeft: Duration { deadline - ContinuousClock.now }
+    var timeLeft: Duration { deadline - state.clock.now }
 }
 
 /// One shard's part of a fan-out: performs what its ``ShardCallMachine`` decides (sends, resets,
@@ -134,9 +134,10 @@ final class ShardCall: HTTP2ResponseReceiver {
     let fanOut: FanOut
     let shard: Int
     private var machine: ShardCallMachine
-    /// Each attempt's link, and its connection and stream once sent, by attempt number.
-    private var attempts = SmallArray<(link: ReplicaLink, connection: HTTP2ClientConnection?, stream: Int32?)>()
-    private var hedgeTimer: HTTP2Timer?
+    /// Each attempt's link, and its connection and stream once sent (or its in-process call), by
+    /// attempt number.
+    private var attempts = SmallArray<(link: ReplicaLink, connection: HTTP2ClientConnection?, stream: Int32?, local: InProcessReplica.Call?)>()
+    private var hedgeTimer: FanOutClock.Timer?
 
     init(fanOut: FanOut, shard: Int) {
         self.fanOut = fanOut
@@ -149,7 +150,7 @@ final class ShardCall: HTTP2ResponseReceiver {
 
     func start() {
         state.hedgeBudget.earn()
-        perform(machine.start(at: .now, hedgeDelay: hedgeDelay(), pick: nextReplica))
+        perform(machine.start(at: state.clock.now, hedgeDelay: hedgeDelay(), pick: nextReplica))
     }
 
     /// The hedging delay: the configured one, or this shard's recent p95 (at least the floor);
@@ -183,7 +184,7 @@ final class ShardCall: HTTP2ResponseReceiver {
         guard count > 0 else { return nil }
         state.rotation &+= 1
         let offset = state.rotation % count
-        let now = ContinuousClock.now
+        let now = state.clock.now
         var best: (replica: Int, cost: Double, turn: Int)?
         var index = 0
         for replica in replicas where isCandidate(replica) {
@@ -203,13 +204,13 @@ final class ShardCall: HTTP2ResponseReceiver {
             case .send(let attempt, let replica, _):
                 send(attempt, to: state.links[replica])
             case .armHedgeTimer(let delay):
-                hedgeTimer = state.loop.scheduleTimer(after: delay) { [self] in
+                hedgeTimer = state.clock.schedule(after: delay) { [self] in
                     hedgeTimer = nil
                     guard !fanOut.isCompleted else { return }
-                    perform(machine.hedgeTimerFired(at: .now, budgetAllows: { state.hedgeBudget.spend() }, pick: nextReplica))
+                    perform(machine.hedgeTimerFired(at: state.clock.now, budgetAllows: { state.hedgeBudget.spend() }, pick: nextReplica))
                 }
             case .disarmHedgeTimer:
-                if let hedgeTimer { state.loop.cancelTimer(hedgeTimer) }
+                if let hedgeTimer { state.clock.cancel(hedgeTimer) }
                 hedgeTimer = nil
             case .released(let attempt):
                 attempts[attempt].link.inFlight -= 1
@@ -217,12 +218,13 @@ final class ShardCall: HTTP2ResponseReceiver {
                 let link = attempts[attempt].link
                 link.inFlight -= 1
                 // It was slower than the winner by at least this much.
-                if reason == .hedge { link.record(elapsed, at: .now) }
+                if reason == .hedge { link.record(elapsed, at: state.clock.now) }
                 if let connection = attempts[attempt].connection, let stream = attempts[attempt].stream { connection.cancel(streamID: stream) }
+                if let local = attempts[attempt].local { link.inProcess?.cancel(local) }
                 core.telemetry.cancelled(reason, shard: shard)
             case .succeeded(let replica, let elapsed, let hedge):
                 let link = state.links[replica]
-                let now = ContinuousClock.now
+                let now = state.clock.now
                 link.record(elapsed, at: now)
                 link.answered(at: now)
                 link.replica.succeeded()
@@ -235,7 +237,7 @@ final class ShardCall: HTTP2ResponseReceiver {
                 let link = state.links[replica]
                 if marksReplicaDown { link.replica.failed("\(status)") }
                 // A failure steers the next calls elsewhere, like a slow answer would.
-                if !ShardCallMachine.isTheRequestsFault(status) { link.record(max(.milliseconds(100), elapsed), at: .now) }
+                if !ShardCallMachine.isTheRequestsFault(status) { link.record(max(.milliseconds(100), elapsed), at: state.clock.now) }
             case .failover:
                 series.failovers.increment()
             case .hedgeSent:
@@ -249,8 +251,14 @@ final class ShardCall: HTTP2ResponseReceiver {
     /// Sends attempt `attempt` on `link`'s connection (connecting first if need be).
     private func send(_ attempt: Int, to link: ReplicaLink) {
         precondition(attempt == attempts.count, "attempts are sent in order")
-        attempts.append((link, nil, nil))
+        attempts.append((link, nil, nil, nil))
         link.inFlight += 1
+        if let replica = link.inProcess {
+            attempts[attempt].local = replica.send(path: fanOut.path, message: fanOut.framedRequest.dropFirst(GRPCFraming.headerSize),
+                                                   deadline: fanOut.deadline, requestID: fanOut.requestID, clock: state.clock,
+                                                   loop: state.loop, to: self, tag: attempt)
+            return
+        }
         // Connected (the usual case): sent now, without a closure for the wait.
         if let connection = link.readyConnection { return send(attempt, on: connection) }
         link.withConnection { [self] connection in
@@ -275,12 +283,17 @@ final class ShardCall: HTTP2ResponseReceiver {
                                                  peer: connection.map { "\($0.host):\($0.port)" } ?? "\(attempts[attempt].link.replica.endpoint)"))
     }
 
+    /// An in-process replica's answer (``InProcessReplica``), on the loop.
+    func answered(inProcess attempt: Int, _ result: Result<ArraySlice<UInt8>, GRPCStatus>) {
+        answered(attempt, result)
+    }
+
     private func answered(_ attempt: Int, _ result: Result<ArraySlice<UInt8>, GRPCStatus>) {
-        perform(machine.answered(attempt, result, at: .now, timeLeft: fanOut.timeLeft, pick: nextReplica))
+        perform(machine.answered(attempt, result, at: state.clock.now, timeLeft: fanOut.timeLeft, pick: nextReplica))
     }
 
     /// The fan-out stopped (cancelled or past its deadline): reset everything still out.
     func stop(_ reason: CoordinatorTelemetry.CancelReason) {
-        perform(machine.stop(reason, at: .now))
+        perform(machine.stop(reason, at: state.clock.now))
     }
 }

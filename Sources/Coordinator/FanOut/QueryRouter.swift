@@ -1,13 +1,14 @@
 import HTTP2
 import Index
 import RPC
+import Services
 import Wire
 import WireConversions
 
-/// The query path of a coordinator: Suggest and Search, from the client's message to the merged,
-/// presented answer. Holds every loop's state in an immutable array, so a call finds its loop's
+/// The query path of a coordinator: its ``TypeaheadService`` (Suggest and Search), from the
+/// client's message to the merged, presented answer, over the shards' ``ShardService``s. Holds every loop's state in an immutable array, so a call finds its loop's
 /// state (routing view, links, latency windows) by index, without a lock.
-final class QueryRouter: Sendable {
+final class QueryRouter: TypeaheadService {
     let core: CoordinatorCore
     let states: [HTTP2LoopBound<LoopState>]
 
@@ -63,7 +64,7 @@ final class QueryRouter: Sendable {
             reply(.failure(GRPCStatus(.unavailable, "the cluster is not ready: no index generation is served by its shards yet")))
             return
         }
-        let now = ContinuousClock.now
+        let now = state.clock.now
         let clientDeadline = context.deadline ?? now + defaultDeadline
         // The margin: the configured floor plus 5% of the time left, so a long call keeps more
         // room for merging and answering than a short one.

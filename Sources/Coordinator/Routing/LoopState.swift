@@ -38,6 +38,8 @@ final class CoordinatorCore: Sendable {
 /// Thread ownership: loop-confined (reached through an `HTTP2LoopBound`).
 final class LoopState {
     let loop: HTTP2EventLoop
+    /// The fan-outs' time: the loop's clock, or a test's ``ManualClock``.
+    let clock: FanOutClock
     var view = ClusterView.empty
     /// By replica id.
     let links: [ReplicaLink]
@@ -49,7 +51,19 @@ final class LoopState {
 
     init(loop: HTTP2EventLoop, core: CoordinatorCore, client: HTTP2Client) {
         self.loop = loop
+        clock = .loop(loop)
         links = core.replicas.map { ReplicaLink(replica: $0, loop: loop, client: client, backoff: core.settings.reconnectBackoff) }
+        latency = Array(repeating: LatencyWindow(), count: core.shardNames.count)
+        hedgeBudget = HedgeBudget(rate: core.settings.hedgeBudget)
+    }
+
+    /// A loop's state whose replicas are in this process (`replicas`, by replica id), timed by
+    /// `clock`.
+    init(loop: HTTP2EventLoop, core: CoordinatorCore, inProcess replicas: [InProcessReplica], clock: FanOutClock) {
+        precondition(replicas.count == core.replicas.count, "one in-process replica per replica of the cluster")
+        self.loop = loop
+        self.clock = clock
+        links = zip(core.replicas, replicas).map { ReplicaLink(replica: $0, loop: loop, inProcess: $1) }
         latency = Array(repeating: LatencyWindow(), count: core.shardNames.count)
         hedgeBudget = HedgeBudget(rate: core.settings.hedgeBudget)
     }

@@ -10,11 +10,17 @@ import HTTP2
 /// Every coordinator loop has its own links, so a fan-out never leaves the loop that received the
 /// client's call: requests are written, answered and merged on one thread, without locks or hops.
 ///
+/// A link may instead reach its replica in this process (``InProcessReplica``: a node's services
+/// through an `InProcessTransport`), as the coordinator's tests do; it is then always connected.
+///
 /// Thread ownership: loop-confined (created, used and completed on `loop`).
 final class ReplicaLink {
     let replica: Replica
     let loop: HTTP2EventLoop
-    private let client: HTTP2Client
+    /// Nil for an in-process link.
+    private let client: HTTP2Client?
+    /// The replica's services in this process, if this link reaches it so.
+    let inProcess: InProcessReplica?
     private let backoff: ClosedRange<Duration>
     private var connection: HTTP2ClientConnection?
     private var connecting = false
@@ -35,10 +41,21 @@ final class ReplicaLink {
         self.client = client
         self.backoff = backoff
         nextDelay = backoff.lowerBound
+        inProcess = nil
+    }
+
+    /// A link to a replica in this process.
+    init(replica: Replica, loop: HTTP2EventLoop, inProcess: InProcessReplica) {
+        self.replica = replica
+        self.loop = loop
+        client = nil
+        backoff = .zero ... .zero
+        nextDelay = .zero
+        self.inProcess = inProcess
     }
 
     /// Whether a request can be written now without waiting for a connect.
-    var isConnected: Bool { connection?.isAcceptingRequests ?? false }
+    var isConnected: Bool { inProcess != nil || (connection?.isAcceptingRequests ?? false) }
 
     /// The connection, if it takes requests now (``withConnection(_:)`` without the wait).
     var readyConnection: HTTP2ClientConnection? {
@@ -54,7 +71,7 @@ final class ReplicaLink {
             return
         }
         connection = nil
-        guard ContinuousClock.now >= retryAt || connecting else {
+        guard client != nil, ContinuousClock.now >= retryAt || connecting else {
             body(nil)
             return
         }
@@ -65,11 +82,10 @@ final class ReplicaLink {
     /// Starts connecting unless a connect is under way or backing off (so a fresh coordinator
     /// warms every link before the first query).
     func connect() {
-        guard !connecting, connection == nil, ContinuousClock.now >= retryAt else { return }
+        guard let client, !connecting, connection == nil, ContinuousClock.now >= retryAt else { return }
         connecting = true
         let bound = HTTP2LoopBound(self, eventLoop: loop)
         let endpoint = replica.endpoint
-        let client = self.client
         let loop = self.loop
         // Off the loop: a host name is resolved by the connecting thread, and resolving blocks.
         DispatchQueue.global(qos: .userInitiated).async {

@@ -35,6 +35,23 @@ public final class HTTP2Responder: Sendable {
         self.connection = connection
     }
 
+    /// The responder of a call made in the same process, without a connection: an in-process
+    /// transport hands it to a handler so the handler sees the loop it runs on and learns of
+    /// cancellation exactly as over HTTP/2. Writes to it are dropped (the transport carries the
+    /// handler's reply itself); ``cancel()`` plays the caller going away.
+    public static func inProcess(on loop: HTTP2EventLoop, streamID: Int32 = 1) -> HTTP2Responder {
+        HTTP2Responder(streamID: streamID, connection: .inProcess(loop))
+    }
+
+    /// The caller of an in-process call went away (it was superseded, or its deadline passed):
+    /// the call counts as cancelled and its cancellation handlers run, on the calling thread. Only
+    /// for responders made by ``inProcess(on:streamID:)``; a connection's responders learn of a
+    /// reset from their stream (a precondition checks it).
+    public func cancel() {
+        guard case .inProcess = connection else { preconditionFailure("HTTP2Responder.cancel() is for in-process responders") }
+        streamClosed()
+    }
+
     /// The loop that owns the request's connection: the handler is called on it, cancellation
     /// handlers run on it, and writes made on it apply inline. Continue the request's work there
     /// (backend connections of the same ``HTTP2EventLoopGroup``, timers) to stay on one thread.

@@ -30,11 +30,15 @@ protocol ResponseWriter: AnyObject {
 enum ResponseTarget: Sendable {
     case http2(HTTP2LoopBound<ServerConnection>)
     case http1(HTTP2LoopBound<HTTP1Connection>)
+    /// No connection: a call made in the same process (``HTTP2Responder/inProcess(on:)``), whose
+    /// transport carries the method's reply itself; only the loop and cancellation are used.
+    case inProcess(HTTP2EventLoop)
 
     var eventLoop: HTTP2EventLoop {
         switch self {
         case .http2(let connection): connection.eventLoop
         case .http1(let connection): connection.eventLoop
+        case .inProcess(let loop): loop
         }
     }
 
@@ -44,6 +48,7 @@ enum ResponseTarget: Sendable {
         switch self {
         case .http2(let connection): connection.withValueOnLoop { $0.write(streamID: streamID, part) }
         case .http1(let connection): connection.withValueOnLoop { $0.write(streamID: streamID, part) }
+        case .inProcess: break
         }
     }
 }

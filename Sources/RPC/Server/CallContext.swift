@@ -77,3 +77,14 @@ public enum CallIdentity: Sendable {
         }
     }
 }
+
+extension CallContext {
+    /// `message` in the call's ``format``: its protobuf bytes, or its JSON text as `json` writes it
+    /// (for handlers that reply encoded, see ``RPCMethod/unaryEncoding(_:access:json:_:)``).
+    public func encode<Request, Response>(_ message: Response, json: JSONMapping<Request, Response>) -> [UInt8] {
+        switch format {
+        case .protobuf: message.serializedBytes()
+        case .json: json.response(message)
+        }
+    }
+}

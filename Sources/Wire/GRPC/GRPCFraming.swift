@@ -1,5 +1,8 @@
 /// gRPC's length-prefixed messages: a compressed-flag byte, a 4-byte big-endian length, the bytes.
 public enum GRPCFraming {
+    /// The prefix before each message: the compressed flag and the 4-byte length.
+    public static let headerSize = 5
+
     /// Frames one uncompressed message.
     public static func frame(_ message: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []

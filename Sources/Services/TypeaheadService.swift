@@ -1,0 +1,50 @@
+import RPC
+import Wire
+
+/// `typeahead.v1.Typeahead`, the client-facing service, free of any transport: what a node
+/// answers over its shard and a coordinator answers over its shards' ``ShardService``s. Requests
+/// are the typed messages; answers are written in the call's ``CallContext/format`` (protobuf for
+/// gRPC, JSON text for the Connect and GET forms), because both servers write them straight from
+/// their sources (a node from its memory map, a coordinator from its shards' bytes) rather than
+/// build a response message to encode. Failures are ``GRPCStatus``es: a code, a message and
+/// structured details (`google.rpc.ErrorInfo`).
+///
+/// ``typeaheadMethods`` registers the service with any transport (``RPCServer`` for HTTP/2 and HTTP/1.1,
+/// ``InProcessTransport`` in the same process), in one place for every server: the paths, the
+/// access each method needs, the JSON mappings, and the search key's tokens forced onto every
+/// request (so an implementation never sees a request the key would not allow).
+///
+/// ```swift
+/// struct Echo: TypeaheadService {
+///     func suggest(_ request: Typeahead_V1_SuggestRequest, _ context: CallContext, _ reply: @escaping RPCMethod.Reply<[UInt8]>) {
+///         reply(.success(context.encode(Typeahead_V1_SuggestResponse(session: request.session), json: .suggest)))
+///     }
+///     func search(_ request: Typeahead_V1_SearchRequest, _ context: CallContext, _ reply: @escaping RPCMethod.Reply<[UInt8]>) {
+///         reply(.failure(GRPCStatus(.unimplemented, "no search here")))
+///     }
+/// }
+/// let server = RPCServer(configuration: configuration, methods: Echo().typeaheadMethods, telemetry: telemetry)
+/// ```
+///
+/// Threads: a method is called on the event loop that received the call and replies once, from
+/// any thread, at any time.
+public protocol TypeaheadService: Sendable {
+    /// Suggestions for the text typed so far: entries, completions, token suggestions.
+    func suggest(_ request: Typeahead_V1_SuggestRequest, _ context: CallContext, _ reply: @escaping RPCMethod.Reply<[UInt8]>)
+    /// Ranked results for submitted text, a page at a time.
+    func search(_ request: Typeahead_V1_SearchRequest, _ context: CallContext, _ reply: @escaping RPCMethod.Reply<[UInt8]>)
+}
+
+extension TypeaheadService {
+    /// The service's methods, for a transport to serve.
+    public var typeaheadMethods: [RPCMethod] {
+        [
+            .unaryEncoding(Typeahead_V1_TypeaheadService.suggest, access: .read, json: .suggest) { request, context, reply in
+                suggest(request.restricted(to: context.searchKey), context, reply)
+            },
+            .unaryEncoding(Typeahead_V1_TypeaheadService.search, access: .read, json: .search) { request, context, reply in
+                search(request.restricted(to: context.searchKey), context, reply)
+            },
+        ]
+    }
+}
