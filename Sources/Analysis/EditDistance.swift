@@ -29,6 +29,25 @@ public enum EditDistance {
         }
     }
 
+    /// Whether a stored word at distance `d` from a query word (`distance`, or `prefixDistance`
+    /// for the partial word) is a match within `budget`: `d ≤ budget`, and a word whose first
+    /// scalar differs from the query's matches with one edit at most. So "pyhton" finds
+    /// "python" (one transposition) and "bython" too, but an eight-letter word finds words two
+    /// edits away only when they begin with its first letter: a person rarely mistypes the first
+    /// letter *and* another one, and most of a big vocabulary is two edits from a short word with
+    /// any first letter (Meilisearch counts a first-letter typo as two for the same reason).
+    ///
+    /// Complexity: O(1) beyond the first scalars.
+    ///
+    /// ```swift
+    /// EditDistance.admits(2, budget: 2, query: "cambridge", word: "cambirdgr")  // true
+    /// EditDistance.admits(2, budget: 2, query: "cambridge", word: "xambirdge")  // false
+    /// EditDistance.admits(1, budget: 2, query: "cambridge", word: "xambridge")  // true
+    /// ```
+    public static func admits(_ d: Int, budget: Int, query: String, word: String) -> Bool {
+        d <= budget && (d <= 1 || query.unicodeScalars.first == word.unicodeScalars.first)
+    }
+
     /// Optimal-string-alignment Damerau–Levenshtein distance between `a` and `b`: the fewest
     /// insertions, deletions, substitutions and transpositions of two adjacent scalars, where
     /// no substring is edited twice (so "ca" → "abc" is 3, not 2 as in unrestricted

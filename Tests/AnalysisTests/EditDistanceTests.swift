@@ -66,4 +66,18 @@ final class EditDistanceTests: XCTestCase {
             XCTAssertEqual(EditDistance.budget(forLength: length), budget, "length \(length)")
         }
     }
+
+    /// A second edit needs the query's first letter; one edit is allowed anywhere.
+    func testASecondEditNeedsTheFirstLetter() {
+        XCTAssertTrue(EditDistance.admits(2, budget: 2, query: "cambridge", word: "cambirdgr"))
+        XCTAssertFalse(EditDistance.admits(2, budget: 2, query: "cambridge", word: "xambirdge"))
+        XCTAssertTrue(EditDistance.admits(1, budget: 2, query: "cambridge", word: "xambridge"))
+        XCTAssertTrue(EditDistance.admits(1, budget: 1, query: "pyhton", word: "bython"))
+        XCTAssertFalse(EditDistance.admits(2, budget: 1, query: "pyhton", word: "pytho"))
+        XCTAssertTrue(EditDistance.admits(0, budget: 0, query: "ab", word: "ab"))
+        XCTAssertFalse(EditDistance.admits(2, budget: 2, query: "\u{1D11E}bcdefgh", word: "abcdefgh"))
+        XCTAssertTrue(EditDistance.admits(3, budget: 3, query: "\u{1D11E}bcdefgh", word: "\u{1D11E}xyzdefgh"))
+        // Distances stay as defined; only what counts as a match changes.
+        XCTAssertEqual(EditDistance.prefixDistance("xambirdge", "cambridge"), 2)
+    }
 }

@@ -22,6 +22,12 @@
 /// `(i-1, j)` at `s - 1` of the same row, and `(i-2, j-2)` (a transposition) at `s` two rows up.
 /// A push is one pass over `2·budget + 1` bytes, O(budget) whatever the query's length.
 ///
+/// **A second edit needs the right first letter.** With a budget of 2 or more, a word whose first
+/// scalar differs from the query's matches with one edit at most (``EditDistance/admits(_:budget:query:word:)``,
+/// the rule of `Semantics.md`): its rows are capped so that any cell of 2 or more is too far.
+/// Besides ranking fewer far-fetched matches, this is what keeps a two-edit walk of a big trie
+/// cheap: below every first letter but the query's, the walk is a one-edit walk.
+///
 /// **Matches as bit masks.** Each push records which band cells' query scalar equals the pushed
 /// one (bit `s`). A transposition at `(i, j)` needs `q[i] = w[j-1]` and `q[i-1] = w[j]`: bit `s + 1`
 /// of the previous row's mask and bit `s - 1` of this one's, so the previous scalar is never
@@ -50,6 +56,17 @@ struct BandAutomaton: ~Copyable {
     private var levels: Int
     /// Scalars of word pushed.
     private(set) var depth = 0
+    /// The word's first scalar differs from the query's, and the budget is 2 or more: the word may
+    /// match with one edit at most (``EditDistance/admits(_:budget:query:word:)``). Set by the push
+    /// of the first scalar; every deeper row shares that scalar.
+    private var gated = false
+
+    /// Whether the current word may match with one edit at most: a gated word, or the empty word
+    /// (it has no first letter to share with the query).
+    private var isGated: Bool { depth == 0 ? budget >= 2 && m > 0 : gated }
+
+    /// The largest admitted distance of the current word.
+    private var admitted: Int8 { isGated ? 1 : Int8(budget) }
 
     /// Scalars of word the rows hold before they grow (analysed words have at most 32).
     static let capacity = 40
@@ -103,7 +120,12 @@ struct BandAutomaton: ~Copyable {
         let j = depth + 1
         if j >= levels { grow() }
         depth = j
+        if j == 1 { gated = budget >= 2 && m > 0 && scalar != query[0] }
         let k = budget, far = self.far
+        // A gated word keeps only cells of at most one edit: a value of 2 or more is `far`. The
+        // cap commutes with the recurrence's minimum (cells under 2 are untouched, the rest stay
+        // at 2 or more), so the capped rows are exactly the capped distances.
+        let ceiling: Int8 = gated ? 2 : far
         let cur = rows + j * width, prev = cur - width
         // The band's matches: bit s when q[i] (1-based) equals the scalar, i = j + s - k - 1.
         var mask: UInt64 = 0
@@ -129,12 +151,12 @@ struct BandAutomaton: ~Copyable {
             if s < firstSlot || s > lastSlot {
                 v = far
             } else if s == firstSlot {
-                v = j < Int(far) ? Int8(truncatingIfNeeded: j) : far
+                v = j < Int(ceiling) ? Int8(truncatingIfNeeded: j) : far
             } else {
                 let cost: Int8 = mask & (1 &<< UInt64(s)) != 0 ? 0 : 1
                 v = min(prev[s &+ 1] &+ 1, left &+ 1, prev[s] &+ cost)
                 if transposable & (1 &<< UInt64(s &+ 1)) != 0, s &- 1 > firstSlot { v = min(v, above[s] &+ 1) }
-                if v > far { v = far }
+                if v >= ceiling { v = far }
             }
             cur[s] = v
             left = v
@@ -142,7 +164,10 @@ struct BandAutomaton: ~Copyable {
         }
         let last = m - j + k + 1
         let whole: Int8 = last >= 1 && last <= 2 * k + 1 ? cur[last] : far
-        let bestSoFar = min(best[j - 1], whole)
+        // The empty word's prefix distance (row 0) is the query's length: within budget only for
+        // short queries, and, like every other prefix of a gated word, admitted only up to one edit.
+        let carried = best[j - 1]
+        let bestSoFar = min(j == 1 && carried >= ceiling ? far : carried, whole)
         best[j] = bestSoFar
         minimum[j] = rowMinimum
         masks[j] = mask
@@ -173,7 +198,7 @@ struct BandAutomaton: ~Copyable {
             let last = m - depth + budget + 1
             d = last >= 1 && last <= 2 * budget + 1 ? rows[depth * width + last] : far
         }
-        return d <= Int8(budget) ? Int(d) : nil
+        return d <= admitted ? Int(d) : nil
     }
 
     /// True when only a scalar of the query can keep the next row within budget: every cell of
@@ -182,7 +207,8 @@ struct BandAutomaton: ~Copyable {
     /// pushes every cell past the budget. A walk then tests ``canSurvive(_:)`` before pushing a
     /// child, which spares most pushes below the first levels of a big trie.
     var needsMatch: Bool {
-        minimum[depth] >= Int8(budget) && (!prefixMode || best[depth] > Int8(budget))
+        let budget = admitted
+        return minimum[depth] >= budget && (!prefixMode || best[depth] > budget)
     }
 
     /// With ``needsMatch``: whether `scalar` is a query scalar the next row could match.
@@ -210,7 +236,7 @@ struct BandAutomaton: ~Copyable {
     var isFinal: Bool {
         guard prefixMode else { return false }
         let b = best[depth]
-        return b <= Int8(budget) && minimum[depth] >= b
+        return b <= admitted && minimum[depth] >= b
     }
 
     /// The distance to a whole word given as UTF-8 bytes, or nil past the budget.

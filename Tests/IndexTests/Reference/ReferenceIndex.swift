@@ -123,7 +123,7 @@ struct ReferenceIndex {
         let lowerBound = q.isPartial ? lengthQ - lengthW : abs(lengthQ - lengthW)
         if lowerBound > q.budget { return nil }
         let d = q.isPartial ? cache.prefixDistance(q.term, w) : cache.distance(q.term, w)
-        return d <= q.budget ? d : nil
+        return EditDistance.admits(d, budget: q.budget, query: q.term, word: w) ? d : nil
     }
 
     /// The smallest distance from `q` to any of `words`, if one is within budget.

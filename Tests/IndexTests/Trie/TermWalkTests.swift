@@ -27,7 +27,8 @@ final class TermWalkTests: XCTestCase {
         PackedTrie.build(terms, indexedFrom: [2, nil, PackedTrie.indexedChildren][round % 3])
     }
 
-    /// `distance(to:)` equals EditDistance (prefix or whole word) within the budget, nil beyond it,
+    /// `distance(to:)` equals EditDistance (prefix or whole word) where the budget admits it
+    /// (``EditDistance/admits(_:budget:query:word:)``: a second edit needs the query's first letter), nil otherwise,
     /// for every budget the query lengths give and beyond; and `isFinal` never lies: when it holds
     /// after a prefix, every extension has the same prefix distance.
     func testAutomatonAgreesWithEditDistance() {
@@ -39,7 +40,7 @@ final class TermWalkTests: XCTestCase {
             for prefixMode in [false, true] {
                 var automaton = BandAutomaton(query: query.unicodeScalars.map(\.value), budget: budget, prefixMode: prefixMode)
                 let exact = prefixMode ? EditDistance.prefixDistance(query, word) : EditDistance.distance(query, word)
-                let expected = exact <= budget ? exact : nil
+                let expected = EditDistance.admits(exact, budget: budget, query: query, word: word) ? exact : nil
                 XCTAssertEqual(automaton.distance(to: Array(word.utf8)), expected,
                                "query \(query) word \(word) budget \(budget) prefix \(prefixMode)")
                 guard prefixMode else { continue }
@@ -79,7 +80,7 @@ final class TermWalkTests: XCTestCase {
                     for term in terms {
                         let word = String(decoding: term, as: UTF8.self)
                         let d = prefixMode ? EditDistance.prefixDistance(query, word) : EditDistance.distance(query, word)
-                        if d <= budget { expected[term] = d }
+                        if EditDistance.admits(d, budget: budget, query: query, word: word) { expected[term] = d }
                     }
                     let scalars = query.unicodeScalars.map(\.value)
                     let found = try PackedTrie.matches(bytes, query: scalars, budget: budget, prefixMode: prefixMode)
@@ -124,12 +125,12 @@ final class TermWalkTests: XCTestCase {
                     let exact = prefixMode ? EditDistance.prefixDistance(query, typed) : EditDistance.distance(query, typed)
                     let context = "query \(query) word \(typed) budget \(budget) prefix \(prefixMode)"
                     if alive {
-                        XCTAssertEqual(automaton.distance, exact <= budget ? exact : nil, context)
+                        XCTAssertEqual(automaton.distance, EditDistance.admits(exact, budget: budget, query: query, word: typed) ? exact : nil, context)
                     } else {
                         // Dead: no extension matches.
                         let longer = typed + Self.randomWord(&rng, length: 0...4)
                         let d = prefixMode ? EditDistance.prefixDistance(query, longer) : EditDistance.distance(query, longer)
-                        XCTAssertGreaterThan(d, budget, "\(context): \(longer) matches")
+                        XCTAssertFalse(EditDistance.admits(d, budget: budget, query: query, word: longer), "\(context): \(longer) matches")
                     }
                     if alive, automaton.isFinal {
                         let longer = typed + Self.randomWord(&rng, length: 1...5)
