@@ -165,6 +165,20 @@ public final class NodeServer: Sendable {
         telemetry.logger.info("node stopped", [:])
     }
 
+    /// Runs `work` right here (on the event loop that received the call: ``Placement/inline``) and
+    /// replies with its result. The closure does not escape, so a call pays no allocation for it;
+    /// a `stallable` call that fault injection picks (``NodeConfiguration/faultStallShare``) goes
+    /// through ``run(_:stallable:_:_:)`` instead, to be answered late.
+    func runInline<Response: Sendable>(stallable: Bool = false, _ reply: @escaping RPCMethod.Reply<Response>,
+                                       _ work: () throws -> Response) {
+        if stallable, configuration.faultStallShare > 0 {
+            let result = Result { try work() }
+            run(.inline, stallable: true, reply) { try result.get() }
+            return
+        }
+        do { reply(.success(try work())) } catch { reply(.failure(GRPCStatus(describing: error))) }
+    }
+
     /// Runs `work` where its method belongs and replies with its result, refusing with
     /// RESOURCE_EXHAUSTED when that place is full. `stallable` calls may be answered late on
     /// purpose (``NodeConfiguration/faultStallShare``).

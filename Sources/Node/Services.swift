@@ -25,7 +25,7 @@ struct NodeServices: TypeaheadService, ShardService {
     /// Written from the memory map into the response bytes, in the call's format (or from the
     /// answer cache).
     func suggest(_ request: Typeahead_V1_SuggestRequest, _ context: CallContext, _ reply: @escaping RPCMethod.Reply<[UInt8]>) {
-        node.run(.inline, reply) { [node, shard] in
+        node.runInline(reply) {
             let suggest = try SuggestRequest(request)
             return try Self.index(context) {
                 try node.answers.answer(request, suggest, format: context.format, shard: shard, shouldStop: context.shouldStop)
@@ -45,7 +45,7 @@ struct NodeServices: TypeaheadService, ShardService {
 
     /// Written from the memory map (or the answer cache), like the client's Suggest.
     func shardSuggest(_ request: Typeahead_V1_ShardSuggestRequest, _ context: CallContext, _ reply: @escaping RPCMethod.Reply<[UInt8]>) {
-        node.run(.inline, stallable: true, reply) { [node, shard] in
+        node.runInline(stallable: true, reply) {
             guard let message = request.request else { throw GRPCStatus(.invalidArgument, "request is required") }
             let suggest = try SuggestRequest(message)
             let pinned = request.generation == 0 ? nil : Int(clamping: request.generation)

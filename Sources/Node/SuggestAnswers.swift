@@ -80,14 +80,17 @@ final class SuggestAnswers: Sendable {
     }
 
     /// The encoded presented answer to `message` (already converted to `request`).
+    ///
+    /// `shouldStop` is evaluated only when the answer is computed: making the call's stop test is
+    /// an allocation (a closure) that an answer from the cache does without.
     func answer(_ message: Typeahead_V1_SuggestRequest, _ request: SuggestRequest, format: WireFormat, shard: Shard,
-                shouldStop: @escaping @Sendable () -> Bool) throws -> [UInt8] {
+                shouldStop: @autoclosure () -> @Sendable () -> Bool) throws -> [UInt8] {
         let version = try shard.readVersion()
         var keyed = message
         keyed.session = ""
         keyed.revision = 0
         let opening = try cached(Key(version: version, form: .presented(format), request: keyed)) {
-            try Self.opening(request, format: format, shard: shard, generation: version.generation, shouldStop: shouldStop)
+            try Self.opening(request, format: format, shard: shard, generation: version.generation, shouldStop: shouldStop())
         }
         return Self.closing(opening, format: format, session: message.session, revision: message.revision,
                             shards: .singleNode(generation: version.generation))
@@ -97,10 +100,10 @@ final class SuggestAnswers: Sendable {
     /// `pinned`, or the current one), written from the map like a client's answer, and cached
     /// alike (it has no per-call fields).
     func shardAnswer(_ message: Typeahead_V1_SuggestRequest, _ request: SuggestRequest, pinned: Int?, shard: Shard,
-                     shouldStop: @escaping @Sendable () -> Bool) throws -> [UInt8] {
+                     shouldStop: @autoclosure () -> @Sendable () -> Bool) throws -> [UInt8] {
         let version = try shard.readVersion(generation: pinned)
         return try cached(Key(version: version, form: .shardPart, request: message)) {
-            try shard.suggest(request, form: .shardPart, generation: version.generation, shouldStop: shouldStop) {
+            try shard.suggest(request, form: .shardPart, generation: version.generation, shouldStop: shouldStop()) {
                 try $0.shardPart(generation: version.generation)
             }
         }
@@ -133,7 +136,11 @@ final class SuggestAnswers: Sendable {
                         shards: Typeahead_V1_ShardStatus) -> [UInt8] {
         switch format {
         case .protobuf:
-            return opening + Typeahead_V1_SuggestResponse(session: session, revision: revision, shards: shards).serializedBytes()
+            // One allocation: the opening, then the closing fields written behind it.
+            var writer = ProtoWriter(reservingCapacity: opening.count + session.utf8.count + 48)
+            opening.withUnsafeBytes { writer.writeRaw($0) }
+            Typeahead_V1_SuggestResponse(session: session, revision: revision, shards: shards).encode(to: &writer)
+            return writer.bytes
         case .json:
             return ResponseJSON.suggestClosing(opening, session: session, revision: revision, shards: shards)
         }

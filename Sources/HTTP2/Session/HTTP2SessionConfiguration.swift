@@ -23,6 +23,10 @@ public struct HTTP2SessionConfiguration: Sendable {
     /// here is bounded anyway (a request is answered on the loop that reads it, and
     /// `maxConcurrentStreams` caps what is open at once).
     public var streamResetLimit = StreamResetLimit(burst: 20_000, perSecond: 5_000)
+    /// Header values that arrive on most requests beyond the common ones (an RPC server's method
+    /// paths): a received value equal to one of them shares its `String` instead of allocating a
+    /// new one (a `String` of more than 15 UTF-8 bytes is a heap allocation).
+    public var knownValues: [String] = []
 
     /// A token bucket for incoming RST_STREAM frames (see ``streamResetLimit``).
     public struct StreamResetLimit: Sendable, Equatable {

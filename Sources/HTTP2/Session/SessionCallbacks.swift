@@ -114,7 +114,7 @@ extension SessionCore {
         if stream.headersTooLarge { return 0 }
         if name.first == UInt8(ascii: ":") {
             // nghttp2 has validated pseudo-headers (known names, only in the first block, once each).
-            let text = HeaderStrings.string(value)
+            let text = headerStrings.string(value)
             switch PseudoHeader(name) {
             case .method: stream.method = text
             case .path: stream.path = text
@@ -125,8 +125,14 @@ extension SessionCore {
             }
             return 0
         }
-        let field: HTTP2HeaderField = (HeaderStrings.string(name), HeaderStrings.string(value))
-        if stream.headersDone { stream.trailers.append(field) } else { stream.headers.append(field) }
+        let field: HTTP2HeaderField = (headerStrings.string(name), headerStrings.string(value))
+        if stream.headersDone {
+            stream.trailers.append(field)
+        } else {
+            // One allocation for a request's few fields, not one per doubling.
+            if stream.headers.capacity == 0 { stream.headers.reserveCapacity(8) }
+            stream.headers.append(field)
+        }
         return 0
     }
 

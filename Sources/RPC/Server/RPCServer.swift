@@ -134,6 +134,8 @@ public final class RPCServer: Sendable {
         http.session.maxHeaderListSize = configuration.maximumHeaderListBytes
         // A gRPC body is the message plus its 5-byte prefix.
         http.session.maxBodySize = configuration.maximumMessageBytes + 5
+        // Every call names one of these: shared Strings, not one allocated per request.
+        http.session.knownValues = Array(methods.keys)
         let telemetry = self.telemetry
         http.rejectionHandler = { rejection, request, responder in
             let status: GRPCStatus
