@@ -45,9 +45,18 @@ enum ResponseTarget: Sendable {
     /// Applies `part` on the loop: inline when called there, else queued (FIFO per calling thread,
     /// see ``HTTP2LoopBound``).
     func write(streamID: Int32, _ part: ResponsePart) {
+        // On the loop (a handler answering inline, the usual case) the write is a direct call:
+        // going through `withValueOnLoop` would allocate its closure's context even when it runs
+        // inline.
         switch self {
-        case .http2(let connection): connection.withValueOnLoop { $0.write(streamID: streamID, part) }
-        case .http1(let connection): connection.withValueOnLoop { $0.write(streamID: streamID, part) }
+        case .http2(let connection):
+            if connection.eventLoop.inEventLoop { connection.value.write(streamID: streamID, part) } else {
+                connection.withValueOnLoop { $0.write(streamID: streamID, part) }
+            }
+        case .http1(let connection):
+            if connection.eventLoop.inEventLoop { connection.value.write(streamID: streamID, part) } else {
+                connection.withValueOnLoop { $0.write(streamID: streamID, part) }
+            }
         case .inProcess: break
         }
     }

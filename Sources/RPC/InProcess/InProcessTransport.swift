@@ -58,7 +58,7 @@ public final class InProcessTransport: Sendable {
             reply(.failure(GRPCStatus(.deadlineExceeded, "deadline exceeded before the call started")))
             return call
         }
-        method.invoke(messages, CallContext(identity: .received(requestID), deadline: deadline, responder: responder), reply)
+        method.invoke(GRPCMessages(messages), CallContext(identity: .received(requestID), deadline: deadline, responder: responder), reply)
         return call
     }
 

@@ -50,7 +50,7 @@ public struct RPCMethod: Sendable {
     /// Whether the request is a stream of messages (client streaming); otherwise exactly one.
     public let clientStreaming: Bool
     /// The gRPC side: protobuf messages in, one protobuf message out.
-    let invoke: @Sendable (_ messages: [ArraySlice<UInt8>], CallContext, _ reply: @escaping Reply<[UInt8]>) -> Void
+    let invoke: @Sendable (_ messages: GRPCMessages, CallContext, _ reply: @escaping Reply<[UInt8]>) -> Void
     let json: JSONEndpoint?
 
     /// A unary method from typed request and response messages. A request that does not decode is
@@ -98,12 +98,12 @@ public struct RPCMethod: Sendable {
             }
         }
         return RPCMethod(path: method.path, access: access, clientStreaming: false, invoke: { messages, context, reply in
-            guard messages.count == 1 else {
+            guard let message = messages.single else {
                 reply(.failure(GRPCStatus(.invalidArgument, "\(method.path) takes exactly one request message, got \(messages.count)")))
                 return
             }
             let request: Request
-            do throws(GRPCStatus) { request = try decode(Request.self, messages[0]) } catch {
+            do throws(GRPCStatus) { request = try decode(Request.self, message) } catch {
                 reply(.failure(error))
                 return
             }

@@ -222,76 +222,86 @@ public final class RPCServer: Sendable {
 
     private func handleGRPC(_ request: HTTP2Request, path: String, _ responder: HTTP2Responder) {
         let started = ContinuousClock.now
-        let call = beginCall(request, label: path, started: started) { status, message in
-            if let message, status.code == .ok {
-                responder.respond(status: 200, headers: GRPCResponses.headers, body: GRPCFraming.frame(message),
-                                  trailers: GRPCResponses.trailers(.ok))
-            } else {
-                responder.sendHeaders(status: 200, headers: GRPCResponses.trailersOnly(status), endStream: true)
-            }
-        }
+        // A closure literal without captures: a static method passed by name becomes a partial
+        // application that allocates a context on every call.
+        let call = beginCall(request, label: path, started: started, responder: responder) { RPCServer.answerGRPC($0, $1, $2) }
         if path == Grpc_Health_V1_HealthService.check.path || path == Grpc_Health_V1_HealthService.watch.path {
             health.handle(request, path: path, responder: responder) { _, status, message in call.finish(status, message) }
             return
         }
         guard let method = methods[path] else {
-            call.finish(GRPCStatus(.unimplemented, "unknown method \(path)"), nil)
+            call.finish(GRPCStatus(.unimplemented, "unknown method \(path)"))
             return
         }
         if let encoding = request.header("grpc-encoding"), encoding != "identity" {
-            call.finish(GRPCStatus(.unimplemented, "grpc-encoding \(encoding) is not supported; send identity"), nil)
+            call.finish(GRPCStatus(.unimplemented, "grpc-encoding \(encoding) is not supported; send identity"))
             return
         }
         let searchKey: SearchKey?
         do throws(GRPCStatus) { searchKey = try authorize(method, request.header("authorization")) } catch {
-            call.finish(error, nil)
+            call.finish(error)
             return
         }
         var deadline: ContinuousClock.Instant?
         if let timeout = request.header("grpc-timeout") {
             guard let duration = GRPCTimeout.parse(timeout) else {
-                call.finish(GRPCStatus(.invalidArgument, "malformed grpc-timeout \"\(timeout)\""), nil)
+                call.finish(GRPCStatus(.invalidArgument, "malformed grpc-timeout \"\(timeout)\""))
                 return
             }
             deadline = started.advanced(by: duration)
         }
-        let messages: [ArraySlice<UInt8>]
-        do {
-            messages = try GRPCFraming.messages(in: request.body, maximumMessageBytes: configuration.maximumMessageBytes)
+        let messages: GRPCMessages
+        do throws(GRPCStatus) {
+            messages = try GRPCMessages(in: request.body, maximumMessageBytes: configuration.maximumMessageBytes)
         } catch {
-            call.finish(error, nil)
+            call.finish(error)
             return
         }
         method.invoke(messages, CallContext(identity: call.identity, deadline: deadline, responder: responder, searchKey: searchKey), call.reply)
     }
 
-    /// What every call shares, whatever its form (gRPC, Connect JSON, GET): its request id, its
-    /// metric series (started now), and its ending, which answers in the call's form (`answer`)
-    /// and is counted, timed and, on failure, logged.
-    private struct Call: Sendable {
-        let identity: CallIdentity
-        let finish: @Sendable (GRPCStatus, [UInt8]?) -> Void
-
-        /// The method's reply, ending the call.
-        var reply: RPCMethod.Reply<[UInt8]> {
-            let finish = self.finish
-            return { result in
-                switch result {
-                case .success(let bytes): finish(.ok, bytes)
-                case .failure(let status): finish(status, nil)
-                }
-            }
+    /// A gRPC call's answer: the message with its trailers, or a trailers-only error.
+    private static func answerGRPC(_ responder: HTTP2Responder, _ status: GRPCStatus, _ message: [UInt8]?) {
+        if let message, status.code == .ok {
+            responder.respond(status: 200, headers: GRPCResponses.headers, body: GRPCFraming.frame(message),
+                              trailers: GRPCResponses.trailers(.ok))
+        } else {
+            responder.sendHeaders(status: 200, headers: GRPCResponses.trailersOnly(status), endStream: true)
         }
     }
 
-    private func beginCall(_ request: HTTP2Request, label: String, started: ContinuousClock.Instant,
-                           answer: @escaping @Sendable (GRPCStatus, [UInt8]?) -> Void) -> Call {
+    /// What every call shares, whatever its form (gRPC, Connect JSON, GET): its request id, its
+    /// metric series (started now), and its ending, which answers in the call's form and is
+    /// counted, timed and, on failure, logged.
+    private struct Call: Sendable {
+        let identity: CallIdentity
+        /// The method's reply, ending the call: made once per call (one closure, one allocation).
+        let reply: RPCMethod.Reply<[UInt8]>
+
+        /// Ends the call with `status`: a failure, or (from the health service) success with its message.
+        func finish(_ status: GRPCStatus, _ message: [UInt8]? = nil) {
+            reply(status.code == .ok ? .success(message ?? []) : .failure(status))
+        }
+    }
+
+    /// Starts a call's metrics and makes its reply. `answer` writes the reply in the call's form;
+    /// it captures nothing (the responder is its argument), so passing it costs no closure context.
+    private func beginCall(_ request: HTTP2Request, label: String, started: ContinuousClock.Instant, responder: HTTP2Responder,
+                           answer: @escaping @Sendable (HTTP2Responder, GRPCStatus, [UInt8]?) -> Void) -> Call {
         let identity = CallIdentity(header: request.header("x-request-id"))
         let metrics = series(label)
         let telemetry = self.telemetry
         telemetry.started(metrics)
-        return Call(identity: identity) { status, bytes in
-            answer(status, bytes)
+        return Call(identity: identity) { result in
+            let status: GRPCStatus
+            switch result {
+            case .success(let bytes):
+                status = .ok
+                answer(responder, status, bytes)
+            case .failure(let failure):
+                status = failure
+                answer(responder, status, nil)
+            }
             telemetry.finished(metrics, status: status, since: started, requestID: identity.text)
         }
     }
@@ -355,19 +365,21 @@ public final class RPCServer: Sendable {
     private func handleJSON(_ request: HTTP2Request, method: RPCMethod?, label: String, started: ContinuousClock.Instant,
                             deadline: ContinuousClock.Instant?, _ responder: HTTP2Responder,
                             input: (RPCMethod.JSONEndpoint) throws(GRPCStatus) -> RPCMethod.JSONInput) {
-        let call = beginCall(request, label: label, started: started) { status, body in Self.sendJSON(status, body: body, to: responder) }
+        let call = beginCall(request, label: label, started: started, responder: responder) { responder, status, body in
+            RPCServer.sendJSON(status, body: body, to: responder)
+        }
         guard let method, let endpoint = method.json else {
-            call.finish(GRPCStatus(.unimplemented, "\(label) has no JSON form; use gRPC"), nil)
+            call.finish(GRPCStatus(.unimplemented, "\(label) has no JSON form; use gRPC"))
             return
         }
         let searchKey: SearchKey?
         do throws(GRPCStatus) { searchKey = try authorize(method, request.header("authorization")) } catch {
-            call.finish(error, nil)
+            call.finish(error)
             return
         }
         let decoded: RPCMethod.JSONInput
         do throws(GRPCStatus) { decoded = try input(endpoint) } catch {
-            call.finish(error, nil)
+            call.finish(error)
             return
         }
         endpoint.invoke(decoded, CallContext(identity: call.identity, deadline: deadline, responder: responder, format: .json,
