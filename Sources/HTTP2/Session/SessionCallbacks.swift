@@ -22,50 +22,54 @@ enum SessionCallbacks {
         nghttp2_session_callbacks_set_error_callback2(callbacks, onError)
     }
 
+    /// Runs `body` with the session the callback is for. The session owns the nghttp2 session
+    /// that calls back, so it outlives the call: the reference is lent without a retain and a
+    /// release around every callback (five or more per request).
     @inline(__always)
-    private static func core(_ userData: UnsafeMutableRawPointer?) -> SessionCore {
-        Unmanaged<SessionCore>.fromOpaque(userData.unsafelyUnwrapped).takeUnretainedValue()
+    private static func core<R>(_ userData: UnsafeMutableRawPointer?, _ body: (SessionCore) -> R) -> R {
+        Unmanaged<SessionCore>.fromOpaque(userData.unsafelyUnwrapped)._withUnsafeGuaranteedRef(body)
     }
 
     static let onBeginHeaders: nghttp2_on_begin_headers_callback = { _, frame, userData in
         guard let frame else { return 0 }
-        return core(userData).beginHeaders(frame)
+        return core(userData) { $0.beginHeaders(frame) }
     }
 
     static let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
         guard let frame, let name, let value else { return 0 }
-        return core(userData).header(frame, UnsafeBufferPointer(start: name, count: nameLength),
-                                     UnsafeBufferPointer(start: value, count: valueLength))
+        return core(userData) {
+            $0.header(frame, UnsafeBufferPointer(start: name, count: nameLength), UnsafeBufferPointer(start: value, count: valueLength))
+        }
     }
 
     static let onFrameReceived: nghttp2_on_frame_recv_callback = { _, frame, userData in
         guard let frame else { return 0 }
-        return core(userData).frameReceived(frame)
+        return core(userData) { $0.frameReceived(frame) }
     }
 
     static let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, userData in
         guard let data else { return 0 }
-        return core(userData).dataChunk(streamID, UnsafeBufferPointer(start: data, count: length))
+        return core(userData) { $0.dataChunk(streamID, UnsafeBufferPointer(start: data, count: length)) }
     }
 
     static let onStreamClose: nghttp2_on_stream_close_callback = { _, streamID, errorCode, userData in
-        core(userData).streamClosed(streamID, HTTP2ErrorCode(rawValue: errorCode))
+        core(userData) { $0.streamClosed(streamID, HTTP2ErrorCode(rawValue: errorCode)) }
     }
 
     static let onFrameSent: nghttp2_on_frame_send_callback = { _, frame, userData in
         guard let frame else { return 0 }
-        return core(userData).frameSent(frame)
+        return core(userData) { $0.frameSent(frame) }
     }
 
     static let onFrameNotSent: nghttp2_on_frame_not_send_callback = { _, frame, errorCode, userData in
         guard let frame else { return 0 }
-        return core(userData).frameNotSent(frame, errorCode)
+        return core(userData) { $0.frameNotSent(frame, errorCode) }
     }
 
     static let onError: nghttp2_error_callback2 = { _, code, message, length, userData in
         if let message {
             let text = String(decoding: UnsafeRawBufferPointer(start: message, count: length), as: UTF8.self)
-            core(userData).logger.debug("nghttp2 (\(code)): \(text)")
+            core(userData) { $0.logger.debug("nghttp2 (\(code)): \(text)") }
         }
         return 0
     }
@@ -73,7 +77,7 @@ enum SessionCallbacks {
     /// The data source of every body we send: copies from the stream's `OutboundBody`.
     static let readBody: nghttp2_data_source_read_callback = { _, streamID, buffer, length, flags, _, userData in
         guard let buffer, let flags else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
-        return core(userData).readBody(streamID, buffer, length, flags)
+        return core(userData) { $0.readBody(streamID, buffer, length, flags) }
     }
 }
 
