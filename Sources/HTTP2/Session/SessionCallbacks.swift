@@ -105,7 +105,7 @@ extension SessionCore {
 
     fileprivate func header(_ frame: UnsafePointer<nghttp2_frame>, _ name: UnsafeBufferPointer<UInt8>,
                             _ value: UnsafeBufferPointer<UInt8>) -> Int32 {
-        guard let stream = streams[frame.pointee.hd.stream_id], !stream.rejected else { return 0 }
+        guard let stream = stream(frame.pointee.hd.stream_id), !stream.rejected else { return 0 }
         stream.headerListSize += name.count + value.count + 32
         if stream.headerListSize > Int(configuration.maxHeaderListSize) {
             // Keep decoding (HPACK state must stay in sync) but keep nothing; reject once the
@@ -145,7 +145,7 @@ extension SessionCore {
         let id = frame.pointee.hd.stream_id
         switch type {
         case frameHeaders:
-            guard let stream = streams[id] else { return 0 }
+            guard let stream = stream(id) else { return 0 }
             if !stream.headersDone {
                 if role == .client, (100..<200).contains(stream.status) {
                     // An informational response: forget it and wait for the final one.
@@ -158,7 +158,7 @@ extension SessionCore {
             if stream.headersTooLarge { reject(stream, .headerListTooLarge(limit: Int(configuration.maxHeaderListSize))) }
             if frame.pointee.hd.flags & flagEndStream != 0 { complete(stream) }
         case frameData:
-            if frame.pointee.hd.flags & flagEndStream != 0, let stream = streams[id] { complete(stream) }
+            if frame.pointee.hd.flags & flagEndStream != 0, let stream = stream(id) { complete(stream) }
         case frameGoAway:
             logGoAway(frame, direction: "received")
             events.append(.goAway(lastStreamID: frame.pointee.goaway.last_stream_id,
@@ -177,7 +177,7 @@ extension SessionCore {
     }
 
     fileprivate func dataChunk(_ streamID: Int32, _ data: UnsafeBufferPointer<UInt8>) -> Int32 {
-        guard let stream = streams[streamID], !stream.rejected else { return 0 }
+        guard let stream = stream(streamID), !stream.rejected else { return 0 }
         if stream.body.count + data.count > configuration.maxBodySize {
             reject(stream, .bodyTooLarge(limit: configuration.maxBodySize))
             return 0
@@ -187,7 +187,7 @@ extension SessionCore {
     }
 
     fileprivate func streamClosed(_ streamID: Int32, _ errorCode: HTTP2ErrorCode) -> Int32 {
-        if streams.removeValue(forKey: streamID) != nil {
+        if removeStream(streamID) != nil {
             events.append(.streamClosed(streamID: streamID, errorCode: errorCode))
         }
         return 0
@@ -200,7 +200,7 @@ extension SessionCore {
         let type = frame.pointee.hd.type
         guard role == .server, type == frameHeaders || type == frameData,
               frame.pointee.hd.flags & flagEndStream != 0,
-              let stream = streams[frame.pointee.hd.stream_id], !stream.remoteEnded else { return 0 }
+              let stream = stream(frame.pointee.hd.stream_id), !stream.remoteEnded else { return 0 }
         _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.id, HTTP2ErrorCode.noError.rawValue)
         return 0
     }
@@ -222,7 +222,7 @@ extension SessionCore {
         // refused, which tells the caller it was not processed and is safe to retry.
         guard role == .client, frame.pointee.hd.type == frameHeaders else { return 0 }
         let id = frame.pointee.hd.stream_id
-        if streams.removeValue(forKey: id) != nil {
+        if removeStream(id) != nil {
             logger.debug("request on stream \(id) not sent: \(HTTP2SessionError(code: libraryError, operation: "send"))")
             events.append(.streamClosed(streamID: id, errorCode: .refusedStream))
         }
@@ -231,7 +231,7 @@ extension SessionCore {
 
     fileprivate func readBody(_ streamID: Int32, _ buffer: UnsafeMutablePointer<UInt8>, _ capacity: Int,
                               _ flags: UnsafeMutablePointer<UInt32>) -> Int {
-        guard let stream = streams[streamID] else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
+        guard let stream = stream(streamID) else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
         let count = stream.outbound.read(into: buffer, capacity: capacity)
         if stream.outbound.isDrained {
             if !stream.outbound.ended {

@@ -30,6 +30,24 @@ final class SessionCore {
     /// `nghttp2_session *`, owned: created in `init`, deleted in `deinit`.
     private var handle: OpaquePointer?
     var streams: [Int32: StreamState] = [:]
+    /// The stream looked up last. nghttp2 calls back in runs for one stream (its HEADERS' fields,
+    /// its DATA, its close), so most look-ups are answered here without hashing the id.
+    private var recent: StreamState?
+
+    /// The open stream `id`, if any.
+    @inline(__always)
+    func stream(_ id: Int32) -> StreamState? {
+        if let recent, recent.id == id { return recent }
+        let found = streams[id]
+        if found != nil { recent = found }
+        return found
+    }
+
+    /// Forgets stream `id`; returns it if it was open.
+    func removeStream(_ id: Int32) -> StreamState? {
+        if recent?.id == id { recent = nil }
+        return streams.removeValue(forKey: id)
+    }
     var events: [Event] = []
     /// Refilled for every block submitted (see ``HeaderBlock``).
     var headerBlock = HeaderBlock()
@@ -250,7 +268,7 @@ final class SessionCore {
     // MARK: Helpers
 
     private func openStream(_ streamID: Int32, _ operation: String) throws(HTTP2SessionError) -> StreamState {
-        guard let stream = streams[streamID] else {
+        guard let stream = stream(streamID) else {
             throw HTTP2SessionError(code: NGHTTP2_ERR_STREAM_CLOSED.rawValue, operation: "\(operation): stream \(streamID)")
         }
         return stream
