@@ -2,8 +2,10 @@
 # gRPC Suggest throughput and latency of `typeahead node` on loopback, next to nghttpd serving a
 # static file of the same size with the same h2load settings (the HTTP/2 floor: what a server costs
 # that does no work per request). Release build; the server is pinned to core 0 (one event-loop
-# thread), h2load to core 1. Figures are printed, never asserted. The cached node and nghttpd run
-# once more over TLS (a fresh self-signed certificate, ALPN h2): the cost of HTTPS beside cleartext.
+# thread), h2load to core 1. Figures are printed, never asserted. The cached node runs the same
+# keystrokes over the GET form too (`/v1/suggest?q=…`, JSON), beside nghttpd serving a static body
+# of the mean JSON answer's size. The cached node and nghttpd run once more over TLS (a fresh
+# self-signed certificate, ALPN h2): the cost of HTTPS beside cleartext.
 #
 #   scripts/bench-node.sh [requests-per-query] [clients] [streams-per-client]
 #
@@ -124,11 +126,48 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 
 run_node "answer cache on, TLS" --tls-cert "$work/tls.crt" --tls-key "$work/tls.key"
 tls=("$node_rps" "$node_p50" "$node_p99" "$node_cpu" "$rtt_p50" "$rtt_mean")
 
+# --- The GET form (`/v1/suggest?q=…`, JSON), answer cache on: the same keystrokes, and later
+# nghttpd serving a static body of the mean JSON answer's size. Sets get=(…) and get_mean_bytes.
+run_node_get() {
+  node_port="$(free_port)"
+  taskset -c 0 "$binary" node --dir "$work/shard" --listen "127.0.0.1:$node_port" --threads 1 --log-format logfmt 2> "$work/node.log" &
+  node_pid=$!
+  pids+=("$node_pid")
+  wait_ready "http://127.0.0.1:$node_port/readyz"
+  : > "$work/latency-get.txt"
+  local total_requests=0 total_seconds=0 total_bytes=0 cpu_before cpu_after n s url bytes query middle
+  local urls=()
+  for query in "${keystrokes[@]}"; do
+    urls+=("http://127.0.0.1:$node_port/v1/suggest?q=$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1]))' "$query")")
+  done
+  cpu_before="$(cpu_ticks "$node_pid")"
+  for url in "${urls[@]}"; do
+    bytes="$(curl -s --http2-prior-knowledge "$url" | wc -c)"
+    read -r n s < <(run_h2load "GET ${url##*q=} ($bytes B)" get "$url")
+    total_requests=$((total_requests + n))
+    total_seconds="$(awk -v a="$total_seconds" -v b="$s" 'BEGIN { print a + b }')"
+    total_bytes=$((total_bytes + bytes))
+  done
+  cpu_after="$(cpu_ticks "$node_pid")"
+  get_mean_bytes=$((total_bytes / ${#urls[@]}))
+  local rps cpu p50 p99 rtt
+  rps="$(awk -v n="$total_requests" -v s="$total_seconds" 'BEGIN { printf "%.0f", n / s }')"
+  cpu="$(awk -v t=$((cpu_after - cpu_before)) -v hz="$ticks_per_second" -v n="$total_requests" 'BEGIN { printf "%.2f", t / hz / n * 1e6 }')"
+  read -r p50 p99 < <(percentiles "$work/latency-get.txt")
+  middle="${urls[$(( ${#urls[@]} / 2 ))]}"
+  rm -f "$work/log"
+  taskset -c 1 h2load -n 5000 -c 1 -m 1 --log-file "$work/log" "$middle" >/dev/null 2>&1
+  rtt="$(awk -F'\t' '{ s += $3 } END { printf "%.3f", s / NR / 1000 }' "$work/log")"
+  get=("$rps" "$p50" "$p99" "$cpu" "" "$rtt")
+  kill "$node_pid"; wait "$node_pid" 2>/dev/null || true
+}
+run_node_get
+
 # --- nghttpd: a static file of the mean response size, same settings and pinning; cleartext,
 # then TLS with the same certificate. Sets peer_rps, peer_cpu, peer_p50, peer_p99, peer_rtt_mean.
 run_peer() {  # $1 scheme, then start_nghttpd's TLS arguments (none for cleartext)
   local scheme="$1"; shift
-  start_nghttpd "$mean_bytes" "$@"
+  start_nghttpd "${peer_size:-$mean_bytes}" "$@"
   : > "$work/latency-peer.txt"
   local peer_requests=0 peer_seconds=0 cpu_before cpu_after n s file bytes entries
   cpu_before="$(cpu_ticks "$peer_pid")"
@@ -150,6 +189,8 @@ run_peer() {  # $1 scheme, then start_nghttpd's TLS arguments (none for cleartex
 }
 run_peer https "$work/tls.key" "$work/tls.crt"
 peer_tls=("$peer_rps" "$peer_p50" "$peer_p99" "$peer_cpu" "$peer_rtt_mean")
+peer_size=$get_mean_bytes run_peer http
+peer_get=("$peer_rps" "$peer_p50" "$peer_p99" "$peer_cpu" "$peer_rtt_mean")
 run_peer http
 peer_requests=$peer_total
 
@@ -157,6 +198,8 @@ printf '\n%-30s %12s %10s %10s %14s %16s\n' "server" "requests/s" "p50 ms" "p99 
 printf '%-30s %12s %10s %10s %14s %16s\n' "node, answer cache on" "${cached[0]}" "${cached[1]}" "${cached[2]}" "${cached[3]}" "${cached[5]}"
 printf '%-30s %12s %10s %10s %14s %16s\n' "node, answer cache off" "${uncached[0]}" "${uncached[1]}" "${uncached[2]}" "${uncached[3]}" "${uncached[5]}"
 printf '%-30s %12s %10s %10s %14s %16s\n' "nghttpd (static)" "$peer_rps" "$peer_p50" "$peer_p99" "$peer_cpu" "$peer_rtt_mean"
+printf '%-30s %12s %10s %10s %14s %16s\n' "node, GET (JSON), cache on" "${get[0]}" "${get[1]}" "${get[2]}" "${get[3]}" "${get[5]}"
+printf '%-30s %12s %10s %10s %14s %16s\n' "nghttpd (static, GET size)" "${peer_get[0]}" "${peer_get[1]}" "${peer_get[2]}" "${peer_get[3]}" "${peer_get[4]}"
 printf '%-30s %12s %10s %10s %14s %16s\n' "node, answer cache on, TLS" "${tls[0]}" "${tls[1]}" "${tls[2]}" "${tls[3]}" "${tls[5]}"
 printf '%-30s %12s %10s %10s %14s %16s\n' "nghttpd (static), TLS" "${peer_tls[0]}" "${peer_tls[1]}" "${peer_tls[2]}" "${peer_tls[3]}" "${peer_tls[4]}"
 ratios() {  # $1 label, $2 requests/s, $3 CPU µs, $4 unloaded mean ms
@@ -164,6 +207,7 @@ ratios() {  # $1 label, $2 requests/s, $3 CPU µs, $4 unloaded mean ms
 }
 ratios "node, answer cache on" "${cached[0]}" "${cached[3]}" "${cached[5]}"
 ratios "node, answer cache off" "${uncached[0]}" "${uncached[3]}" "${uncached[5]}"
+echo "node, GET (JSON), cache on / nghttpd of the same size: throughput $(awk -v a="${get[0]}" -v b="${peer_get[0]}" 'BEGIN { printf "%.2f", a / b }')x, CPU per request $(awk -v a="${get[3]}" -v b="${peer_get[3]}" 'BEGIN { printf "%.2f", a / b }')x, unloaded mean $(awk -v a="${get[5]}" -v b="${peer_get[4]}" 'BEGIN { printf "%.2f", a / b }')x"
 echo "TLS cost, node (cache on): throughput $(awk -v a="${tls[0]}" -v b="${cached[0]}" 'BEGIN { printf "%.2f", a / b }')x of cleartext, CPU per request +$(awk -v a="${tls[3]}" -v b="${cached[3]}" 'BEGIN { printf "%.2f", a - b }') µs; nghttpd: $(awk -v a="${peer_tls[0]}" -v b="$peer_rps" 'BEGIN { printf "%.2f", a / b }')x, +$(awk -v a="${peer_tls[3]}" -v b="$peer_cpu" 'BEGIN { printf "%.2f", a - b }') µs"
 echo "node TLS / nghttpd TLS: throughput $(awk -v a="${tls[0]}" -v b="${peer_tls[0]}" 'BEGIN { printf "%.2f", a / b }')x"
-echo "(mean Suggest response ${mean_bytes} bytes; $node_requests node requests per run, $peer_requests nghttpd requests)"
+echo "(mean Suggest response ${mean_bytes} bytes over gRPC, ${get_mean_bytes} as GET JSON; $node_requests node requests per run, $peer_requests nghttpd requests)"
