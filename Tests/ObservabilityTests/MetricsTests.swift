@@ -258,4 +258,11 @@ final class MetricsTests: XCTestCase {
         XCTAssertFalse(Exposition.isValidLabelName("__reserved"))
         XCTAssertFalse(Exposition.isValidLabelName("a:b"))
     }
+
+    /// A `/proc/self/status` field whose number fills its column follows the tab directly.
+    func testStatusFieldsOfEveryWidthAreRead() {
+        XCTAssertEqual(ProcessMetrics.parseStatus("VmSize:\t  227284 kB\nVmRSS:\t   1024 kB\n", field: "VmSize"), 227284 * 1024)
+        XCTAssertEqual(ProcessMetrics.parseStatus("VmSize:\t123456789 kB\n", field: "VmSize"), 123456789 * 1024)
+        XCTAssertNil(ProcessMetrics.parseStatus("VmRSS:\t1 kB\n", field: "VmSize"))
+    }
 }

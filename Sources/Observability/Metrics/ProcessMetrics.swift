@@ -59,8 +59,15 @@ public enum ProcessMetrics {
     /// A `kB` field of `/proc/self/status`, in bytes.
     static func status(_ field: String) -> Double? {
         guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        return parseStatus(text, field: field)
+    }
+
+    /// A `kB` field of a `/proc/PID/status` text, in bytes.
+    static func parseStatus(_ text: String, field: String) -> Double? {
         for line in text.split(separator: "\n") where line.hasPrefix(field + ":") {
-            let parts = line.split(separator: " ", omittingEmptySubsequences: true)
+            // "VmSize:\t  227284 kB": a tab, then spaces that pad the number to eight places;
+            // a wider number (100 GB of LMDB maps) follows the tab directly.
+            let parts = line.split(omittingEmptySubsequences: true) { $0 == " " || $0 == "\t" }
             guard parts.count >= 2, let kilobytes = Double(parts[1]) else { return nil }
             return kilobytes * 1024
         }
