@@ -1,3 +1,4 @@
+import Foundation
 import JSONTree
 @testable import Wire
 import XCTest
@@ -66,5 +67,53 @@ final class JSONRequestsTests: XCTestCase {
         XCTAssertTrue(refusal(#"{"txet":"a"}"#).contains(#"unknown field "txet""#))
         XCTAssertTrue(refusal(#"{"tokens":[{"kind":"category","valeu":"x"}]}"#).contains(#"unknown field "valeu" in token"#))
         XCTAssertTrue(refusal(#"{"limits":{"entries":"many"}}"#).contains("limits.entries"))
+    }
+
+    /// `collection` in the POST bodies and on the GET forms; the name itself is checked where the
+    /// request is routed (``CollectionName``), for every protocol alike.
+    func testCollectionIsReadFromBodiesAndQueryStrings() throws {
+        XCTAssertEqual(try suggest(#"{"text":"a","collection":"products"}"#).collection, "products")
+        XCTAssertEqual(try search(#"{"text":"a","collection":"help-articles"}"#).collection, "help-articles")
+        XCTAssertEqual(try suggest(#"{"text":"a","collection":null}"#).collection, "", "null is absent: the default collection")
+        XCTAssertTrue(refusal(#"{"collection":3}"#).contains("collection must be a string"))
+        let get = try JSONRequests.suggest(query: [URLQueryItem(name: "q", value: "red"), URLQueryItem(name: "collection", value: "departments")])
+        XCTAssertEqual(get.collection, "departments")
+        XCTAssertEqual(try JSONRequests.search(query: [URLQueryItem(name: "collection", value: "x_1")]).collection, "x_1")
+        XCTAssertEqual(try JSONRequests.suggest(query: [URLQueryItem(name: "q", value: "red")]).collection, "")
+    }
+}
+
+/// Collection names: 1 to 64 bytes of `[a-z0-9_-]`, refused with INVALID_ARGUMENT and a reason a
+/// program can act on; an unknown one is NOT_FOUND naming it.
+final class CollectionNameTests: XCTestCase {
+    func testNamesFollowTheRule() {
+        for good in ["default", "products", "a", "help-articles", "x_1", String(repeating: "z", count: 64), "0"] {
+            XCTAssertNil(CollectionName.problem(good), good)
+        }
+        for bad in ["", "Products", "has space", "café", "a/b", "a.b", String(repeating: "z", count: 65), "ü", "a\u{0}"] {
+            XCTAssertNotNil(CollectionName.problem(bad), bad)
+        }
+        XCTAssertThrowsError(try CollectionName.validate("Bad")) { error in
+            let status = error as! GRPCStatus
+            XCTAssertEqual(status.code, .invalidArgument)
+            XCTAssertEqual(status.reason, CollectionName.invalidReason)
+            XCTAssertTrue(status.message.contains("collection must be 1 to 64 bytes of a-z, 0-9, _ and -, got \"Bad\""), status.message)
+        }
+        let missing = CollectionName.notFound("people", served: ["default", "products"])
+        XCTAssertEqual(missing.code, .notFound)
+        XCTAssertEqual(missing.reason, CollectionName.notFoundReason)
+        XCTAssertEqual(missing.errorInfo?.metadata["collection"], "people")
+        XCTAssertTrue(missing.message.contains(#"collection "people""#) && missing.message.contains("default, products"), missing.message)
+    }
+
+    /// A shard's query carries its collection inside the client's request it forwards.
+    func testShardQueriesCarryTheirCollectionInside() {
+        var part = Typeahead_V1_ShardSuggestRequest()
+        XCTAssertEqual(part.collection, "")
+        part.collection = "products"
+        XCTAssertEqual(part.request?.collection, "products")
+        var search = Typeahead_V1_ShardSearchRequest(request: Typeahead_V1_SearchRequest(text: "x"), generation: 3)
+        search.collection = "b"
+        XCTAssertEqual(search.request, Typeahead_V1_SearchRequest(text: "x", collection: "b"))
     }
 }

@@ -11,6 +11,7 @@ public enum Typeahead_V1_ClusterProto {
         Typeahead_V1_ClusterStatusRequest.self,
         Typeahead_V1_ReplicaState.self,
         Typeahead_V1_ShardState.self,
+        Typeahead_V1_CollectionState.self,
         Typeahead_V1_ClusterStatusResponse.self,
     ]
 }
@@ -193,15 +194,15 @@ public struct Typeahead_V1_ShardState: ProtoMessage {
     }
 }
 
-/// The cluster's state.
-public struct Typeahead_V1_ClusterStatusResponse: ProtoMessage {
-    public static let protoMessageName = "typeahead.v1.ClusterStatusResponse"
+/// One collection as the coordinator sees it: a catalog with its own shards and generations.
+public struct Typeahead_V1_CollectionState: ProtoMessage {
+    public static let protoMessageName = "typeahead.v1.CollectionState"
 
-    /// The cluster's name from the cluster file.
+    /// The collection's name from the cluster file (`default` for a file's top-level `shards`).
     ///
     /// `string name = 1`
     public var name: String = ""
-    /// The generation every query reads now (0: none; the coordinator is not ready).
+    /// The generation every query of this collection reads now (0: none yet).
     ///
     /// `uint64 serving_generation = 2`
     public var servingGeneration: UInt64 = 0
@@ -209,7 +210,7 @@ public struct Typeahead_V1_ClusterStatusResponse: ProtoMessage {
     ///
     /// `repeated ShardState shards = 3`
     public var shards: [Typeahead_V1_ShardState] = []
-    /// Whether the coordinator answers queries (a generation is served).
+    /// Whether this collection's queries are answered (a generation is served).
     ///
     /// `bool ready = 4`
     public var ready: Bool = false
@@ -240,6 +241,75 @@ public struct Typeahead_V1_ClusterStatusResponse: ProtoMessage {
             case 2: self.servingGeneration = try reader.read(ProtoUInt64.self, tag, "serving_generation")
             case 3: self.shards.append(try reader.readMessage(tag, "shards", as: Typeahead_V1_ShardState.self))
             case 4: self.ready = try reader.read(ProtoBool.self, tag, "ready")
+            default: try reader.skip(tag, preserving: &self.unknownFields)
+            }
+        }
+    }
+}
+
+/// The cluster's state. The first four fields describe the default collection, as they did before
+/// clusters held several; `collections` describes every one.
+public struct Typeahead_V1_ClusterStatusResponse: ProtoMessage {
+    public static let protoMessageName = "typeahead.v1.ClusterStatusResponse"
+
+    /// The cluster's name from the cluster file.
+    ///
+    /// `string name = 1`
+    public var name: String = ""
+    /// The generation every query of the default collection reads now (0: none).
+    ///
+    /// `uint64 serving_generation = 2`
+    public var servingGeneration: UInt64 = 0
+    /// The default collection's shards, in cluster-file (assignment) order.
+    ///
+    /// `repeated ShardState shards = 3`
+    public var shards: [Typeahead_V1_ShardState] = []
+    /// Whether the coordinator answers queries: every collection serves a generation.
+    ///
+    /// `bool ready = 4`
+    public var ready: Bool = false
+    /// Every collection, in cluster-file order (the default one included). Empty from coordinators
+    /// older than collections: `shards` is then the whole cluster.
+    ///
+    /// `repeated CollectionState collections = 5`
+    public var collections: [Typeahead_V1_CollectionState] = []
+    /// The name of the collection a request without `collection` reads.
+    ///
+    /// `string default_collection = 6`
+    public var defaultCollection: String = ""
+    /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
+    public var unknownFields = ProtoUnknownFields()
+
+    public init() {}
+
+    public init(name: String = "", servingGeneration: UInt64 = 0, shards: [Typeahead_V1_ShardState] = [], ready: Bool = false, collections: [Typeahead_V1_CollectionState] = [], defaultCollection: String = "") {
+        self.name = name
+        self.servingGeneration = servingGeneration
+        self.shards = shards
+        self.ready = ready
+        self.collections = collections
+        self.defaultCollection = defaultCollection
+    }
+
+    public func encode(to writer: inout ProtoWriter) {
+        writer.write(ProtoString.self, 1, self.name)
+        writer.write(ProtoUInt64.self, 2, self.servingGeneration)
+        for item in self.shards { writer.writeMessage(3, item) }
+        writer.write(ProtoBool.self, 4, self.ready)
+        for item in self.collections { writer.writeMessage(5, item) }
+        writer.write(ProtoString.self, 6, self.defaultCollection)
+        writer.writeUnknown(self.unknownFields)
+    }
+
+    public init(decoding reader: inout ProtoReader) throws(ProtoError) {
+        while let tag = try reader.nextTag() {
+            switch tag.number {
+            case 1: self.name = try reader.read(ProtoString.self, tag, "name")
+            case 2: self.servingGeneration = try reader.read(ProtoUInt64.self, tag, "serving_generation")
+            case 3: self.shards.append(try reader.readMessage(tag, "shards", as: Typeahead_V1_ShardState.self))
+            case 4: self.ready = try reader.read(ProtoBool.self, tag, "ready")
+            case 5: self.collections.append(try reader.readMessage(tag, "collections", as: Typeahead_V1_CollectionState.self))
+            case 6: self.defaultCollection = try reader.read(ProtoString.self, tag, "default_collection")
             default: try reader.skip(tag, preserving: &self.unknownFields)
             }
         }

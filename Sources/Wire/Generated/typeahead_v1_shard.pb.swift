@@ -3,10 +3,13 @@
 //
 // The internal API between a coordinator and the nodes that serve its shards.
 //
-// A node answers for one shard (one directory of index generations). Query answers carry each
-// result's rank key, so that the coordinator merges the answers of all shards into exactly the
-// answer one node holding the whole catalog would give: it sorts by the same total order
-// (RankKey below) and takes the first N. Clients never call this service.
+// A node answers for one shard (one directory of index generations) of each collection it holds:
+// every request that addresses a shard's data names its collection (ShardSuggest and ShardSearch
+// in their nested client request), and the node routes it to that collection's shard; a
+// coordinator names the collection on every call. Query answers carry each result's rank key,
+// so that the coordinator merges the answers of all shards into exactly the answer one node
+// holding the whole catalog would give: it sorts by the same total order (RankKey below) and
+// takes the first N. Clients never call this service.
 //
 // Shard answers carry facts, not presentation: hits without `completion` and `highlights`,
 // completions with the word's `spelling` but no `text`, chips without `token` and
@@ -652,17 +655,25 @@ public struct Typeahead_V1_UpsertRequest: ProtoMessage {
     ///
     /// `repeated Entry entries = 1`
     public var entries: [Typeahead_V1_Entry] = []
+    /// The collection whose shard this addresses: a node may hold shards of several collections,
+    /// each in its own directory. Rules and default as SuggestRequest.collection (empty: the node's
+    /// default collection; unknown: NOT_FOUND).
+    ///
+    /// `string collection = 2`
+    public var collection: String = ""
     /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
     public var unknownFields = ProtoUnknownFields()
 
     public init() {}
 
-    public init(entries: [Typeahead_V1_Entry] = []) {
+    public init(entries: [Typeahead_V1_Entry] = [], collection: String = "") {
         self.entries = entries
+        self.collection = collection
     }
 
     public func encode(to writer: inout ProtoWriter) {
         for item in self.entries { writer.writeMessage(1, item) }
+        writer.write(ProtoString.self, 2, self.collection)
         writer.writeUnknown(self.unknownFields)
     }
 
@@ -670,6 +681,7 @@ public struct Typeahead_V1_UpsertRequest: ProtoMessage {
         while let tag = try reader.nextTag() {
             switch tag.number {
             case 1: self.entries.append(try reader.readMessage(tag, "entries", as: Typeahead_V1_Entry.self))
+            case 2: self.collection = try reader.read(ProtoString.self, tag, "collection")
             default: try reader.skip(tag, preserving: &self.unknownFields)
             }
         }
@@ -723,17 +735,23 @@ public struct Typeahead_V1_DeleteRequest: ProtoMessage {
     ///
     /// `repeated string ids = 1`
     public var ids: [String] = []
+    /// The collection whose shard this addresses, as UpsertRequest.collection.
+    ///
+    /// `string collection = 2`
+    public var collection: String = ""
     /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
     public var unknownFields = ProtoUnknownFields()
 
     public init() {}
 
-    public init(ids: [String] = []) {
+    public init(ids: [String] = [], collection: String = "") {
         self.ids = ids
+        self.collection = collection
     }
 
     public func encode(to writer: inout ProtoWriter) {
         writer.writeRepeated(ProtoString.self, 1, self.ids)
+        writer.write(ProtoString.self, 2, self.collection)
         writer.writeUnknown(self.unknownFields)
     }
 
@@ -741,6 +759,7 @@ public struct Typeahead_V1_DeleteRequest: ProtoMessage {
         while let tag = try reader.nextTag() {
             switch tag.number {
             case 1: try reader.readRepeated(ProtoString.self, tag, "ids", into: &self.ids)
+            case 2: self.collection = try reader.read(ProtoString.self, tag, "collection")
             default: try reader.skip(tag, preserving: &self.unknownFields)
             }
         }
@@ -840,19 +859,26 @@ public struct Typeahead_V1_BuildGenerationRequest: ProtoMessage {
     ///
     /// `repeated Entry entries = 2`
     public var entries: [Typeahead_V1_Entry] = []
+    /// The collection whose shard this addresses, as UpsertRequest.collection. Every message of a
+    /// stream names the same one (INVALID_ARGUMENT otherwise).
+    ///
+    /// `string collection = 3`
+    public var collection: String = ""
     /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
     public var unknownFields = ProtoUnknownFields()
 
     public init() {}
 
-    public init(parameters: Typeahead_V1_IndexParameters? = nil, entries: [Typeahead_V1_Entry] = []) {
+    public init(parameters: Typeahead_V1_IndexParameters? = nil, entries: [Typeahead_V1_Entry] = [], collection: String = "") {
         self.parameters = parameters
         self.entries = entries
+        self.collection = collection
     }
 
     public func encode(to writer: inout ProtoWriter) {
         if let value = self.parameters { writer.writeMessage(1, value) }
         for item in self.entries { writer.writeMessage(2, item) }
+        writer.write(ProtoString.self, 3, self.collection)
         writer.writeUnknown(self.unknownFields)
     }
 
@@ -861,6 +887,7 @@ public struct Typeahead_V1_BuildGenerationRequest: ProtoMessage {
             switch tag.number {
             case 1: self.parameters = try reader.readMessage(tag, "parameters", as: Typeahead_V1_IndexParameters.self)
             case 2: self.entries.append(try reader.readMessage(tag, "entries", as: Typeahead_V1_Entry.self))
+            case 3: self.collection = try reader.read(ProtoString.self, tag, "collection")
             default: try reader.skip(tag, preserving: &self.unknownFields)
             }
         }
@@ -1083,17 +1110,23 @@ public struct Typeahead_V1_ActivateGenerationRequest: ProtoMessage {
     ///
     /// `uint64 generation = 1`
     public var generation: UInt64 = 0
+    /// The collection whose shard this addresses, as UpsertRequest.collection.
+    ///
+    /// `string collection = 2`
+    public var collection: String = ""
     /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
     public var unknownFields = ProtoUnknownFields()
 
     public init() {}
 
-    public init(generation: UInt64 = 0) {
+    public init(generation: UInt64 = 0, collection: String = "") {
         self.generation = generation
+        self.collection = collection
     }
 
     public func encode(to writer: inout ProtoWriter) {
         writer.write(ProtoUInt64.self, 1, self.generation)
+        writer.write(ProtoString.self, 2, self.collection)
         writer.writeUnknown(self.unknownFields)
     }
 
@@ -1101,6 +1134,7 @@ public struct Typeahead_V1_ActivateGenerationRequest: ProtoMessage {
         while let tag = try reader.nextTag() {
             switch tag.number {
             case 1: self.generation = try reader.read(ProtoUInt64.self, tag, "generation")
+            case 2: self.collection = try reader.read(ProtoString.self, tag, "collection")
             default: try reader.skip(tag, preserving: &self.unknownFields)
             }
         }
@@ -1147,17 +1181,23 @@ public struct Typeahead_V1_DropGenerationRequest: ProtoMessage {
     ///
     /// `uint64 generation = 1`
     public var generation: UInt64 = 0
+    /// The collection whose shard this addresses, as UpsertRequest.collection.
+    ///
+    /// `string collection = 2`
+    public var collection: String = ""
     /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
     public var unknownFields = ProtoUnknownFields()
 
     public init() {}
 
-    public init(generation: UInt64 = 0) {
+    public init(generation: UInt64 = 0, collection: String = "") {
         self.generation = generation
+        self.collection = collection
     }
 
     public func encode(to writer: inout ProtoWriter) {
         writer.write(ProtoUInt64.self, 1, self.generation)
+        writer.write(ProtoString.self, 2, self.collection)
         writer.writeUnknown(self.unknownFields)
     }
 
@@ -1165,6 +1205,7 @@ public struct Typeahead_V1_DropGenerationRequest: ProtoMessage {
         while let tag = try reader.nextTag() {
             switch tag.number {
             case 1: self.generation = try reader.read(ProtoUInt64.self, tag, "generation")
+            case 2: self.collection = try reader.read(ProtoString.self, tag, "collection")
             default: try reader.skip(tag, preserving: &self.unknownFields)
             }
         }
@@ -1207,18 +1248,30 @@ public struct Typeahead_V1_DropGenerationResponse: ProtoMessage {
 public struct Typeahead_V1_RollbackRequest: ProtoMessage {
     public static let protoMessageName = "typeahead.v1.RollbackRequest"
 
+    /// The collection whose shard this addresses, as UpsertRequest.collection.
+    ///
+    /// `string collection = 1`
+    public var collection: String = ""
     /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
     public var unknownFields = ProtoUnknownFields()
 
     public init() {}
 
+    public init(collection: String = "") {
+        self.collection = collection
+    }
+
     public func encode(to writer: inout ProtoWriter) {
+        writer.write(ProtoString.self, 1, self.collection)
         writer.writeUnknown(self.unknownFields)
     }
 
     public init(decoding reader: inout ProtoReader) throws(ProtoError) {
         while let tag = try reader.nextTag() {
-            try reader.skip(tag, preserving: &self.unknownFields)
+            switch tag.number {
+            case 1: self.collection = try reader.read(ProtoString.self, tag, "collection")
+            default: try reader.skip(tag, preserving: &self.unknownFields)
+            }
         }
     }
 }
@@ -1259,18 +1312,30 @@ public struct Typeahead_V1_RollbackResponse: ProtoMessage {
 public struct Typeahead_V1_StatsRequest: ProtoMessage {
     public static let protoMessageName = "typeahead.v1.StatsRequest"
 
+    /// The collection whose shard this addresses, as UpsertRequest.collection.
+    ///
+    /// `string collection = 1`
+    public var collection: String = ""
     /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
     public var unknownFields = ProtoUnknownFields()
 
     public init() {}
 
+    public init(collection: String = "") {
+        self.collection = collection
+    }
+
     public func encode(to writer: inout ProtoWriter) {
+        writer.write(ProtoString.self, 1, self.collection)
         writer.writeUnknown(self.unknownFields)
     }
 
     public init(decoding reader: inout ProtoReader) throws(ProtoError) {
         while let tag = try reader.nextTag() {
-            try reader.skip(tag, preserving: &self.unknownFields)
+            switch tag.number {
+            case 1: self.collection = try reader.read(ProtoString.self, tag, "collection")
+            default: try reader.skip(tag, preserving: &self.unknownFields)
+            }
         }
     }
 }
@@ -1305,12 +1370,16 @@ public struct Typeahead_V1_StatsResponse: ProtoMessage {
     ///
     /// `UploadInfo upload = 7`
     public var upload: Typeahead_V1_UploadInfo? = nil
+    /// The collection the shard belongs to, by its name on the node (`default` for `--dir`).
+    ///
+    /// `string collection = 8`
+    public var collection: String = ""
     /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
     public var unknownFields = ProtoUnknownFields()
 
     public init() {}
 
-    public init(shard: String = "", currentGeneration: UInt64 = 0, entries: UInt64 = 0, generations: [Typeahead_V1_GenerationInfo] = [], mapBytes: UInt64 = 0, usedBytes: UInt64 = 0, upload: Typeahead_V1_UploadInfo? = nil) {
+    public init(shard: String = "", currentGeneration: UInt64 = 0, entries: UInt64 = 0, generations: [Typeahead_V1_GenerationInfo] = [], mapBytes: UInt64 = 0, usedBytes: UInt64 = 0, upload: Typeahead_V1_UploadInfo? = nil, collection: String = "") {
         self.shard = shard
         self.currentGeneration = currentGeneration
         self.entries = entries
@@ -1318,6 +1387,7 @@ public struct Typeahead_V1_StatsResponse: ProtoMessage {
         self.mapBytes = mapBytes
         self.usedBytes = usedBytes
         self.upload = upload
+        self.collection = collection
     }
 
     public func encode(to writer: inout ProtoWriter) {
@@ -1328,6 +1398,7 @@ public struct Typeahead_V1_StatsResponse: ProtoMessage {
         writer.write(ProtoUInt64.self, 5, self.mapBytes)
         writer.write(ProtoUInt64.self, 6, self.usedBytes)
         if let value = self.upload { writer.writeMessage(7, value) }
+        writer.write(ProtoString.self, 8, self.collection)
         writer.writeUnknown(self.unknownFields)
     }
 
@@ -1341,6 +1412,7 @@ public struct Typeahead_V1_StatsResponse: ProtoMessage {
             case 5: self.mapBytes = try reader.read(ProtoUInt64.self, tag, "map_bytes")
             case 6: self.usedBytes = try reader.read(ProtoUInt64.self, tag, "used_bytes")
             case 7: self.upload = try reader.readMessage(tag, "upload", as: Typeahead_V1_UploadInfo.self)
+            case 8: self.collection = try reader.read(ProtoString.self, tag, "collection")
             default: try reader.skip(tag, preserving: &self.unknownFields)
             }
         }
@@ -1424,21 +1496,27 @@ public struct Typeahead_V1_BeginUploadRequest: ProtoMessage {
     ///
     /// `IndexParameters parameters = 3`
     public var parameters: Typeahead_V1_IndexParameters? = nil
+    /// The collection whose shard this addresses, as UpsertRequest.collection.
+    ///
+    /// `string collection = 4`
+    public var collection: String = ""
     /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
     public var unknownFields = ProtoUnknownFields()
 
     public init() {}
 
-    public init(generation: UInt64 = 0, label: String = "", parameters: Typeahead_V1_IndexParameters? = nil) {
+    public init(generation: UInt64 = 0, label: String = "", parameters: Typeahead_V1_IndexParameters? = nil, collection: String = "") {
         self.generation = generation
         self.label = label
         self.parameters = parameters
+        self.collection = collection
     }
 
     public func encode(to writer: inout ProtoWriter) {
         writer.write(ProtoUInt64.self, 1, self.generation)
         writer.write(ProtoString.self, 2, self.label)
         if let value = self.parameters { writer.writeMessage(3, value) }
+        writer.write(ProtoString.self, 4, self.collection)
         writer.writeUnknown(self.unknownFields)
     }
 
@@ -1448,6 +1526,7 @@ public struct Typeahead_V1_BeginUploadRequest: ProtoMessage {
             case 1: self.generation = try reader.read(ProtoUInt64.self, tag, "generation")
             case 2: self.label = try reader.read(ProtoString.self, tag, "label")
             case 3: self.parameters = try reader.readMessage(tag, "parameters", as: Typeahead_V1_IndexParameters.self)
+            case 4: self.collection = try reader.read(ProtoString.self, tag, "collection")
             default: try reader.skip(tag, preserving: &self.unknownFields)
             }
         }
@@ -1517,21 +1596,27 @@ public struct Typeahead_V1_AppendUploadRequest: ProtoMessage {
     ///
     /// `repeated Entry entries = 3`
     public var entries: [Typeahead_V1_Entry] = []
+    /// The collection whose shard this addresses, as UpsertRequest.collection.
+    ///
+    /// `string collection = 4`
+    public var collection: String = ""
     /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
     public var unknownFields = ProtoUnknownFields()
 
     public init() {}
 
-    public init(generation: UInt64 = 0, batch: UInt64 = 0, entries: [Typeahead_V1_Entry] = []) {
+    public init(generation: UInt64 = 0, batch: UInt64 = 0, entries: [Typeahead_V1_Entry] = [], collection: String = "") {
         self.generation = generation
         self.batch = batch
         self.entries = entries
+        self.collection = collection
     }
 
     public func encode(to writer: inout ProtoWriter) {
         writer.write(ProtoUInt64.self, 1, self.generation)
         writer.write(ProtoUInt64.self, 2, self.batch)
         for item in self.entries { writer.writeMessage(3, item) }
+        writer.write(ProtoString.self, 4, self.collection)
         writer.writeUnknown(self.unknownFields)
     }
 
@@ -1541,6 +1626,7 @@ public struct Typeahead_V1_AppendUploadRequest: ProtoMessage {
             case 1: self.generation = try reader.read(ProtoUInt64.self, tag, "generation")
             case 2: self.batch = try reader.read(ProtoUInt64.self, tag, "batch")
             case 3: self.entries.append(try reader.readMessage(tag, "entries", as: Typeahead_V1_Entry.self))
+            case 4: self.collection = try reader.read(ProtoString.self, tag, "collection")
             default: try reader.skip(tag, preserving: &self.unknownFields)
             }
         }
@@ -1591,21 +1677,27 @@ public struct Typeahead_V1_FinishUploadRequest: ProtoMessage {
     public var batches: UInt64 = 0
     /// `uint64 entries = 3`
     public var entries: UInt64 = 0
+    /// The collection whose shard this addresses, as UpsertRequest.collection.
+    ///
+    /// `string collection = 4`
+    public var collection: String = ""
     /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
     public var unknownFields = ProtoUnknownFields()
 
     public init() {}
 
-    public init(generation: UInt64 = 0, batches: UInt64 = 0, entries: UInt64 = 0) {
+    public init(generation: UInt64 = 0, batches: UInt64 = 0, entries: UInt64 = 0, collection: String = "") {
         self.generation = generation
         self.batches = batches
         self.entries = entries
+        self.collection = collection
     }
 
     public func encode(to writer: inout ProtoWriter) {
         writer.write(ProtoUInt64.self, 1, self.generation)
         writer.write(ProtoUInt64.self, 2, self.batches)
         writer.write(ProtoUInt64.self, 3, self.entries)
+        writer.write(ProtoString.self, 4, self.collection)
         writer.writeUnknown(self.unknownFields)
     }
 
@@ -1615,6 +1707,7 @@ public struct Typeahead_V1_FinishUploadRequest: ProtoMessage {
             case 1: self.generation = try reader.read(ProtoUInt64.self, tag, "generation")
             case 2: self.batches = try reader.read(ProtoUInt64.self, tag, "batches")
             case 3: self.entries = try reader.read(ProtoUInt64.self, tag, "entries")
+            case 4: self.collection = try reader.read(ProtoString.self, tag, "collection")
             default: try reader.skip(tag, preserving: &self.unknownFields)
             }
         }
@@ -1657,18 +1750,30 @@ public struct Typeahead_V1_FinishUploadResponse: ProtoMessage {
 public struct Typeahead_V1_AbortUploadRequest: ProtoMessage {
     public static let protoMessageName = "typeahead.v1.AbortUploadRequest"
 
+    /// The collection whose shard this addresses, as UpsertRequest.collection.
+    ///
+    /// `string collection = 1`
+    public var collection: String = ""
     /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
     public var unknownFields = ProtoUnknownFields()
 
     public init() {}
 
+    public init(collection: String = "") {
+        self.collection = collection
+    }
+
     public func encode(to writer: inout ProtoWriter) {
+        writer.write(ProtoString.self, 1, self.collection)
         writer.writeUnknown(self.unknownFields)
     }
 
     public init(decoding reader: inout ProtoReader) throws(ProtoError) {
         while let tag = try reader.nextTag() {
-            try reader.skip(tag, preserving: &self.unknownFields)
+            switch tag.number {
+            case 1: self.collection = try reader.read(ProtoString.self, tag, "collection")
+            default: try reader.skip(tag, preserving: &self.unknownFields)
+            }
         }
     }
 }
@@ -1701,17 +1806,23 @@ public struct Typeahead_V1_CompactRequest: ProtoMessage {
     ///
     /// `uint64 generation = 1`
     public var generation: UInt64 = 0
+    /// The collection whose shard this addresses, as UpsertRequest.collection.
+    ///
+    /// `string collection = 2`
+    public var collection: String = ""
     /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
     public var unknownFields = ProtoUnknownFields()
 
     public init() {}
 
-    public init(generation: UInt64 = 0) {
+    public init(generation: UInt64 = 0, collection: String = "") {
         self.generation = generation
+        self.collection = collection
     }
 
     public func encode(to writer: inout ProtoWriter) {
         writer.write(ProtoUInt64.self, 1, self.generation)
+        writer.write(ProtoString.self, 2, self.collection)
         writer.writeUnknown(self.unknownFields)
     }
 
@@ -1719,6 +1830,7 @@ public struct Typeahead_V1_CompactRequest: ProtoMessage {
         while let tag = try reader.nextTag() {
             switch tag.number {
             case 1: self.generation = try reader.read(ProtoUInt64.self, tag, "generation")
+            case 2: self.collection = try reader.read(ProtoString.self, tag, "collection")
             default: try reader.skip(tag, preserving: &self.unknownFields)
             }
         }

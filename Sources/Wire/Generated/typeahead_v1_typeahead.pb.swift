@@ -209,12 +209,20 @@ public struct Typeahead_V1_SuggestRequest: ProtoMessage {
     ///
     /// `bool require_all_shards = 8`
     public var requireAllShards: Bool = false
+    /// The collection to ask: a cluster (and a node) serves several named catalogs, each with its own
+    /// shards and generations. 1 to 64 bytes of [a-z0-9_-] (INVALID_ARGUMENT otherwise); a name the
+    /// server does not serve is NOT_FOUND. Empty: the server's default collection (a cluster file's
+    /// `defaultCollection`, a node's `--dir`), so requests written before collections existed keep
+    /// their meaning. A session's revisions supersede each other within one collection.
+    ///
+    /// `string collection = 9`
+    public var collection: String = ""
     /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
     public var unknownFields = ProtoUnknownFields()
 
     public init() {}
 
-    public init(text: String = "", tokens: [Typeahead_V1_SearchToken] = [], limits: Typeahead_V1_SuggestLimits? = nil, typos: Typeahead_V1_Typos = .unspecified, dedupe: Bool? = nil, session: String = "", revision: UInt64 = 0, requireAllShards: Bool = false) {
+    public init(text: String = "", tokens: [Typeahead_V1_SearchToken] = [], limits: Typeahead_V1_SuggestLimits? = nil, typos: Typeahead_V1_Typos = .unspecified, dedupe: Bool? = nil, session: String = "", revision: UInt64 = 0, requireAllShards: Bool = false, collection: String = "") {
         self.text = text
         self.tokens = tokens
         self.limits = limits
@@ -223,6 +231,7 @@ public struct Typeahead_V1_SuggestRequest: ProtoMessage {
         self.session = session
         self.revision = revision
         self.requireAllShards = requireAllShards
+        self.collection = collection
     }
 
     public func encode(to writer: inout ProtoWriter) {
@@ -234,6 +243,7 @@ public struct Typeahead_V1_SuggestRequest: ProtoMessage {
         writer.write(ProtoString.self, 6, self.session)
         writer.write(ProtoUInt64.self, 7, self.revision)
         writer.write(ProtoBool.self, 8, self.requireAllShards)
+        writer.write(ProtoString.self, 9, self.collection)
         writer.writeUnknown(self.unknownFields)
     }
 
@@ -248,6 +258,7 @@ public struct Typeahead_V1_SuggestRequest: ProtoMessage {
             case 6: self.session = try reader.read(ProtoString.self, tag, "session")
             case 7: self.revision = try reader.read(ProtoUInt64.self, tag, "revision")
             case 8: self.requireAllShards = try reader.read(ProtoBool.self, tag, "require_all_shards")
+            case 9: self.collection = try reader.read(ProtoString.self, tag, "collection")
             default: try reader.skip(tag, preserving: &self.unknownFields)
             }
         }
@@ -647,12 +658,17 @@ public struct Typeahead_V1_SearchRequest: ProtoMessage {
     ///
     /// `bool require_all_shards = 8`
     public var requireAllShards: Bool = false
+    /// The collection to search, as SuggestRequest.collection. Empty: the default collection. A page
+    /// token carries no collection: send it only with the collection whose answer issued it.
+    ///
+    /// `string collection = 9`
+    public var collection: String = ""
     /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
     public var unknownFields = ProtoUnknownFields()
 
     public init() {}
 
-    public init(text: String = "", tokens: [Typeahead_V1_SearchToken] = [], pageSize: UInt32 = 0, pageToken: String = "", sort: Typeahead_V1_SearchRequest.Sort = .unspecified, facets: Bool? = nil, typos: Typeahead_V1_Typos = .unspecified, requireAllShards: Bool = false) {
+    public init(text: String = "", tokens: [Typeahead_V1_SearchToken] = [], pageSize: UInt32 = 0, pageToken: String = "", sort: Typeahead_V1_SearchRequest.Sort = .unspecified, facets: Bool? = nil, typos: Typeahead_V1_Typos = .unspecified, requireAllShards: Bool = false, collection: String = "") {
         self.text = text
         self.tokens = tokens
         self.pageSize = pageSize
@@ -661,6 +677,7 @@ public struct Typeahead_V1_SearchRequest: ProtoMessage {
         self.facets = facets
         self.typos = typos
         self.requireAllShards = requireAllShards
+        self.collection = collection
     }
 
     public func encode(to writer: inout ProtoWriter) {
@@ -672,6 +689,7 @@ public struct Typeahead_V1_SearchRequest: ProtoMessage {
         if let value = self.facets { writer.writePresent(ProtoBool.self, 6, value) }
         writer.writeEnum(7, self.typos)
         writer.write(ProtoBool.self, 8, self.requireAllShards)
+        writer.write(ProtoString.self, 9, self.collection)
         writer.writeUnknown(self.unknownFields)
     }
 
@@ -686,6 +704,7 @@ public struct Typeahead_V1_SearchRequest: ProtoMessage {
             case 6: self.facets = try reader.read(ProtoBool.self, tag, "facets")
             case 7: self.typos = try reader.readEnum(tag, "typos") as Typeahead_V1_Typos
             case 8: self.requireAllShards = try reader.read(ProtoBool.self, tag, "require_all_shards")
+            case 9: self.collection = try reader.read(ProtoString.self, tag, "collection")
             default: try reader.skip(tag, preserving: &self.unknownFields)
             }
         }

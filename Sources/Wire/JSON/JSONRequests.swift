@@ -32,7 +32,8 @@ public enum JSONRequests {
     /// `typeahead.v1.SuggestRequest` from its JSON form.
     public static func suggest(_ body: JSONNode) throws(GRPCStatus) -> Typeahead_V1_SuggestRequest {
         let object = try JSONFields(body, of: "SuggestRequest",
-                                    ["text", "tokens", "limits", "typos", "dedupe", "session", "revision", "requireAllShards"])
+                                    ["text", "tokens", "limits", "typos", "dedupe", "session", "revision", "requireAllShards",
+                                     "collection"])
         var request = Typeahead_V1_SuggestRequest(text: try object.string("text") ?? "")
         request.tokens = try tokens(object)
         request.typos = try object.enumeration("typos", text: typos(text:)) ?? .unspecified
@@ -46,13 +47,15 @@ public enum JSONRequests {
         request.session = try object.string("session") ?? ""
         request.revision = try object.integer("revision", as: UInt64.self) ?? 0
         request.requireAllShards = try object.bool("requireAllShards") ?? false
+        request.collection = try object.string("collection") ?? ""
         return request
     }
 
     /// `typeahead.v1.SearchRequest` from its JSON form.
     public static func search(_ body: JSONNode) throws(GRPCStatus) -> Typeahead_V1_SearchRequest {
         let object = try JSONFields(body, of: "SearchRequest",
-                                    ["text", "tokens", "pageSize", "pageToken", "sort", "facets", "typos", "requireAllShards"])
+                                    ["text", "tokens", "pageSize", "pageToken", "sort", "facets", "typos", "requireAllShards",
+                                     "collection"])
         var request = Typeahead_V1_SearchRequest(text: try object.string("text") ?? "")
         request.tokens = try tokens(object)
         request.typos = try object.enumeration("typos", text: typos(text:)) ?? .unspecified
@@ -61,6 +64,7 @@ public enum JSONRequests {
         request.facets = try object.bool("facets")
         request.sort = try object.enumeration("sort", text: sort(text:)) ?? .unspecified
         request.requireAllShards = try object.bool("requireAllShards") ?? false
+        request.collection = try object.string("collection") ?? ""
         return request
     }
 
@@ -93,7 +97,8 @@ public enum JSONRequests {
         }
     }
 
-    /// The query string of `/v1/suggest?q=…&limit=…&categories=…&completions=…&typos=off&dedupe=false&token=category:NAME`.
+    /// The query string of `/v1/suggest?q=…&limit=…&categories=…&completions=…&typos=off&dedupe=false&token=category:NAME&collection=NAME`.
+    /// The collection's name is checked where the request is routed, as for every protocol.
     public static func suggest(query items: [URLQueryItem]) throws(GRPCStatus) -> Typeahead_V1_SuggestRequest {
         var request = Typeahead_V1_SuggestRequest()
         var limits = Typeahead_V1_SuggestLimits()
@@ -110,6 +115,7 @@ public enum JSONRequests {
             case "session": request.session = value
             case "revision": request.revision = try number(value, "revision")
             case "requireAllShards": request.requireAllShards = try flag(value, "requireAllShards")
+            case "collection": request.collection = value
             default: throw GRPCStatus(.invalidArgument, "unknown query parameter \"\(item.name)\"")
             }
         }
@@ -117,7 +123,7 @@ public enum JSONRequests {
         return request
     }
 
-    /// The query string of `/v1/search?q=…&pageSize=…&pageToken=…&sort=weight&facets=false&token=…`.
+    /// The query string of `/v1/search?q=…&pageSize=…&pageToken=…&sort=weight&facets=false&token=…&collection=NAME`.
     public static func search(query items: [URLQueryItem]) throws(GRPCStatus) -> Typeahead_V1_SearchRequest {
         var request = Typeahead_V1_SearchRequest()
         for item in items {
@@ -131,6 +137,7 @@ public enum JSONRequests {
             case "token": request.tokens.append(try token(value))
             case "sort": request.sort = try sort(text: value)
             case "requireAllShards": request.requireAllShards = try flag(value, "requireAllShards")
+            case "collection": request.collection = value
             default: throw GRPCStatus(.invalidArgument, "unknown query parameter \"\(item.name)\"")
             }
         }
