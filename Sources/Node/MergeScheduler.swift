@@ -24,17 +24,25 @@ final class MergeScheduler: Sendable {
     private let merges: Counter
     private let failures: Counter
     private let seconds: Histogram
+    /// Log fields naming the collection, for a collection other than the default (whose lines
+    /// stay as they were before collections).
+    private let naming: [String: String]
 
-    init(shard: Shard, policy: MergePolicy, writer: DispatchQueue, telemetry: ServerTelemetry) {
+    /// `collection`: nil for the node's default collection, whose delta is the unlabelled
+    /// `typeahead_index_delta_documents`; another collection's is listed by the node per
+    /// collection. The merge counters are the node's totals over its collections.
+    init(shard: Shard, policy: MergePolicy, writer: DispatchQueue, telemetry: ServerTelemetry, collection: String? = nil) {
         self.shard = shard
         self.policy = policy
         self.writer = writer
         logger = telemetry.logger
+        naming = collection.map { ["collection": $0] } ?? [:]
         let registry = telemetry.registry
         merges = registry.counter(name: "typeahead_merges_total", help: "Merges finished: the delta folded into a new base revision.")
         failures = registry.counter(name: "typeahead_merge_failures_total", help: "Merges that failed or were abandoned.")
         seconds = registry.histogram(name: "typeahead_merge_seconds", help: "Time from a merge's snapshot to its switch.",
                                      buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300])
+        guard collection == nil else { return }
         registry.gauge(name: "typeahead_index_delta_documents",
                        help: "Delta documents plus deleted base documents of the serving generation: what the next merge folds in.") {
             Double((try? shard.deltaSize().total) ?? 0)
@@ -53,14 +61,14 @@ final class MergeScheduler: Sendable {
             pending = begun
         } catch {
             failures.increment()
-            logger.error("merge not started", ["error": "\(error)"])
+            logger.error("merge not started", naming.merging(["error": "\(error)"]) { $1 })
             return
         }
         inFlight.store(true, ordering: .relaxed)
         let started = ContinuousClock.now
-        logger.info("merge started", ["generation": "\(pending.generation)", "revision": "\(pending.revision)",
-                                      "delta_documents": "\(pending.delta.documents)", "deleted_base": "\(pending.delta.deletedBase)",
-                                      "base": "\(pending.delta.base)"])
+        logger.info("merge started", naming.merging(["generation": "\(pending.generation)", "revision": "\(pending.revision)",
+                                                     "delta_documents": "\(pending.delta.documents)",
+                                                     "deleted_base": "\(pending.delta.deletedBase)", "base": "\(pending.delta.base)"]) { $1 })
         BackgroundThread.shared.start { [self] in
             do {
                 let build = try shard.buildMerge(pending)
@@ -71,8 +79,8 @@ final class MergeScheduler: Sendable {
                 }
             } catch {
                 failures.increment()
-                logger.error("merge build failed; the serving revision is unchanged", ["generation": "\(pending.generation)",
-                                                                                       "error": "\(error)"])
+                logger.error("merge build failed; the serving revision is unchanged",
+                             naming.merging(["generation": "\(pending.generation)", "error": "\(error)"]) { $1 })
                 inFlight.store(false, ordering: .relaxed)
             }
         }
@@ -86,17 +94,19 @@ final class MergeScheduler: Sendable {
         do {
             guard let info = try shard.finishMerge(pending, build: build) else {
                 failures.increment()
-                logger.info("merge abandoned: its generation no longer serves", ["generation": "\(pending.generation)"])
+                logger.info("merge abandoned: its generation no longer serves", naming.merging(["generation": "\(pending.generation)"]) { $1 })
                 return
             }
             let elapsed = ContinuousClock.now - started
             merges.increment()
             seconds.observe(elapsed)
-            logger.info("merge finished", ["generation": "\(info.generation)", "revision": "\(info.revision)", "entries": "\(info.entries)",
-                                           "replayed_batches": "\(info.replayed)", "seconds": "\(elapsed.secondsValue)"])
+            logger.info("merge finished", naming.merging(["generation": "\(info.generation)", "revision": "\(info.revision)",
+                                                          "entries": "\(info.entries)", "replayed_batches": "\(info.replayed)",
+                                                          "seconds": "\(elapsed.secondsValue)"]) { $1 })
         } catch {
             failures.increment()
-            logger.error("merge switch failed; the serving revision is unchanged", ["generation": "\(pending.generation)", "error": "\(error)"])
+            logger.error("merge switch failed; the serving revision is unchanged",
+                         naming.merging(["generation": "\(pending.generation)", "error": "\(error)"]) { $1 })
         }
     }
 }

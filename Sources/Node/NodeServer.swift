@@ -11,10 +11,14 @@ import WireConversions
 
 /// One shard served over HTTP/2: the client-facing `typeahead.v1.Typeahead` service and the
 /// internal `typeahead.v1.Shard` service (``Services``), with everything ``RPCServer`` adds (JSON,
-/// GET conveniences, health, metrics).
+/// GET conveniences, health, metrics) — or one shard of each of several **collections** (named
+/// catalogs, each its own ``Shard`` in its own directory), every request routed to the
+/// collection it names (``CollectionRouter``); a request that names none reads the default one.
 ///
 /// ```swift
-/// let node = NodeServer(shard: try Shard(directory: dir), configuration: configuration)
+/// let node = NodeServer(shard: try Shard(directory: dir), configuration: configuration)   // one collection, "default"
+/// let both = NodeServer(collections: [("products", try Shard(directory: a)), ("departments", try Shard(directory: b))],
+///                       configuration: configuration)                                   // "products" is the default
 /// let port = try node.start()
 /// // … later, on SIGTERM:
 /// node.shutdown()
@@ -27,15 +31,14 @@ import WireConversions
 /// without bound.
 public final class NodeServer: Sendable {
     public let configuration: NodeConfiguration
+    /// The default collection's shard: what a request without a collection reads.
     public let shard: Shard
     public let telemetry: ServerTelemetry
-    /// Suggest answers, encoded from the map and cached.
-    let answers: SuggestAnswers
+    /// Every collection served, the default first.
+    let collections: [NodeCollection]
     private let rpc = Mutex<RPCServer?>(nil)
     private let readPool: BoundedQueue
     private let writer: BoundedQueue
-    /// Folds the delta into the base once it grows (after writes, on the writer queue).
-    let merges: MergeScheduler
     /// Bounded too, far above what health checks and operators send.
     private let control = BoundedQueue(DispatchQueue(label: "typeahead.node.control", qos: .userInitiated), limit: 256,
                                        refusal: "too many Stats calls queued; retry shortly")
@@ -61,91 +64,94 @@ public final class NodeServer: Sendable {
         case control
     }
 
-    public init(shard: Shard, configuration: NodeConfiguration, telemetry: ServerTelemetry = ServerTelemetry(label: "node")) {
-        self.shard = shard
+    /// A node serving one collection, named `default` (``CollectionName/default``): the shard.
+    public convenience init(shard: Shard, configuration: NodeConfiguration, telemetry: ServerTelemetry = ServerTelemetry(label: "node")) {
+        self.init(collections: [(CollectionName.default, shard)], configuration: configuration, telemetry: telemetry)
+    }
+
+    /// A node serving one shard of each collection; the first is the default collection. Names
+    /// must be valid (``CollectionName``) and distinct, and each shard its own directory (LMDB
+    /// must never open one environment twice in a process). The answer cache's bytes are shared
+    /// evenly among the collections, so the node's bound stays the configured one.
+    public init(collections: [(name: String, shard: Shard)], configuration: NodeConfiguration,
+                telemetry: ServerTelemetry = ServerTelemetry(label: "node")) {
+        precondition(!collections.isEmpty, "a node serves at least one collection")
+        precondition(Set(collections.map(\.name)).count == collections.count, "collection names must be distinct")
+        precondition(collections.allSatisfy { CollectionName.problem($0.name) == nil }, "invalid collection name")
         self.configuration = configuration
         self.telemetry = telemetry
-        answers = SuggestAnswers(cacheBytes: configuration.answerCacheBytes, registry: telemetry.registry)
         readPool = BoundedQueue(DispatchQueue(label: "typeahead.node.reads", qos: .userInitiated, attributes: .concurrent),
                                 limit: configuration.searchConcurrency, refusal: "too many searches in flight; retry shortly")
-        writer = BoundedQueue(DispatchQueue(label: "typeahead.node.writer", qos: .userInitiated),
-                              limit: configuration.writeQueueLimit, refusal: "too many writes queued; retry shortly")
-        merges = MergeScheduler(shard: shard, policy: configuration.mergePolicy, writer: writer.queue, telemetry: telemetry)
+        let writer = BoundedQueue(DispatchQueue(label: "typeahead.node.writer", qos: .userInitiated),
+                                  limit: configuration.writeQueueLimit, refusal: "too many writes queued; retry shortly")
+        self.writer = writer
+        let cacheBytes = configuration.answerCacheBytes / collections.count
+        self.collections = collections.enumerated().map { index, collection in
+            NodeCollection(name: collection.name, shard: collection.shard, isDefault: index == 0, answerCacheBytes: cacheBytes,
+                           mergePolicy: configuration.mergePolicy, writer: writer.queue, telemetry: telemetry)
+        }
+        shard = collections[0].shard
         Self.registerGauges(of: shard, in: telemetry.registry)
+        Self.registerCollectionGauges(self.collections, in: telemetry.registry)
     }
 
-    /// The shard's own series: read from the shard at scrape time.
-    private static func registerGauges(of shard: Shard, in registry: MetricsRegistry) {
-        registry.gauge(name: "typeahead_index_generation", help: "The generation serving queries.") {
-            Double(shard.currentGeneration ?? 0)
-        }
-        registry.gauge(name: "typeahead_index_entries", help: "Live entries in the serving generation.") {
-            Double((try? shard.entryCount()) ?? 0)
-        }
-        registry.gauge(name: "typeahead_lmdb_map_bytes", help: "LMDB map size of the serving generation.") {
-            Double((try? shard.storageStatistics().mapSize) ?? 0)
-        }
-        registry.gauge(name: "typeahead_lmdb_used_bytes", help: "Bytes of the LMDB map in use by the serving generation.") {
-            Double((try? shard.storageStatistics().usedBytes) ?? 0)
-        }
-        // The serving generation's query caches (see `Generation`), one series per cache.
-        func caches(_ value: @escaping @Sendable ((name: String, statistics: StripedCacheStatistics, countsBytes: Bool)) -> Double?)
-            -> @Sendable () -> [CallbackSample] {
-            { shard.cacheStatistics().compactMap { cache in value(cache).map { CallbackSample(labelValues: [cache.name], value: $0) } } }
-        }
-        registry.gauge(name: "typeahead_index_cache_entries", help: "Entries each query cache of the serving generation keeps.",
-                       labelNames: ["cache"], series: caches { Double($0.statistics.entries) })
-        registry.gauge(name: "typeahead_index_cache_bytes", help: "Bytes each query cache of the serving generation holds (caches counted in bytes).",
-                       labelNames: ["cache"], series: caches { $0.countsBytes ? Double($0.statistics.cost) : nil })
-        registry.counter(name: "typeahead_index_cache_hits_total", help: "Look-ups each query cache of the serving generation answered.",
-                         labelNames: ["cache"], series: caches { Double($0.statistics.hits) })
-        registry.counter(name: "typeahead_index_cache_misses_total", help: "Look-ups each query cache of the serving generation missed.",
-                         labelNames: ["cache"], series: caches { Double($0.statistics.misses) })
-        registry.counter(name: "typeahead_index_cache_retired_total",
-                         help: "Entries each query cache of the serving generation dropped because a write made them unreachable.",
-                         labelNames: ["cache"], series: caches { Double($0.statistics.retired) })
-    }
-
-    /// The node's RPCs (``NodeServices``), as ``start()`` serves them over HTTP/2; an
-    /// `InProcessTransport` serves them in the same process without a socket.
+    /// The node's RPCs (each collection's ``NodeServices``, behind the ``CollectionRouter``), as
+    /// ``start()`` serves them over HTTP/2; an `InProcessTransport` serves them in the same
+    /// process without a socket.
     public var methods: [RPCMethod] {
-        NodeServices(node: self, name: URL(fileURLWithPath: shard.directory).lastPathComponent).methods
+        CollectionRouter(node: self).methods
     }
+
+    /// The names of the collections served, the default first.
+    public var collectionNames: [String] { collections.map(\.name) }
 
     /// Binds and starts serving; returns the port (useful with port 0).
+    /// Ready (`/readyz`, health SERVING) once every collection serves a generation.
     public func start() throws -> Int {
-        let shard = self.shard
+        let collections = self.collections
         let server = RPCServer(configuration: configuration.server, methods: methods,
                                telemetry: telemetry,
                                healthServices: [Typeahead_V1_TypeaheadService.name, Typeahead_V1_ShardService.name],
-                               isReady: { shard.currentGeneration != nil }, routes: SearchPage.routes)
+                               isReady: { collections.allSatisfy { $0.shard.currentGeneration != nil } }, routes: SearchPage.routes)
         let port = try server.start()
         rpc.withLock { $0 = server }
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
         timer.schedule(deadline: .now() + 1, repeating: 1.0)
         let idle = configuration.previousGenerationIdle
-        timer.setEventHandler { [shard, telemetry] in
-            if shard.releasePreviousGeneration(idleFor: idle) {
-                // Its memory goes back to the kernel with the server's periodic release
-                // (`ServingAllocator.startReleasing`).
-                telemetry.logger.info("previous generation let go", ["idle_seconds": "\(idle.components.seconds)"])
-            }
-            let before = shard.currentGeneration
-            do {
-                try shard.reload()
-            } catch {
-                telemetry.logger.error("cannot reload the shard manifest", ["error": "\(error)"])
-            }
-            if shard.currentGeneration != before {
-                telemetry.logger.info("generation switched by another process",
-                                      ["from": "\(before ?? 0)", "to": "\(shard.currentGeneration ?? 0)"])
+        timer.setEventHandler { [collections, telemetry] in
+            for collection in collections {
+                Self.watch(collection, idle: idle, logger: telemetry.logger)
             }
         }
         timer.resume()
         manifestWatch.withLock { $0 = TimerBox(timer: timer) }
-        telemetry.logger.info("node serving", ["shard": shard.directory, "listen": "\(configuration.server.host):\(port)",
-                                               "generation": "\(shard.currentGeneration ?? 0)"])
+        for collection in collections {
+            telemetry.logger.info("node serving", collection.logFields.merging([
+                "shard": collection.shard.directory, "listen": "\(configuration.server.host):\(port)",
+                "generation": "\(collection.shard.currentGeneration ?? 0)"]) { $1 })
+        }
         return port
+    }
+
+    /// Once a second per collection: lets go of an idle previous generation, and picks up a
+    /// generation another process (`typeahead index` on the same directory) activated.
+    private static func watch(_ collection: NodeCollection, idle: Duration, logger: Logger) {
+        let shard = collection.shard
+        if shard.releasePreviousGeneration(idleFor: idle) {
+            // Its memory goes back to the kernel with the server's periodic release
+            // (`ServingAllocator.startReleasing`).
+            logger.info("previous generation let go", collection.logFields.merging(["idle_seconds": "\(idle.components.seconds)"]) { $1 })
+        }
+        let before = shard.currentGeneration
+        do {
+            try shard.reload()
+        } catch {
+            logger.error("cannot reload the shard manifest", collection.logFields.merging(["error": "\(error)"]) { $1 })
+        }
+        if shard.currentGeneration != before {
+            logger.info("generation switched by another process",
+                        collection.logFields.merging(["from": "\(before ?? 0)", "to": "\(shard.currentGeneration ?? 0)"]) { $1 })
+        }
     }
 
     /// Stops accepting, tells health watchers and peers (GOAWAY), lets in-flight requests finish

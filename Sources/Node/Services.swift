@@ -1,24 +1,30 @@
 import Catalog
+import Foundation
 import Index
 import RPC
 import Services
 import Wire
 import WireConversions
 
-/// The node's services over its ``Shard``: the client-facing ``TypeaheadService`` (presented
-/// answers) and the internal ``ShardService`` (shard parts, updates, generations). Each method
-/// runs where its work belongs (``NodeServer/Placement``): suggests inline on the event loop,
-/// searches on the read pool, writes in order on the writer queue, builds on the background
+/// One collection's services over its ``Shard``: the client-facing ``TypeaheadService``
+/// (presented answers) and the internal ``ShardService`` (shard parts, updates, generations). The
+/// node's ``CollectionRouter`` hands each call to the services of the collection it names. Each
+/// method runs where its work belongs (``NodeServer/Placement``): suggests inline on the event
+/// loop, searches on the read pool, writes in order on the writer queue, builds on the background
 /// thread, Stats on its own queue.
 struct NodeServices: TypeaheadService, ShardService {
     let node: NodeServer
+    let collection: NodeCollection
     /// The shard's directory name, which Stats reports.
     let name: String
 
-    private var shard: Shard { node.shard }
+    init(node: NodeServer, collection: NodeCollection) {
+        self.node = node
+        self.collection = collection
+        name = URL(fileURLWithPath: collection.shard.directory).lastPathComponent
+    }
 
-    /// Both services' methods, for a transport to serve.
-    var methods: [RPCMethod] { typeaheadMethods + shardMethods }
+    private var shard: Shard { collection.shard }
 
     // MARK: typeahead.v1.Typeahead
 
@@ -28,7 +34,7 @@ struct NodeServices: TypeaheadService, ShardService {
         node.runInline(reply) {
             let suggest = try SuggestRequest(request)
             return try Self.index(context) {
-                try node.answers.answer(request, suggest, format: context.format, shard: shard, shouldStop: context.shouldStop)
+                try collection.answers.answer(request, suggest, format: context.format, shard: shard, shouldStop: context.shouldStop)
             }
         }
     }
@@ -50,7 +56,7 @@ struct NodeServices: TypeaheadService, ShardService {
             let suggest = try SuggestRequest(message)
             let pinned = request.generation == 0 ? nil : Int(clamping: request.generation)
             return try Self.index(context) {
-                try node.answers.shardAnswer(message, suggest, pinned: pinned, shard: shard, shouldStop: context.shouldStop)
+                try collection.answers.shardAnswer(message, suggest, pinned: pinned, shard: shard, shouldStop: context.shouldStop)
             }
         }
     }
@@ -69,19 +75,19 @@ struct NodeServices: TypeaheadService, ShardService {
     }
 
     func upsert(_ request: Typeahead_V1_UpsertRequest, _ context: CallContext, _ reply: @escaping RPCMethod.Reply<Typeahead_V1_UpsertResponse>) {
-        node.run(.writer, reply) { [node, shard] in
+        node.run(.writer, reply) { [merges = collection.merges, shard] in
             let entries = try request.catalogEntries()
             let summary = try Self.index(context) { try shard.upsert(entries) }
-            node.merges.considerMerge()
+            merges.considerMerge()
             return Typeahead_V1_UpsertResponse(summary: .init(summary), generation: UInt64(shard.currentGeneration ?? 0))
         }
     }
 
     func delete(_ request: Typeahead_V1_DeleteRequest, _ context: CallContext, _ reply: @escaping RPCMethod.Reply<Typeahead_V1_DeleteResponse>) {
-        node.run(.writer, reply) { [node, shard] in
+        node.run(.writer, reply) { [merges = collection.merges, shard] in
             let ids = try request.validatedIDs()
             let summary = try Self.index(context) { try shard.delete(ids: ids) }
-            node.merges.considerMerge()
+            merges.considerMerge()
             return Typeahead_V1_DeleteResponse(summary: .init(summary), generation: UInt64(shard.currentGeneration ?? 0))
         }
     }
@@ -121,13 +127,13 @@ struct NodeServices: TypeaheadService, ShardService {
     }
 
     func stats(_ request: Typeahead_V1_StatsRequest, _ context: CallContext, _ reply: @escaping RPCMethod.Reply<Typeahead_V1_StatsResponse>) {
-        node.run(.control, reply) { [shard, name] in
+        node.run(.control, reply) { [shard, name, collection = collection.name] in
             let storage = try? shard.storageStatistics()
             return Typeahead_V1_StatsResponse(shard: name, currentGeneration: UInt64(shard.currentGeneration ?? 0),
                                               entries: UInt64((try? shard.entryCount()) ?? 0),
                                               generations: try shard.generations().map { .init($0) },
                                               mapBytes: UInt64(storage?.mapSize ?? 0), usedBytes: UInt64(storage?.usedBytes ?? 0),
-                                              upload: try shard.upload().map(Typeahead_V1_UploadInfo.init))
+                                              upload: try shard.upload().map(Typeahead_V1_UploadInfo.init), collection: collection)
         }
     }
 

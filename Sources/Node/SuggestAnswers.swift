@@ -51,7 +51,10 @@ final class SuggestAnswers: Sendable {
     static let entryOverhead = 320
     private let cache: StripedCache<Key, [UInt8]>?
 
-    init(cacheBytes: Int, registry: MetricsRegistry) {
+    /// `registry`: where the cache's `typeahead_answer_cache_*` series go (the default
+    /// collection's); nil for another collection's cache, which the node lists by collection
+    /// instead (see ``statistics``).
+    init(cacheBytes: Int, registry: MetricsRegistry?) {
         let stripes = 16
         guard cacheBytes >= stripes * 4096 else {
             cache = nil
@@ -61,6 +64,7 @@ final class SuggestAnswers: Sendable {
                                                costPerStripe: cacheBytes / stripes, maximumCost: 256 << 10,
                                                epoch: { $0.version.cacheEpoch })
         self.cache = cache
+        guard let registry else { return }
         registry.counter(name: "typeahead_answer_cache_hits_total", help: "Suggest answers served from the answer cache.") {
             Double(cache.statistics().hits)
         }
@@ -78,6 +82,9 @@ final class SuggestAnswers: Sendable {
             Double(cache.statistics().retired)
         }
     }
+
+    /// The cache's figures; nil when it is off.
+    var statistics: StripedCacheStatistics? { cache?.statistics() }
 
     /// The encoded presented answer to `message` (already converted to `request`).
     ///

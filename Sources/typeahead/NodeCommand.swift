@@ -10,7 +10,7 @@ import Wire
 
 enum NodeCommand {
     static let help = """
-    usage: typeahead node --dir DIR [--listen HOST:PORT] [--admin-token-file F] [--read-token-file F]
+    usage: typeahead node --dir DIR [--collection NAME=DIR]... [--listen HOST:PORT] [--admin-token-file F] [--read-token-file F]
                           [--search-key-secret-file F] [--tls-cert F --tls-key F [--tls-client-ca F]]
                           [--threads N] [--max-message-bytes N] [--answer-cache-mb N]
                           [--merge-delta-percent P] [--merge-minimum N]
@@ -21,8 +21,15 @@ enum NodeCommand {
     with content-type application/json); GET /v1/suggest?q=…, /v1/search?q=…, /healthz, /readyz and
     /metrics. Stops gracefully on SIGTERM or SIGINT.
 
+    A node may serve a shard of several collections (named catalogs), each its own directory:
+    a request names its collection (`collection`, `?collection=NAME`); one that names none reads
+    the default collection: --dir's (named "default"), or without --dir the first --collection.
+
     Options:
-      --dir DIR                the shard directory (built with typeahead index)
+      --dir DIR                the shard directory (built with typeahead index) of the collection
+                               named "default"
+      --collection NAME=DIR    also serve collection NAME (1-64 bytes of a-z, 0-9, _ and -) from
+                               the shard directory DIR; repeat for more
       --listen HOST:PORT       where to listen (default 127.0.0.1:7701)
       --admin-token-file F     bearer token required by writes and generation changes
                                (or the environment variable TYPEAHEAD_ADMIN_TOKEN); without one,
@@ -57,7 +64,7 @@ enum NodeCommand {
 
     static func run(_ argv: [String]) throws -> Int32 {
         let args = try Arguments(argv, command: "node", flags: [],
-                                 options: ["--dir", "--listen", "--admin-token-file", "--read-token-file", "--search-key-secret-file", "--tls-cert", "--tls-key", "--tls-client-ca", "--threads",
+                                 options: ["--dir", "--collection", "--listen", "--admin-token-file", "--read-token-file", "--search-key-secret-file", "--tls-cert", "--tls-key", "--tls-client-ca", "--threads",
                                            "--max-message-bytes", "--answer-cache-mb", "--merge-delta-percent", "--merge-minimum", "--log-format", "--log-level", "--port-file", "--fault-stall", "--request-head-timeout"])
         if args.wantsHelp { print(help); return 0 }
         guard args.positionals.isEmpty else {
@@ -94,19 +101,54 @@ enum NodeCommand {
         defer { releasing.cancel() }
         // Builds (a reindex's finish, compaction) run on the node's low-priority thread alone, so
         // that serving keeps its pace while they run (see BackgroundThread).
-        let shard = try Shard(directory: try args.required("--dir"), parallelBuilds: false)
+        let collections = try CollectionDirectories.parse(dir: args.value("--dir"), collections: args.all("--collection"), command: "node")
+            .map { (name: $0.name, shard: try Shard(directory: $0.directory, parallelBuilds: false)) }
         let telemetry = ServerTelemetry(label: "node", json: format == .json,
                                         level: try args.choice("--log-level", default: LogLevelChoice.info).level)
-        let node = NodeServer(shard: shard, configuration: configuration, telemetry: telemetry)
+        let node = NodeServer(collections: collections, configuration: configuration, telemetry: telemetry)
         let port = try node.start()
         try PortFile.write(port, to: args.value("--port-file"), command: "node")
         let scheme = configuration.server.tls == nil ? "http" : "https"
-        printError("typeahead node: serving \(shard.directory) on \(scheme)://\(configuration.server.host):\(port) (generation \(shard.currentGeneration.map(String.init) ?? "none"))")
+        for (index, collection) in collections.enumerated() {
+            let shard = collection.shard
+            let which = collections.count == 1 ? "" : " as collection \(collection.name)\(index == 0 ? " (default)" : "")"
+            printError("typeahead node: serving \(shard.directory)\(which) on \(scheme)://\(configuration.server.host):\(port) (generation \(shard.currentGeneration.map(String.init) ?? "none"))")
+        }
         let reloads = TLSFiles.reloadOnHangUp(configuration.server.tls, command: "node")
         defer { withExtendedLifetime(reloads) {} }
         Signals.waitForTermination()
         node.shutdown()
         return 0
+    }
+}
+
+/// `--dir DIR` and `--collection NAME=DIR`: the collections a node serves, the default first.
+enum CollectionDirectories {
+    static func parse(dir: String?, collections: [String], command: String) throws -> [(name: String, directory: String)] {
+        var all: [(name: String, directory: String)] = dir.map { [(CollectionName.default, $0)] } ?? []
+        for value in collections {
+            guard let equals = value.firstIndex(of: "="), case let name = String(value[..<equals]),
+                  case let directory = String(value[value.index(after: equals)...]), !directory.isEmpty else {
+                throw UsageError(description: "typeahead \(command): --collection must look like NAME=DIR, got \"\(value)\"")
+            }
+            if let problem = CollectionName.problem(name) {
+                throw UsageError(description: "typeahead \(command): --collection: the name \(problem)")
+            }
+            guard !all.contains(where: { $0.name == name }) else {
+                let clash = name == CollectionName.default && dir != nil ? " (--dir is the collection \"default\")" : ""
+                throw UsageError(description: "typeahead \(command): collection \"\(name)\" is given twice\(clash)")
+            }
+            all.append((name, directory))
+        }
+        guard !all.isEmpty else {
+            throw UsageError(description: "typeahead \(command): --dir or --collection is required (see typeahead \(command) --help)")
+        }
+        // One LMDB environment must never be opened twice in a process.
+        let paths = all.map { URL(fileURLWithPath: $0.directory).standardizedFileURL.resolvingSymlinksInPath().path }
+        if let repeated = paths.first(where: { path in paths.filter { $0 == path }.count > 1 }) {
+            throw UsageError(description: "typeahead \(command): \(repeated) serves two collections; each needs its own directory")
+        }
+        return all
     }
 }
 
