@@ -21,7 +21,8 @@
 //   Observability (structured logs, Prometheus metrics; injected, never chosen by libraries)
 //   RPC       (gRPC over HTTP2: the server side every server shares, and unary client calls)
 //   Node      (a shard served over RPC: the Typeahead and Shard services over one Shard)
-//   Cluster   (the shard assignment and the cluster file: what every part of a cluster agrees on)
+//   Cluster   (the shard assignment and the cluster file with its collections: what every part of a
+//             cluster agrees on; collection names follow Wire's CollectionName)
 //   Coordinator (fan-out to the shards, exact merge, presentation, replicas, hedging, deadlines)
 //   Launcher  (a whole cluster of processes on loopback: `typeahead local`, and the cluster tests)
 //   Admin     (operating a live cluster: zero-downtime reindex, updates, status, generations)
@@ -70,7 +71,7 @@ let package = Package(
         .target(name: "FuzzTargets", dependencies: ["Catalog", "HTTP2", "Index", "Wire", "WireConversions"]),
         .target(name: "Benchmarks", dependencies: ["Index", "Catalog", "Analysis", "CSQLite", "Load", "WireConversions"]),
         .target(name: "Observability", dependencies: ["CSystem"]),
-        .target(name: "Cluster", dependencies: ["HTTP2"]),
+        .target(name: "Cluster", dependencies: ["HTTP2", "Wire"]),
         .target(name: "Coordinator", dependencies: ["Index", "Wire", "WireConversions", "Cluster", "HTTP2", "RPC", "Services", "SearchPage", "Observability"]),
         .target(name: "Launcher", dependencies: ["Index", "Catalog", "Cluster", "HTTP2", "Storage"]),
         .target(name: "Admin", dependencies: ["Index", "Catalog", "Cluster", "Wire", "WireConversions", "RPC", "HTTP2"]),

@@ -1,7 +1,9 @@
 import Foundation
+import Wire
 
-/// A cluster's layout and settings, as an operator writes them in a JSON file (a sample:
-/// `deploy/cluster/cluster-3x2.json`).
+/// A cluster's layout and settings, as an operator writes them in a JSON file (samples:
+/// `deploy/cluster/cluster-3x2.json`, and with two collections
+/// `deploy/cluster/collections/local-2x2.json`).
 ///
 /// ```json
 /// {
@@ -15,9 +17,29 @@ import Foundation
 /// }
 /// ```
 ///
+/// A cluster serves one or more **collections** (named catalogs, each with its own shards,
+/// generations and shard assignment):
+///
+/// ```json
+/// {
+///   "collections": [
+///     {"name": "products", "shards": [{"name": "shard-0", "replicas": ["10.0.0.10:7701"]}, …]},
+///     {"name": "departments", "shards": [{"name": "shard-0", "replicas": ["10.0.0.10:7701"]}]}
+///   ],
+///   "defaultCollection": "products"
+/// }
+/// ```
+///
 /// - `shards`, in order: the i-th shard holds the entries that ``ShardAssignment`` places in shard
 ///   i, so the order must never change (append to grow; see the runbook). Names are unique; each
-///   shard has 1 to 16 replicas, `host:port`, unique across the cluster.
+///   shard has 1 to 16 replicas, `host:port`, unique within the collection (one node process
+///   may serve a shard of several collections: `typeahead node --collection NAME=DIR`). The
+///   top-level `shards` are the collection named `default`.
+/// - `collections`: optional, more collections (or all of them, without top-level `shards`):
+///   each a `name` (``CollectionName``: 1 to 64 bytes of `[a-z0-9_-]`, unique) and its `shards`
+///   under the rules above.
+/// - `defaultCollection`: optional, the collection a request without `collection` reads: by
+///   default `default` when the file has top-level `shards`, else the first of `collections`.
 /// - `coordinators`: optional, the coordinators' addresses; `typeahead admin` tells them about a
 ///   new generation so they switch at once instead of at their next health check.
 /// - `settings`: every key optional (see ``Settings`` for meanings and defaults). Unknown keys
@@ -25,6 +47,17 @@ import Foundation
 ///
 /// Relative paths (token files) are relative to the cluster file's directory.
 public struct ClusterFile: Sendable, Hashable {
+    /// One collection: a catalog split over its own shards.
+    public struct Collection: Sendable, Hashable {
+        public var name: String
+        /// In assignment order.
+        public var shards: [Shard]
+        public init(name: String, shards: [Shard]) {
+            self.name = name
+            self.shards = shards
+        }
+    }
+
     public struct Shard: Sendable, Hashable {
         public var name: String
         /// `host:port` of each replica.
@@ -79,19 +112,51 @@ public struct ClusterFile: Sendable, Hashable {
     }
 
     public var name: String
-    public var shards: [Shard]
+    /// Every collection, in file order: the top-level `shards` first (as `default`), then
+    /// `collections`.
+    public var collections: [Collection]
+    /// The name of the collection a request without `collection` reads; one of ``collections``.
+    public var defaultCollection: String
     public var coordinators: [Endpoint]
     public var settings: Settings
 
+    /// A cluster of one collection, named `default`.
     public init(name: String = "typeahead", shards: [Shard], coordinators: [Endpoint] = [], settings: Settings = .init()) {
+        self.init(name: name, collections: [Collection(name: CollectionName.default, shards: shards)], coordinators: coordinators,
+                  settings: settings)
+    }
+
+    /// A cluster of several collections; `defaultCollection` nil: the first.
+    public init(name: String = "typeahead", collections: [Collection], defaultCollection: String? = nil, coordinators: [Endpoint] = [],
+                settings: Settings = .init()) {
+        precondition(!collections.isEmpty, "a cluster has at least one collection")
         self.name = name
-        self.shards = shards
+        self.collections = collections
+        self.defaultCollection = defaultCollection ?? collections[0].name
         self.coordinators = coordinators
         self.settings = settings
     }
 
-    /// Every replica of every shard.
-    public var replicas: [Endpoint] { shards.flatMap(\.replicas) }
+    /// The collection named `name`, if the cluster has it.
+    public func collection(named name: String) -> Collection? {
+        collections.first { $0.name == name }
+    }
+
+    /// The default collection's index in ``collections``.
+    public var defaultIndex: Int { collections.firstIndex { $0.name == defaultCollection } ?? 0 }
+
+    /// The default collection's shards: the whole cluster when it holds one collection.
+    public var shards: [Shard] {
+        get { collections[defaultIndex].shards }
+        set { collections[defaultIndex].shards = newValue }
+    }
+
+    /// Every replica address of every collection, each once (a node serving several collections
+    /// is one address), in file order.
+    public var replicas: [Endpoint] {
+        var seen = Set<Endpoint>()
+        return collections.flatMap { $0.shards.flatMap(\.replicas) }.filter { seen.insert($0).inserted }
+    }
 
     // MARK: Reading
 
@@ -132,35 +197,41 @@ public struct ClusterFile: Sendable, Hashable {
         } catch {
             throw fail("", "is not valid JSON")
         }
-        try allowKeys(root, ["name", "shards", "coordinators", "settings"], at: "", fail)
+        try allowKeys(root, ["name", "shards", "collections", "defaultCollection", "coordinators", "settings"], at: "", fail)
         var file = ClusterFile(shards: [])
         if let name = root["name"] {
             guard let text = name as? String, !text.isEmpty else { throw fail("name", "must be a non-empty string") }
             file.name = text
         }
-        guard let shards = root["shards"] as? [Any], !shards.isEmpty else {
-            throw fail("shards", "must be a non-empty array of shards")
+        file.collections = []
+        if root["shards"] != nil || root["collections"] == nil {
+            file.collections.append(Collection(name: CollectionName.default, shards: try parseShards(root["shards"], at: "shards", fail)))
         }
-        var names = Set<String>()
-        var addresses = Set<Endpoint>()
-        for (index, item) in shards.enumerated() {
-            let at = "shards[\(index)]"
-            guard let shard = item as? [String: Any] else { throw fail(at, "must be an object with name and replicas") }
-            try allowKeys(shard, ["name", "replicas"], at: at, fail)
-            guard let shardName = shard["name"] as? String, !shardName.isEmpty else { throw fail("\(at).name", "must be a non-empty string") }
-            guard names.insert(shardName).inserted else { throw fail("\(at).name", "\"\(shardName)\" names two shards") }
-            guard let replicas = shard["replicas"] as? [Any], (1...16).contains(replicas.count) else {
-                throw fail("\(at).replicas", "must list 1 to 16 replicas as \"host:port\"")
+        if let collections = root["collections"] {
+            guard let list = collections as? [Any], !list.isEmpty else {
+                throw fail("collections", "must be a non-empty array of {\"name\", \"shards\"}")
             }
-            var endpoints: [Endpoint] = []
-            for (r, replica) in replicas.enumerated() {
-                guard let text = replica as? String, let endpoint = Endpoint(text) else {
-                    throw fail("\(at).replicas[\(r)]", "must be \"host:port\" with a port from 1 to 65535")
+            for (index, item) in list.enumerated() {
+                let at = "collections[\(index)]"
+                guard let collection = item as? [String: Any] else { throw fail(at, "must be an object with name and shards") }
+                try allowKeys(collection, ["name", "shards"], at: at, fail)
+                guard let name = collection["name"] as? String else { throw fail("\(at).name", "must be a string") }
+                if let problem = CollectionName.problem(name) { throw fail("\(at).name", problem) }
+                if file.collection(named: name) != nil {
+                    let top = name == CollectionName.default && root["shards"] != nil ? " (the top-level shards are the collection \"default\")" : ""
+                    throw fail("\(at).name", "\"\(name)\" names two collections\(top)")
                 }
-                guard addresses.insert(endpoint).inserted else { throw fail("\(at).replicas[\(r)]", "\(text) is listed twice") }
-                endpoints.append(endpoint)
+                file.collections.append(Collection(name: name, shards: try parseShards(collection["shards"], at: "\(at).shards", fail)))
             }
-            file.shards.append(Shard(name: shardName, replicas: endpoints))
+        }
+        file.defaultCollection = file.collections[0].name
+        if let value = root["defaultCollection"] {
+            guard let name = value as? String else { throw fail("defaultCollection", "must be a string") }
+            guard file.collection(named: name) != nil else {
+                throw fail("defaultCollection", "\"\(name)\" is not a collection of this file (collections: "
+                                                + file.collections.map(\.name).joined(separator: ", ") + ")")
+            }
+            file.defaultCollection = name
         }
         if let coordinators = root["coordinators"] {
             guard let list = coordinators as? [Any] else { throw fail("coordinators", "must be an array of \"host:port\"") }
@@ -178,6 +249,38 @@ public struct ClusterFile: Sendable, Hashable {
         return file
     }
 
+    /// One collection's shards (at `path`: `shards`, `collections[1].shards`): a non-empty array
+    /// of `{name, replicas}`, names unique, 1 to 16 replicas each, addresses unique within it.
+    private static func parseShards(_ value: Any?, at path: String, _ fail: (String, String) -> ClusterFileError)
+        throws(ClusterFileError) -> [Shard] {
+        guard let shards = value as? [Any], !shards.isEmpty else {
+            throw fail(path, "must be a non-empty array of shards")
+        }
+        var names = Set<String>()
+        var addresses = Set<Endpoint>()
+        var parsed: [Shard] = []
+        for (index, item) in shards.enumerated() {
+            let at = "\(path)[\(index)]"
+            guard let shard = item as? [String: Any] else { throw fail(at, "must be an object with name and replicas") }
+            try allowKeys(shard, ["name", "replicas"], at: at, fail)
+            guard let shardName = shard["name"] as? String, !shardName.isEmpty else { throw fail("\(at).name", "must be a non-empty string") }
+            guard names.insert(shardName).inserted else { throw fail("\(at).name", "\"\(shardName)\" names two shards") }
+            guard let replicas = shard["replicas"] as? [Any], (1...16).contains(replicas.count) else {
+                throw fail("\(at).replicas", "must list 1 to 16 replicas as \"host:port\"")
+            }
+            var endpoints: [Endpoint] = []
+            for (r, replica) in replicas.enumerated() {
+                guard let text = replica as? String, let endpoint = Endpoint(text) else {
+                    throw fail("\(at).replicas[\(r)]", "must be \"host:port\" with a port from 1 to 65535")
+                }
+                guard addresses.insert(endpoint).inserted else { throw fail("\(at).replicas[\(r)]", "\(text) is listed twice") }
+                endpoints.append(endpoint)
+            }
+            parsed.append(Shard(name: shardName, replicas: endpoints))
+        }
+        return parsed
+    }
+
     private static func allowKeys(_ object: [String: Any], _ allowed: Set<String>, at path: String,
                                   _ fail: (String, String) -> ClusterFileError) throws(ClusterFileError) {
         for key in object.keys.sorted() where !allowed.contains(key) {
@@ -185,110 +288,4 @@ public struct ClusterFile: Sendable, Hashable {
             throw fail(path.isEmpty ? key : "\(path).\(key)", "is not a known key (known: \(known))")
         }
     }
-}
-
-extension ClusterFile.Settings {
-    static let keys: Set<String> = ["suggestDeadlineMs", "searchDeadlineMs", "deadlineMarginMs", "hedgeDelayMs", "hedgeFloorMs",
-                                    "hedgeBudgetPercent", "healthIntervalMs", "healthTimeoutMs", "failuresToMarkDown",
-                                    "connectTimeoutMs", "reconnectInitialMs", "reconnectMaximumMs", "tokenFile", "readTokenFile",
-                                    "nodeCertificateAuthorityFile", "nodeCertificateFile", "nodeKeyFile"]
-
-    init(_ object: [String: Any], _ fail: (String, String) -> ClusterFileError) throws(ClusterFileError) {
-        self.init()
-        for key in object.keys.sorted() where !Self.keys.contains(key) {
-            throw fail("settings.\(key)", "is not a known setting (known: \(Self.keys.sorted().joined(separator: ", ")))")
-        }
-        func milliseconds(_ key: String, _ range: ClosedRange<Int>) throws(ClusterFileError) -> Duration? {
-            guard let value = object[key] else { return nil }
-            guard let number = value as? NSNumber, String(cString: number.objCType) != "c",
-                  number.doubleValue.rounded() == number.doubleValue, range.contains(number.intValue) else {
-                throw fail("settings.\(key)", "must be a whole number of milliseconds from \(range.lowerBound) to \(range.upperBound)")
-            }
-            return .milliseconds(number.intValue)
-        }
-        func path(_ key: String) throws(ClusterFileError) -> String? {
-            guard let value = object[key] else { return nil }
-            guard let text = value as? String, !text.isEmpty else { throw fail("settings.\(key)", "must be a file path") }
-            return text
-        }
-        if let value = try milliseconds("suggestDeadlineMs", 1...60_000) { suggestDeadline = value }
-        if let value = try milliseconds("searchDeadlineMs", 1...600_000) { searchDeadline = value }
-        if let value = try milliseconds("deadlineMarginMs", 0...10_000) { deadlineMargin = value }
-        if let value = object["hedgeDelayMs"] {
-            if let text = value as? String {
-                guard text == "p95" else { throw fail("settings.hedgeDelayMs", "must be \"p95\" or a whole number of milliseconds") }
-                hedgeDelay = nil
-            } else {
-                hedgeDelay = try milliseconds("hedgeDelayMs", 0...60_000)
-            }
-        }
-        if let value = try milliseconds("hedgeFloorMs", 0...60_000) { hedgeFloor = value }
-        if let value = object["hedgeBudgetPercent"] {
-            guard let number = value as? NSNumber, String(cString: number.objCType) != "c", (0...100).contains(number.doubleValue) else {
-                throw fail("settings.hedgeBudgetPercent", "must be a number from 0 to 100")
-            }
-            hedgeBudget = number.doubleValue / 100
-        }
-        if let value = try milliseconds("healthIntervalMs", 10...600_000) { healthInterval = value }
-        if let value = try milliseconds("healthTimeoutMs", 1...60_000) { healthTimeout = value }
-        if let value = object["failuresToMarkDown"] {
-            guard let number = value as? NSNumber, String(cString: number.objCType) != "c", (1...100).contains(number.intValue),
-                  number.doubleValue.rounded() == number.doubleValue else {
-                throw fail("settings.failuresToMarkDown", "must be a whole number from 1 to 100")
-            }
-            failuresToMarkDown = number.intValue
-        }
-        if let value = try milliseconds("connectTimeoutMs", 1...60_000) { connectTimeout = value }
-        let initial = try milliseconds("reconnectInitialMs", 1...600_000) ?? reconnectBackoff.lowerBound
-        let maximum = try milliseconds("reconnectMaximumMs", 1...600_000) ?? max(initial, reconnectBackoff.upperBound)
-        guard initial <= maximum else { throw fail("settings.reconnectMaximumMs", "must not be below reconnectInitialMs") }
-        reconnectBackoff = initial ... maximum
-        tokenFile = try path("tokenFile")
-        readTokenFile = try path("readTokenFile")
-        nodeCertificateAuthorityFile = try path("nodeCertificateAuthorityFile")
-        nodeCertificateFile = try path("nodeCertificateFile")
-        nodeKeyFile = try path("nodeKeyFile")
-        guard (nodeCertificateFile == nil) == (nodeKeyFile == nil) else {
-            throw fail("settings.nodeCertificateFile", "and settings.nodeKeyFile go together (a certificate needs its key)")
-        }
-        guard nodeCertificateFile == nil || nodeCertificateAuthorityFile != nil else {
-            throw fail("settings.nodeCertificateFile", "needs settings.nodeCertificateAuthorityFile (the CA that signed the nodes)")
-        }
-    }
-}
-
-/// A `host:port` address (a name or a numeric IPv4/IPv6 address; IPv6 in brackets).
-public struct Endpoint: Sendable, Hashable, CustomStringConvertible, Comparable {
-    public var host: String
-    public var port: Int
-
-    public init(host: String, port: Int) {
-        self.host = host
-        self.port = port
-    }
-
-    /// Parses `host:port` or `[v6]:port`; nil when malformed or the port is outside 1…65535.
-    public init?(_ text: String) {
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else {
-            return nil
-        }
-        var host = String(text[..<colon])
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        guard !host.isEmpty, !host.contains(" ") else { return nil }
-        self.init(host: host, port: port)
-    }
-
-    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
-
-    public static func < (a: Endpoint, b: Endpoint) -> Bool { (a.host, a.port) < (b.host, b.port) }
-}
-
-/// A cluster file that cannot be used, with where and why.
-public struct ClusterFileError: Error, Sendable, CustomStringConvertible {
-    public var file: String
-    /// The JSON path of the problem (`shards[2].replicas[0]`), empty for the whole file.
-    public var path: String
-    public var problem: String
-
-    public var description: String { path.isEmpty ? "\(file): \(problem)" : "\(file): \(path) \(problem)" }
 }
