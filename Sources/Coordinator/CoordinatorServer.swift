@@ -17,6 +17,12 @@ import WireConversions
 /// give (``SuggestMerge``, ``SearchMerge``, ``Presenter``). Also `typeahead.v1.Cluster` (status)
 /// and everything ``RPCServer`` adds.
 ///
+/// A cluster serves one or more **collections** (the cluster file's `collections`; its top-level
+/// `shards` are the collection `default`): each is routed apart (``ServedCollection``: its own
+/// shards, replicas, health checks, pinned generation, sessions), and a call goes to the one its
+/// request names, or the default one (``CollectionDispatch``). Each collection's answers equal
+/// one node's holding that collection's whole catalog.
+///
 /// ```swift
 /// let coordinator = CoordinatorServer(cluster: try ClusterFile.load(path: "cluster.json"), configuration: configuration)
 /// let port = try coordinator.start()
@@ -37,8 +43,8 @@ import WireConversions
 ///
 /// Threads: one group of event loops serves the clients *and* talks to the nodes; a call is
 /// received, fanned out, merged and answered on one loop, which owns all the state it touches
-/// (``LoopState``). Health checks run on the loops too; the routing view is rebuilt on one serial
-/// queue and handed to every loop.
+/// (``LoopState``). Health checks run on the loops too; each collection's routing view is rebuilt
+/// on its serial queue and handed to every loop.
 public final class CoordinatorServer: Sendable {
     /// How a coordinator serves.
     public struct Configuration: Sendable {
@@ -58,15 +64,12 @@ public final class CoordinatorServer: Sendable {
     public let cluster: ClusterFile
     public let configuration: Configuration
     public let telemetry: ServerTelemetry
-    let core: CoordinatorCore
+    /// Every collection, in cluster-file order.
+    let collections: [ServedCollection]
+    /// The default collection's core.
+    var core: CoordinatorCore { collections[cluster.defaultIndex].core }
     private let running = Mutex<Running?>(nil)
-    /// The view's generation, for readiness (0: none).
-    private let serving = Atomic<UInt64>(0)
     private let control = DispatchQueue(label: "typeahead.coordinator.control")
-    /// Loop-confined per-loop state, set by `start` (health checks and status read it here; the
-    /// query path has its own immutable copy in its ``QueryRouter``).
-    private let states = Mutex<[HTTP2LoopBound<LoopState>]>([])
-    private let checking = Atomic<Bool>(false)
 
     private struct Running: Sendable {
         let group: HTTP2EventLoopGroup
@@ -78,32 +81,27 @@ public final class CoordinatorServer: Sendable {
         self.cluster = cluster
         self.configuration = configuration
         self.telemetry = telemetry
-        let coordinatorTelemetry = CoordinatorTelemetry(cluster: cluster, registry: telemetry.registry, logger: telemetry.logger)
-        let republish = Republisher()
-        var replicas: [Replica] = []
-        for (shard, entry) in cluster.shards.enumerated() {
-            for endpoint in entry.replicas {
-                replicas.append(Replica(id: replicas.count, shard: shard, endpoint: endpoint,
-                                        failuresToMarkDown: cluster.settings.failuresToMarkDown) { _ in republish.fire() })
-            }
+        let defaultIndex = cluster.defaultIndex
+        collections = cluster.collections.enumerated().map { index, collection in
+            ServedCollection(collection: collection, isDefault: index == defaultIndex, settings: cluster.settings,
+                             registry: telemetry.registry, logger: telemetry.logger, nodeToken: configuration.nodeToken)
         }
-        core = CoordinatorCore(cluster: cluster, replicas: replicas, telemetry: coordinatorTelemetry, nodeToken: configuration.nodeToken)
-        let sessions = core.sessions
+        let sessions = collections.map(\.core.sessions)
         telemetry.registry.gauge(name: "typeahead_coordinator_sessions_in_flight",
                                  help: "Keystrokes in flight tracked for supersession, one per search-field session.") {
-            Double(sessions.inFlightCount)
+            Double(sessions.map(\.inFlightCount).reduce(0, +))
         }
         telemetry.registry.gauge(name: "typeahead_coordinator_sessions_finished",
                                  help: "Finished revisions remembered (10 to 20 s) to refuse keystrokes overtaken on the way.") {
-            Double(sessions.finishedCount)
+            Double(sessions.map(\.finishedCount).reduce(0, +))
         }
-        republish.target.withLock { $0 = { [weak self] in self?.republishView() } }
     }
 
     // MARK: Life cycle
 
     /// Starts the loops, connects to every replica, starts health checks and serving; returns the
-    /// port. Ready (``isReady``) once the first health checks found a generation served by the shards.
+    /// port. Ready (``isReady``) once the first health checks found a generation served by every
+    /// collection's shards.
     public func start() throws -> Int {
         var server = configuration.server
         let group = try HTTP2EventLoopGroup(threadCount: server.threads, name: "coordinator")
@@ -125,49 +123,50 @@ public final class CoordinatorServer: Sendable {
             group.shutdown()
             throw error
         }
-        let core = self.core
-        let loopStates = group.loops.map { loop in HTTP2LoopBound(sending: LoopState(loop: loop, core: core, client: client), eventLoop: loop) }
-        states.withLock { $0 = loopStates }
         server.eventLoops = group
-        let rpc = RPCServer(configuration: server, methods: methods(QueryRouter(core: core, states: loopStates)), telemetry: telemetry,
+        let routers = collections.map { $0.start(loops: group.loops, client: client) }
+        let dispatch = CollectionDispatch(routers: routers, defaultIndex: cluster.defaultIndex)
+        let rpc = RPCServer(configuration: server, methods: methods(dispatch), telemetry: telemetry,
                             healthServices: [Typeahead_V1_TypeaheadService.name, Typeahead_V1_ClusterService.name],
                             isReady: { [weak self] in self?.isReady ?? false }, routes: SearchPage.routes)
         let port: Int
         do {
             port = try rpc.start()
         } catch {
+            for collection in collections { collection.stop() }
             client.shutdown()
             group.shutdown()
             throw error
         }
         running.withLock { $0 = Running(group: group, client: client, server: rpc) }
-        checking.store(true, ordering: .relaxed)
-        for state in loopStates {
-            state.eventLoop.execute { for link in state.value.links { link.connect() } }
+        for collection in collections {
+            telemetry.logger.info("coordinator serving", collection.logFields.merging([
+                "listen": "\(server.host):\(port)", "cluster": cluster.name, "shards": "\(collection.core.shardNames.count)",
+                "replicas": "\(collection.core.replicas.count)"]) { $1 })
         }
-        for replica in core.replicas { scheduleHealthCheck(replica, after: .zero) }
-        telemetry.logger.info("coordinator serving", ["listen": "\(server.host):\(port)", "cluster": cluster.name,
-                                                      "shards": "\(cluster.shards.count)", "replicas": "\(core.replicas.count)"])
         return port
     }
 
-    /// Waits until a generation is served (or the timeout passes); true if ready.
+    /// Waits until every collection serves a generation (or the timeout passes); true if ready.
     public func waitUntilReady(timeout: Duration) -> Bool {
         let end = ContinuousClock.now + timeout
-        while serving.load(ordering: .relaxed) == 0 {
+        while !isReady {
             guard ContinuousClock.now < end else { return false }
             usleep(5_000)
         }
         return true
     }
 
-    /// Whether a generation is served by the shards (the `/readyz` test).
-    public var isReady: Bool { serving.load(ordering: .relaxed) != 0 }
+    /// Whether every collection serves a generation (the `/readyz` test).
+    public var isReady: Bool { collections.allSatisfy { $0.servingGeneration != nil } }
 
-    /// The generation every query reads now, if any.
-    public var servingGeneration: UInt64? {
-        let value = serving.load(ordering: .relaxed)
-        return value == 0 ? nil : value
+    /// The generation every query of the default collection reads now, if any.
+    public var servingGeneration: UInt64? { collections[cluster.defaultIndex].servingGeneration }
+
+    /// The generation every query of `collection` reads now, if any (nil too for a collection the
+    /// cluster does not have).
+    public func servingGeneration(of collection: String) -> UInt64? {
+        collections.first { $0.name == collection }?.servingGeneration
     }
 
     /// Health NOT_SERVING, GOAWAY, in-flight calls finish within the grace period; then the node
@@ -179,231 +178,48 @@ public final class CoordinatorServer: Sendable {
         }) else { return }
         telemetry.logger.info("coordinator shutting down", [:])
         running.server.shutdown()
-        checking.store(false, ordering: .relaxed)
+        for collection in collections { collection.stop() }
         running.client.shutdown()
         running.group.shutdown()
         telemetry.logger.info("coordinator stopped", [:])
     }
-
-    // MARK: Health and routing
-
-    private func loopState(for replica: Replica) -> HTTP2LoopBound<LoopState>? {
-        let all = states.withLock { $0 }
-        return all.isEmpty ? nil : all[replica.id % all.count]
-    }
-
-    /// Each replica is checked on its home loop (replica id modulo loops), with that loop's link.
-    private func scheduleHealthCheck(_ replica: Replica, after delay: Duration) {
-        guard let home = loopState(for: replica) else { return }
-        let interval = cluster.settings.healthInterval
-        home.eventLoop.execute { [weak self] in
-            _ = home.eventLoop.scheduleTimer(after: delay) {
-                guard let self, self.checking.load(ordering: .relaxed) else { return }
-                self.check(replica, on: home.value) {
-                    self.scheduleHealthCheck(replica, after: interval)
-                }
-            }
-        }
-    }
-
-    /// One health check: the node's Stats (its generations) within the health timeout. Loop thread.
-    private func check(_ replica: Replica, on state: LoopState, then done: @escaping () -> Void) {
-        let link = state.links[replica.id]
-        let options = core.healthCheckOptions
-        let logger = core.telemetry.logger
-        let loop = state.loop
-        link.withConnection { connection in
-            guard let connection else {
-                // Refused, timed out, or backing off after that: a failed check, so a replica that
-                // gets no calls (they avoid it) is still marked down.
-                replica.failed("health check: cannot connect to \(replica.endpoint)")
-                done()
-                return
-            }
-            let bound = HTTP2LoopBound(link, eventLoop: loop)
-            let finished = HTTP2LoopBound(DoneBox(done), eventLoop: loop)
-            GRPCClient.call(Typeahead_V1_ShardService.stats, Typeahead_V1_StatsRequest(), on: connection, options: options) { result in
-                // On the loop already, except while it shuts down (calls then complete on the
-                // caller's thread): queue it, so the link is only ever touched there.
-                loop.execute {
-                    switch result {
-                    case .success(let stats):
-                        replica.checked(stats, at: .now)
-                    case .failure(let status):
-                        replica.failed("health check: \(status)", slow: status.code == .deadlineExceeded)
-                        // A check that timed out on a link nothing comes back on is a dead link
-                        // (a blackholed host: TCP would wait minutes): close it, so the calls
-                        // stuck on it fail over now. But a call answered there within the
-                        // check's timeout says the link works and the node is only slow (an
-                        // overloaded machine, a merge): closing it would fail every call on it,
-                        // and load the other replicas just when they are busiest. A fifth of the
-                        // timeout was the window once; `scripts/soak.sh` then saw links to
-                        // working replicas closed dozens of times a minute under load (a stalled
-                        // node answers nothing for 100 ms easily) and whole shards fall out of
-                        // routing. A link cut while a check waits may so stay open one more
-                        // round: the next check finds no answer since, and closes it.
-                        let link = bound.value
-                        let window = options.timeout ?? .milliseconds(500)
-                        let answeredLately = link.lastAnswer.map { ContinuousClock.now - $0 < window } ?? false
-                        if status.code == .deadlineExceeded, !answeredLately {
-                            // Its calls in flight fail over, without counting against the replica
-                            // (GRPCStatus.closedLocallyReason): the check above counted once.
-                            logger.warning("link closed: health check timed out, no answer within its timeout",
-                                           ["replica": "\(replica.endpoint)", "window": "\(window)"])
-                            link.drop()
-                        }
-                    }
-                    finished.value.run()
-                }
-            }
-        }
-    }
-
-    /// Rebuilds the routing view from every replica's health and hands it to every loop (only when
-    /// it changed). Serial: on the control queue.
-    func republishView() {
-        control.async { [self] in
-            let view = ClusterView.build(from: core.replicas, shardCount: core.shardNames.count)
-            let before = lastView.withLock { last -> ClusterView in
-                defer { last = view }
-                return last
-            }
-            for replica in core.replicas {
-                core.telemetry.replicaUp[replica.id].set(view.eligible[replica.shard].contains(replica.id) ? 1 : 0)
-            }
-            guard view != before || (serving.load(ordering: .relaxed) == 0 && view.generation != nil) else { return }
-            core.telemetry.servingGeneration.set(Double(view.generation ?? 0))
-            if view.generation != before.generation {
-                telemetry.logger.info("serving generation", ["from": "\(before.generation ?? 0)", "to": "\(view.generation ?? 0)"])
-            }
-            // Each replica that left or joined the routing view, with the reason it left.
-            for replica in core.replicas where before.eligible.count == view.eligible.count {
-                let was = before.eligible[replica.shard].contains(replica.id), isNow = view.eligible[replica.shard].contains(replica.id)
-                guard was != isNow else { continue }
-                let health = replica.health
-                let fields = ["shard": core.shardNames[replica.shard], "replica": "\(replica.endpoint)"]
-                if isNow {
-                    telemetry.logger.info("replica serving", fields.merging(["generation": "\(view.generation ?? 0)"]) { $1 })
-                } else {
-                    telemetry.logger.warning("replica left the routing view",
-                                             fields.merging(["up": "\(health.up)", "last_error": health.lastError,
-                                                             "consecutive_failures": "\(health.consecutiveFailures)"]) { $1 })
-                }
-            }
-            let checked = core.replicas.allSatisfy { $0.health.everChecked }
-            // While the first checks come in, a shard without a replica yet is not news.
-            for (shard, replicas) in view.eligible.enumerated() where replicas.isEmpty && checked {
-                telemetry.logger.warning("shard has no healthy replica", ["shard": core.shardNames[shard]])
-            }
-            for (shard, degraded) in view.degraded.enumerated() where degraded && !(before.degraded.indices.contains(shard) && before.degraded[shard]) {
-                telemetry.logger.warning("shard degraded: every replica is slow; routing to them still",
-                                         ["shard": core.shardNames[shard], "replicas": "\(view.eligible[shard].count)"])
-            }
-            for state in states.withLock({ $0 }) {
-                state.eventLoop.execute { state.value.adopt(view) }
-            }
-            // Ready once a generation is served and every shard has a replica for it — or, so that a
-            // dead shard does not keep the whole cluster out of service, once every replica has
-            // been checked at least once (its shard is then answered as missing).
-            let covered = view.eligible.allSatisfy { !$0.isEmpty }
-            serving.store(covered || checked ? view.generation ?? 0 : 0, ordering: .relaxed)
-        }
-    }
-    private let lastView = Mutex(ClusterView.empty)
 
     // MARK: Methods
 
     /// Answers are written from the shards' bytes in the call's format; a search key's tokens are
     /// forced onto the query (``TypeaheadService/typeaheadMethods``) before the fan-out, so the
     /// shards (called with the node token) get them.
-    private func methods(_ router: QueryRouter) -> [RPCMethod] {
-        router.typeaheadMethods + [
+    private func methods(_ dispatch: CollectionDispatch) -> [RPCMethod] {
+        dispatch.typeaheadMethods + [
             .unary(Typeahead_V1_ClusterService.status, access: .admin) { [self] message, context, reply in
                 status(refresh: message.refresh, context, reply)
             },
         ]
     }
 
-    /// `typeahead.v1.Cluster/Status`; with `refresh`, every replica is checked first.
+    /// `typeahead.v1.Cluster/Status`: every collection's state (`collections`), and the default
+    /// collection's in the fields that predate collections; with `refresh`, every replica is
+    /// checked first.
     private func status(refresh: Bool, _ context: CallContext, _ reply: @escaping RPCMethod.Reply<Typeahead_V1_ClusterStatusResponse>) {
-        let loops = states.withLock { $0 }
-        let answer: @Sendable () -> Void = { [self] in
-            // Every loop's latency windows, the slowest figures kept.
-            let windows = Mutex<[(p50: Duration?, p95: Duration?)]>(Array(repeating: (nil, nil), count: core.shardNames.count))
-            let group = DispatchGroup()
-            for state in loops {
-                group.enter()
-                if !state.eventLoop.execute({
-                    let latency = state.value.latency
-                    windows.withLock { all in
-                        for (shard, window) in latency.enumerated() {
-                            all[shard].p50 = Self.maximum(all[shard].p50, window.p50)
-                            all[shard].p95 = Self.maximum(all[shard].p95, window.p95)
-                        }
-                    }
-                    group.leave()
-                }) { group.leave() }
-            }
-            group.notify(queue: control) { [self] in
-                reply(.success(statusResponse(latency: windows.withLock { $0 })))
-            }
-        }
-        guard refresh else {
-            answer()
-            return
-        }
+        let collections = self.collections
+        let gathered = Mutex<[Typeahead_V1_CollectionState?]>(Array(repeating: nil, count: collections.count))
         let group = DispatchGroup()
-        for replica in core.replicas {
-            guard let home = loopState(for: replica) else { continue }
+        for (index, collection) in collections.enumerated() {
             group.enter()
-            home.eventLoop.execute { [self] in check(replica, on: home.value) { group.leave() } }
-        }
-        group.notify(queue: control) { [self] in
-            republishView()
-            control.async { answer() }   // after the republish queued above
-        }
-    }
-
-    private static func maximum(_ a: Duration?, _ b: Duration?) -> Duration? {
-        switch (a, b) {
-        case let (a?, b?): max(a, b)
-        default: a ?? b
-        }
-    }
-
-    private func statusResponse(latency: [(p50: Duration?, p95: Duration?)]) -> Typeahead_V1_ClusterStatusResponse {
-        let now = ContinuousClock.now
-        let view = lastView.withLock { $0 }
-        func micros(_ duration: Duration?) -> UInt32 {
-            guard let duration else { return 0 }
-            return UInt32(clamping: duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000)
-        }
-        let shards = cluster.shards.enumerated().map { index, shard in
-            let replicas = core.replicas.filter { $0.shard == index }.map { replica in
-                let health = replica.health
-                let seen = health.lastSeen.map { UInt64(max(0, (now - $0).components.seconds * 1000 + (now - $0).components.attoseconds / 1_000_000_000_000_000)) }
-                return Typeahead_V1_ReplicaState(address: replica.endpoint.description, up: view.eligible[index].contains(replica.id),
-                                                 currentGeneration: health.current, generations: health.generations,
-                                                 entries: health.entries, lastError: health.lastError,
-                                                 consecutiveFailures: UInt32(clamping: health.consecutiveFailures),
-                                                 lastSeenMs: seen ?? 0, mapBytes: health.mapBytes, usedBytes: health.usedBytes)
+            let answer: @Sendable () -> Void = {
+                collection.status { state in
+                    gathered.withLock { $0[index] = state }
+                    group.leave()
+                }
             }
-            return Typeahead_V1_ShardState(name: shard.name, replicas: replicas, p50Us: micros(latency[index].p50),
-                                           p95Us: micros(latency[index].p95))
+            if refresh { collection.refresh(then: answer) } else { answer() }
         }
-        return Typeahead_V1_ClusterStatusResponse(name: cluster.name, servingGeneration: view.generation ?? 0, shards: shards,
-                                                  ready: view.generation != nil)
+        group.notify(queue: control) { [cluster] in
+            let states = gathered.withLock { $0 }.compactMap { $0 }
+            let main = states[cluster.defaultIndex]
+            reply(.success(Typeahead_V1_ClusterStatusResponse(name: cluster.name, servingGeneration: main.servingGeneration,
+                                                              shards: main.shards, ready: states.allSatisfy(\.ready),
+                                                              collections: states, defaultCollection: cluster.defaultCollection)))
+        }
     }
-}
-
-/// Forwards replicas' change notices to the coordinator once it exists (replicas are made first).
-private final class Republisher: Sendable {
-    let target = Mutex<(@Sendable () -> Void)?>(nil)
-    func fire() { target.withLock { $0 }?() }
-}
-
-/// A loop-confined completion handed through a Sendable closure.
-private final class DoneBox {
-    let run: () -> Void
-    init(_ run: @escaping () -> Void) { self.run = run }
 }

@@ -13,10 +13,14 @@ enum CoordinatorCommand {
     /v1/suggest and /v1/search) exactly as one node holding the whole catalog would answer it, by
     fanning every call out to one replica of each shard and merging their answers. Also
     typeahead.v1.Cluster (status, admin token), grpc.health.v1.Health, /healthz, /readyz (200 once
-    a generation is served by the shards) and /metrics. Stops gracefully on SIGTERM or SIGINT.
+    a generation is served by the shards of every collection) and /metrics. Stops gracefully on
+    SIGTERM or SIGINT.
+
+    A cluster file may declare several collections (named catalogs, each with its own shards):
+    a request names one (`collection`, `?collection=NAME`), or reads the file's defaultCollection.
 
     Options:
-      --cluster FILE           the cluster file: shards, replicas, settings (see deploy/cluster/)
+      --cluster FILE           the cluster file: collections, shards, replicas, settings (see deploy/cluster/)
       --listen HOST:PORT       where to listen (default 127.0.0.1:7700)
       --token-file F           admin token for the Cluster service (default: the cluster file's
                                settings.tokenFile, or TYPEAHEAD_ADMIN_TOKEN)
@@ -72,8 +76,13 @@ enum CoordinatorCommand {
                                                                        level: try args.choice("--log-level", default: LogLevelChoice.info).level))
         let port = try coordinator.start()
         try PortFile.write(port, to: args.value("--port-file"), command: "coordinator")
-        printError("typeahead coordinator: serving cluster \(cluster.name) (\(cluster.shards.count) shards, "
-                   + "\(cluster.replicas.count) replicas) on \(configuration.server.tls == nil ? "http" : "https")://\(configuration.server.host):\(port)")
+        // One collection reads as before collections; several are listed, the default first.
+        let layout = cluster.collections.count == 1 ? "\(cluster.shards.count) shards, \(cluster.replicas.count) replicas"
+            : "collections " + cluster.collections.map { collection in
+                "\(collection.name)\(collection.name == cluster.defaultCollection ? " (default)" : ""): \(collection.shards.count) shards"
+            }.joined(separator: ", ") + ", \(cluster.replicas.count) nodes"
+        printError("typeahead coordinator: serving cluster \(cluster.name) (\(layout)) on "
+                   + "\(configuration.server.tls == nil ? "http" : "https")://\(configuration.server.host):\(port)")
         let reloads = TLSFiles.reloadOnHangUp(configuration.server.tls, command: "coordinator")
         defer { withExtendedLifetime(reloads) {} }
         Signals.waitForTermination()

@@ -15,9 +15,13 @@ import WireConversions
 
 /// A cluster in the test process without a socket: every shard a real `NodeServer`'s methods over
 /// its real shard, reached through an `InProcessTransport` (``InProcessReplica``, one per
-/// replica); the coordinator's real query path (``QueryRouter``, ``FanOut``, merging, presenting)
-/// on one event loop, timed by a ``ManualClock`` that moves only when a test says. A node over the
-/// whole catalog answers the same requests for comparison.
+/// replica); the coordinator's real query path (``CollectionDispatch``, ``QueryRouter``,
+/// ``FanOut``, merging, presenting) on one event loop, timed by a ``ManualClock`` that moves only
+/// when a test says. A node over the whole catalog answers the same requests for comparison.
+///
+/// With several collections, node `i` serves shard `i` of every collection that has one (one
+/// process, one shard per collection, as `typeahead node --collection` does), each collection
+/// is routed by its own core and loop state, and each has its own whole-catalog node.
 ///
 /// Threads: the coordinator's state lives on the loop; tests reach it with ``onLoop(_:)``, which
 /// runs a closure there and waits for it.
@@ -25,14 +29,26 @@ final class InProcessCluster {
     /// What lives on the loop.
     final class Parts {
         let clock: ManualClock
-        let state: LoopState
-        /// By shard, then replica.
-        let replicas: [[InProcessReplica]]
-        init(clock: ManualClock, state: LoopState, replicas: [[InProcessReplica]]) {
+        /// The default collection's loop state and replicas (by shard, then replica).
+        var state: LoopState { states[defaultIndex] }
+        var replicas: [[InProcessReplica]] { replicasByCollection[defaultIndex] }
+        /// By collection.
+        let states: [LoopState]
+        let replicasByCollection: [[[InProcessReplica]]]
+        let defaultIndex: Int
+        init(clock: ManualClock, states: [LoopState], replicas: [[[InProcessReplica]]], defaultIndex: Int) {
             self.clock = clock
-            self.state = state
-            self.replicas = replicas
+            self.states = states
+            replicasByCollection = replicas
+            self.defaultIndex = defaultIndex
         }
+    }
+
+    /// One collection of the cluster: its name, catalog and number of shards.
+    struct Collection {
+        var name: String
+        var entries: [CatalogEntry]
+        var shards: Int
     }
 
     /// A call's answer, once it has come.
@@ -50,67 +66,106 @@ final class InProcessCluster {
     private let directory = TemporaryDirectory("typeahead-in-process")
     private let group: HTTP2EventLoopGroup
     var loop: HTTP2EventLoop { group.loops[0] }
-    let core: CoordinatorCore
-    let router: QueryRouter
+    /// The default collection's core and query path.
+    var core: CoordinatorCore { cores[defaultIndex] }
+    var router: QueryRouter { dispatch.defaultRouter }
+    /// By collection; and what the coordinator's Typeahead service is: the dispatch by collection.
+    let cores: [CoordinatorCore]
+    let dispatch: CollectionDispatch
+    let defaultIndex: Int
     private let parts: HTTP2LoopBound<Parts>
-    /// One node per shard, and one over the whole catalog.
+    /// One node per shard (serving that shard of every collection), and per collection one node
+    /// over its whole catalog.
     let shardTransports: [InProcessTransport]
-    let whole: InProcessTransport
-    let shardNames: [String]
+    var whole: InProcessTransport { wholes[defaultIndex] }
+    let wholes: [InProcessTransport]
+    /// The default collection's shard names.
+    var shardNames: [String] { core.shardNames }
 
-    init(entries: [CatalogEntry], shards shardCount: Int, replicas replicaCount: Int, settings: ClusterFile.Settings = ClusterFile.Settings(),
+    /// One collection, `default`.
+    convenience init(entries: [CatalogEntry], shards shardCount: Int, replicas replicaCount: Int,
+                     settings: ClusterFile.Settings = ClusterFile.Settings(), parameters: IndexParameters = IndexParameters()) throws {
+        try self.init(collections: [Collection(name: "default", entries: entries, shards: shardCount)], replicas: replicaCount,
+                      settings: settings, parameters: parameters)
+    }
+
+    /// Several collections; the first is the default.
+    init(collections: [Collection], replicas replicaCount: Int, settings: ClusterFile.Settings = ClusterFile.Settings(),
          parameters: IndexParameters = IndexParameters()) throws {
         group = try HTTP2EventLoopGroup(threadCount: 1, name: "in-process")
-        var split = [[CatalogEntry]](repeating: [], count: shardCount)
-        for entry in entries { split[ShardAssignment.shard(of: entry.id, shardCount: shardCount)].append(entry) }
+        defaultIndex = 0
         let root = directory.path
-        func node(_ name: String, _ entries: [CatalogEntry]) throws -> NodeServer {
+        func shard(_ name: String, _ entries: [CatalogEntry]) throws -> Shard {
             let shard = try Shard(directory: root + "/" + name)
             try shard.build(from: entries, parameters: parameters, number: 1)
-            return NodeServer(shard: shard, configuration: NodeConfiguration(), telemetry: ServerTelemetry(label: "node", sink: MemorySink()))
+            return shard
         }
-        let names = (0..<shardCount).map { "shard-\($0)" }
-        shardNames = names
-        let transports = try (0..<shardCount).map { InProcessTransport(methods: try node(names[$0], split[$0]).methods) }
-        shardTransports = transports
-        whole = InProcessTransport(methods: try node("whole", entries).methods)
-
-        let layout = names.map { name in
-            ClusterFile.Shard(name: name, replicas: (0..<replicaCount).map { Endpoint(host: "in-process.\(name)", port: 7800 + $0) })
+        func node(_ collections: [(name: String, shard: Shard)]) -> InProcessTransport {
+            InProcessTransport(methods: NodeServer(collections: collections, configuration: NodeConfiguration(),
+                                                   telemetry: ServerTelemetry(label: "node", sink: MemorySink())).methods)
         }
-        let cluster = ClusterFile(name: "in-process", shards: layout, settings: settings)
-        var replicas: [Replica] = []
-        for (shard, entry) in cluster.shards.enumerated() {
-            for endpoint in entry.replicas {
-                replicas.append(Replica(id: replicas.count, shard: shard, endpoint: endpoint,
-                                        failuresToMarkDown: settings.failuresToMarkDown) { _ in })
+        let nodeCount = collections.map(\.shards).max() ?? 0
+        var served = [[(name: String, shard: Shard)]](repeating: [], count: nodeCount)
+        for collection in collections {
+            var split = [[CatalogEntry]](repeating: [], count: collection.shards)
+            for entry in collection.entries { split[ShardAssignment.shard(of: entry.id, shardCount: collection.shards)].append(entry) }
+            for index in 0..<collection.shards {
+                served[index].append((collection.name, try shard("\(collection.name)/shard-\(index)", split[index])))
             }
         }
+        let transports = served.map(node)
+        shardTransports = transports
+        wholes = try collections.map { node([($0.name, try shard("\($0.name)/whole", $0.entries))]) }
+
+        let cluster = ClusterFile(name: "in-process", collections: collections.map { collection in
+            ClusterFile.Collection(name: collection.name, shards: (0..<collection.shards).map { index in
+                ClusterFile.Shard(name: "shard-\(index)", replicas: (0..<replicaCount).map { Endpoint(host: "in-process.shard-\(index)", port: 7800 + $0) })
+            })
+        }, settings: settings)
         let telemetry = ServerTelemetry(label: "coordinator", sink: MemorySink())
-        let core = CoordinatorCore(cluster: cluster, replicas: replicas,
-                                   telemetry: CoordinatorTelemetry(cluster: cluster, registry: telemetry.registry, logger: telemetry.logger),
+        let cores = cluster.collections.enumerated().map { index, collection in
+            var replicas: [Replica] = []
+            for (shard, entry) in collection.shards.enumerated() {
+                for endpoint in entry.replicas {
+                    replicas.append(Replica(id: replicas.count, shard: shard, endpoint: endpoint,
+                                            failuresToMarkDown: settings.failuresToMarkDown) { _ in })
+                }
+            }
+            return CoordinatorCore(collection: collection, settings: settings, replicas: replicas,
+                                   telemetry: CoordinatorTelemetry(collection: collection, isDefault: index == 0, registry: telemetry.registry,
+                                                                   logger: telemetry.logger),
                                    nodeToken: nil)
-        self.core = core
+        }
+        self.cores = cores
         let loop = group.loops[0]
         // The loop's parts are made on the loop, which owns them from then on.
-        let (parts, state) = Self.run(on: loop) {
-            let byShard = (0..<shardCount).map { shard in (0..<replicaCount).map { _ in InProcessReplica(transport: transports[shard]) } }
+        let (parts, states) = Self.run(on: loop) {
             let clock = ManualClock()
-            let state = LoopState(loop: loop, core: core, inProcess: byShard.flatMap { $0 }, clock: .manual(clock))
-            return (HTTP2LoopBound(Parts(clock: clock, state: state, replicas: byShard), eventLoop: loop), HTTP2LoopBound(state, eventLoop: loop))
+            let byCollection = cores.map { core in
+                (0..<core.shardNames.count).map { shard in (0..<replicaCount).map { _ in InProcessReplica(transport: transports[shard]) } }
+            }
+            let states = zip(cores, byCollection).map { core, byShard in
+                LoopState(loop: loop, core: core, inProcess: byShard.flatMap { $0 }, clock: .manual(clock))
+            }
+            return (HTTP2LoopBound(Parts(clock: clock, states: states, replicas: byCollection, defaultIndex: 0), eventLoop: loop),
+                    states.map { HTTP2LoopBound($0, eventLoop: loop) })
         }
         self.parts = parts
-        router = QueryRouter(core: core, states: [state])
+        dispatch = CollectionDispatch(routers: zip(cores, states).map { QueryRouter(core: $0, states: [$1]) }, defaultIndex: 0)
 
-        // Health: every replica's Stats, as the coordinator's checks read them.
-        for replica in replicas {
-            let stats = try Self.wait { reply in
-                self.shardTransports[replica.shard].call(Typeahead_V1_ShardService.stats, Typeahead_V1_StatsRequest(), on: loop, reply: reply)
+        // Health: every replica's Stats of its collection, as the coordinator's checks read them.
+        for (index, core) in cores.enumerated() {
+            for replica in core.replicas {
+                let stats = try Self.wait { reply in
+                    transports[replica.shard].call(Typeahead_V1_ShardService.stats, Typeahead_V1_StatsRequest(collection: core.collection),
+                                                   on: loop, reply: reply)
+                }
+                precondition(ServedCollection.answers(stats, for: core.collection))
+                replica.checked(stats, at: .now)
             }
-            replica.checked(stats, at: .now)
+            let view = ClusterView.build(from: core.replicas, shardCount: core.shardNames.count)
+            onLoop { $0.states[index].adopt(view) }
         }
-        let view = ClusterView.build(from: replicas, shardCount: shardCount)
-        onLoop { $0.state.adopt(view) }
     }
 
     deinit {
@@ -142,23 +197,24 @@ final class InProcessCluster {
         onLoop { $0.clock.advance(by: duration) }
     }
 
-    /// Sends a Suggest to the coordinator, with the deadline `timeout` from the clock's now.
+    /// Sends a Suggest to the coordinator (routed by its collection), with the deadline `timeout`
+    /// from the clock's now.
     func suggest(_ message: Typeahead_V1_SuggestRequest, timeout: Duration = .seconds(5)) -> Pending {
-        call(timeout: timeout) { router, context, reply in router.suggest(message, context, reply) }
+        call(timeout: timeout) { dispatch, context, reply in dispatch.suggest(message, context, reply) }
     }
 
     /// Sends a Search to the coordinator.
     func search(_ message: Typeahead_V1_SearchRequest, timeout: Duration = .seconds(5)) -> Pending {
-        call(timeout: timeout) { router, context, reply in router.search(message, context, reply) }
+        call(timeout: timeout) { dispatch, context, reply in dispatch.search(message, context, reply) }
     }
 
     private func call(timeout: Duration,
-                      _ start: @escaping @Sendable (QueryRouter, CallContext, @escaping RPCMethod.Reply<[UInt8]>) -> Void) -> Pending {
+                      _ start: @escaping @Sendable (CollectionDispatch, CallContext, @escaping RPCMethod.Reply<[UInt8]>) -> Void) -> Pending {
         let pending = Pending()
-        let router = self.router
+        let dispatch = self.dispatch
         onLoop { parts in
             let context = CallContext(requestID: "in-process", deadline: parts.clock.now + timeout, responder: .inProcess(on: parts.state.loop))
-            start(router, context) { pending.set($0) }
+            start(dispatch, context) { pending.set($0) }
         }
         return pending
     }
@@ -174,9 +230,12 @@ final class InProcessCluster {
         return pending.result
     }
 
-    /// The whole-catalog node's answer to the same Suggest.
-    func wholeSuggest(_ message: Typeahead_V1_SuggestRequest) throws -> Typeahead_V1_SuggestResponse {
-        try Self.wait { whole.call(Typeahead_V1_TypeaheadService.suggest, message, on: loop, reply: $0) }
+    /// The whole-catalog node's answer to the same Suggest (of collection `index`'s catalog; the
+    /// message's own collection is not sent, the node holds that catalog alone).
+    func wholeSuggest(_ message: Typeahead_V1_SuggestRequest, collection index: Int = 0) throws -> Typeahead_V1_SuggestResponse {
+        var message = message
+        message.collection = ""
+        return try Self.wait { [message] in wholes[index].call(Typeahead_V1_TypeaheadService.suggest, message, on: loop, reply: $0) }
     }
 
     /// Shard `shard`'s own node's answer to the same Suggest (what a cluster of that shard alone says).
@@ -184,8 +243,10 @@ final class InProcessCluster {
         try Self.wait { shardTransports[shard].call(Typeahead_V1_TypeaheadService.suggest, message, on: loop, reply: $0) }
     }
 
-    func wholeSearch(_ message: Typeahead_V1_SearchRequest) throws -> Typeahead_V1_SearchResponse {
-        try Self.wait { whole.call(Typeahead_V1_TypeaheadService.search, message, on: loop, reply: $0) }
+    func wholeSearch(_ message: Typeahead_V1_SearchRequest, collection index: Int = 0) throws -> Typeahead_V1_SearchResponse {
+        var message = message
+        message.collection = ""
+        return try Self.wait { [message] in wholes[index].call(Typeahead_V1_TypeaheadService.search, message, on: loop, reply: $0) }
     }
 
     /// Waits for a call made with a reply closure.

@@ -5,9 +5,13 @@ import Services
 import Wire
 import WireConversions
 
-/// The query path of a coordinator: its ``TypeaheadService`` (Suggest and Search), from the
-/// client's message to the merged, presented answer, over the shards' ``ShardService``s. Holds every loop's state in an immutable array, so a call finds its loop's
-/// state (routing view, links, latency windows) by index, without a lock.
+/// The query path of one collection of a coordinator: a ``TypeaheadService`` (Suggest and
+/// Search), from the client's message to the merged, presented answer, over the collection's
+/// shards' ``ShardService``s (each shard call names the collection, whatever the client's
+/// message said: "" reaches the default collection here, and the nodes must hear its name).
+/// ``CollectionDispatch`` picks it by the message's collection. Holds every loop's state in an
+/// immutable array, so a call finds its loop's state (routing view, links, latency windows) by
+/// index, without a lock.
 final class QueryRouter: TypeaheadService {
     let core: CoordinatorCore
     let states: [HTTP2LoopBound<LoopState>]
@@ -32,7 +36,9 @@ final class QueryRouter: TypeaheadService {
         let core = self.core
         fanOut(context, defaultDeadline: core.settings.suggestDeadline, session: message.session, revision: message.revision,
                path: Typeahead_V1_ShardService.shardSuggest.path, reply: reply) { generation in
-            Typeahead_V1_ShardSuggestRequest(request: message, generation: generation).serializedBytes()
+            var part = Typeahead_V1_ShardSuggestRequest(request: message, generation: generation)
+            part.request?.collection = core.collection
+            return part.serializedBytes()
         } answer: { results, generation in
             Answers.suggest(results, request: request, message: message, generation: generation, format: context.format, core: core)
         }
@@ -48,7 +54,9 @@ final class QueryRouter: TypeaheadService {
         let core = self.core
         fanOut(context, defaultDeadline: core.settings.searchDeadline, session: "", revision: 0,
                path: Typeahead_V1_ShardService.shardSearch.path, reply: reply) { generation in
-            Typeahead_V1_ShardSearchRequest(request: message, generation: generation).serializedBytes()
+            var part = Typeahead_V1_ShardSearchRequest(request: message, generation: generation)
+            part.request?.collection = core.collection
+            return part.serializedBytes()
         } answer: { results, generation in
             Answers.search(results, request: request, message: message, generation: generation, format: context.format, core: core)
         }

@@ -1,11 +1,16 @@
 import Cluster
 import HTTP2
 import RPC
+import Wire
 
-/// What every part of a coordinator shares, immutable after start.
+/// What every part of one collection's routing shares, immutable after start: the collection's
+/// shards and replicas, its metrics and its sessions. A coordinator has one per collection
+/// (``ServedCollection``); nothing here is shared between collections, so each is routed exactly
+/// as a cluster of that collection alone would be.
 final class CoordinatorCore: Sendable {
-    let cluster: ClusterFile
-    var settings: ClusterFile.Settings { cluster.settings }
+    /// The collection's name, as every shard call and health check names it to the nodes.
+    let collection: String
+    let settings: ClusterFile.Settings
     let shardNames: [String]
     let replicas: [Replica]
     /// Per shard, the ids of all its replicas (cluster-file order).
@@ -17,17 +22,26 @@ final class CoordinatorCore: Sendable {
     /// What health checks carry (the same token).
     let healthCheckOptions: GRPCClient.Options
 
-    init(cluster: ClusterFile, replicas: [Replica], telemetry: CoordinatorTelemetry, nodeToken: String?) {
-        self.cluster = cluster
-        shardNames = cluster.shards.map(\.name)
+    /// The core of `collection`; `replicas` are its shards' replicas, ids from 0 in shard order.
+    init(collection: ClusterFile.Collection, settings: ClusterFile.Settings, replicas: [Replica], telemetry: CoordinatorTelemetry,
+         nodeToken: String?) {
+        self.collection = collection.name
+        self.settings = settings
+        shardNames = collection.shards.map(\.name)
         self.replicas = replicas
-        replicasByShard = cluster.shards.indices.map { shard in replicas.filter { $0.shard == shard }.map(\.id) }
+        replicasByShard = collection.shards.indices.map { shard in replicas.filter { $0.shard == shard }.map(\.id) }
         self.telemetry = telemetry
         var options = GRPCClient.Options(bearerToken: nodeToken)
         // The fan-out's own deadline timer resets shard calls; the client need not race it.
         options.enforceTimeoutLocally = false
         shardCallOptions = options
-        healthCheckOptions = GRPCClient.Options(timeout: cluster.settings.healthTimeout, bearerToken: nodeToken)
+        healthCheckOptions = GRPCClient.Options(timeout: settings.healthTimeout, bearerToken: nodeToken)
+    }
+
+    /// The core of `cluster`'s default collection.
+    convenience init(cluster: ClusterFile, replicas: [Replica], telemetry: CoordinatorTelemetry, nodeToken: String?) {
+        self.init(collection: cluster.collections[cluster.defaultIndex], settings: cluster.settings, replicas: replicas,
+                  telemetry: telemetry, nodeToken: nodeToken)
     }
 }
 
