@@ -73,7 +73,7 @@ let package = Package(
         .target(name: "Observability", dependencies: ["CSystem"]),
         .target(name: "Cluster", dependencies: ["HTTP2", "Wire"]),
         .target(name: "Coordinator", dependencies: ["Index", "Wire", "WireConversions", "Cluster", "HTTP2", "RPC", "Services", "SearchPage", "Observability"]),
-        .target(name: "Launcher", dependencies: ["Index", "Catalog", "Cluster", "HTTP2", "Storage"]),
+        .target(name: "Launcher", dependencies: ["Index", "Catalog", "Cluster", "HTTP2", "Storage", "Wire"]),
         .target(name: "Admin", dependencies: ["Index", "Catalog", "Cluster", "Wire", "WireConversions", "RPC", "HTTP2"]),
         .executableTarget(name: "typeahead", dependencies: ["Storage", "Index", "Catalog", "Wire", "WireConversions", "HTTP2", "Node", "RPC", "Cluster", "Coordinator", "Launcher", "Admin", "Benchmarks", "Load"]),
 

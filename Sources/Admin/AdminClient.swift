@@ -4,14 +4,17 @@ import HTTP2
 import RPC
 import Wire
 
-/// What `typeahead admin` talks to: the replicas of every shard (directly, for uploads, updates
-/// and generation changes) and the coordinators (to see them switch generations).
+/// What `typeahead admin` talks to: the replicas of every shard of one collection (directly, for
+/// uploads, updates and generation changes) and the coordinators (to see them switch
+/// generations).
 ///
 /// The layout comes from a cluster file, or from a coordinator's `Cluster/Status` (which lists
-/// every replica's address), so an operator can point the CLI at either.
+/// every replica's address), so an operator can point the CLI at either. It is one collection's:
+/// the one named at ``connect(to:token:tls:collection:)``, else the cluster's default; every
+/// request that addresses a shard's data is sent for it (``call(_:_:on:timeout:role:)``).
 ///
 /// ```swift
-/// let admin = try await AdminClient.connect(to: .coordinator(Endpoint("10.0.0.2:7700")!), token: token)
+/// let admin = try await AdminClient.connect(to: .coordinator(Endpoint("10.0.0.2:7700")!), token: token, collection: "products")
 /// let stats = try await admin.call(Typeahead_V1_ShardService.stats, Typeahead_V1_StatsRequest(), on: admin.layout.shards[0].replicas[0])
 /// ```
 ///
@@ -23,12 +26,27 @@ public final class AdminClient: Sendable {
         case coordinator(Endpoint)
     }
 
-    /// The cluster as the admin sees it.
+    /// The collection of the cluster the admin works on.
     public struct Layout: Sendable {
+        /// The cluster's name.
         public var name: String
-        /// In assignment order.
+        /// The collection, as requests name it to nodes and as `Cluster/Status` lists it; empty
+        /// when a coordinator older than collections described the cluster (its nodes serve one
+        /// collection, which an empty name reaches).
+        public var collection: String
+        /// The collection's shards, in assignment order.
         public var shards: [ClusterFile.Shard]
         public var coordinators: [Endpoint]
+        /// Every collection of the cluster, the default first (for messages).
+        public var collections: [String] = []
+
+        public init(name: String, collection: String, shards: [ClusterFile.Shard], coordinators: [Endpoint], collections: [String] = []) {
+            self.name = name
+            self.collection = collection
+            self.shards = shards
+            self.coordinators = coordinators
+            self.collections = collections
+        }
     }
 
     public let layout: Layout
@@ -51,7 +69,10 @@ public final class AdminClient: Sendable {
     /// - Parameter tls: how to reach coordinators over HTTPS (and, with `.coordinator`, the
     ///   replicas it lists, taken to share its PKI); nil: cleartext. With `.cluster`, the replicas
     ///   are reached as the file's settings say (``ClusterFile/Settings/nodeTLS(file:)``).
-    public static func connect(to target: Target, token: String?, tls: HTTP2ClientTLS? = nil) async throws -> AdminClient {
+    /// - Parameter collection: the collection to work on; nil: the cluster's default. One the
+    ///   cluster does not have is an ``AdminError`` listing those it has.
+    public static func connect(to target: Target, token: String?, tls: HTTP2ClientTLS? = nil,
+                               collection: String? = nil) async throws -> AdminClient {
         var configuration = HTTP2Client.Configuration()
         configuration.threadCount = 2
         configuration.connectTimeout = .seconds(3)
@@ -73,10 +94,17 @@ public final class AdminClient: Sendable {
                 client.shutdown()
                 throw error
             }
-            return AdminClient(layout: Layout(name: file.name, shards: file.shards, coordinators: file.coordinators),
+            let names = file.collections.map(\.name)
+            guard let chosen = file.collection(named: collection ?? file.defaultCollection) else {
+                client.shutdown()
+                nodeClient?.shutdown()
+                throw AdminError.unknownCollection(collection ?? "", known: names)
+            }
+            return AdminClient(layout: Layout(name: file.name, collection: chosen.name, shards: chosen.shards, coordinators: file.coordinators,
+                                              collections: names),
                                token: token, client: client, nodeClient: nodeClient)
         case .coordinator(let endpoint):
-            let probe = AdminClient(layout: Layout(name: "", shards: [], coordinators: [endpoint]), token: token, client: client)
+            let probe = AdminClient(layout: Layout(name: "", collection: "", shards: [], coordinators: [endpoint]), token: token, client: client)
             let status: Typeahead_V1_ClusterStatusResponse
             do {
                 status = try await probe.call(Typeahead_V1_ClusterService.status, Typeahead_V1_ClusterStatusRequest(), on: endpoint,
@@ -85,11 +113,49 @@ public final class AdminClient: Sendable {
                 client.shutdown()
                 throw error
             }
-            let shards = status.shards.map { shard in
-                ClusterFile.Shard(name: shard.name, replicas: shard.replicas.compactMap { Endpoint($0.address) })
+            let layout: Layout
+            do {
+                layout = try Self.layout(of: status, collection: collection, coordinator: endpoint)
+            } catch {
+                client.shutdown()
+                throw error
             }
-            return AdminClient(layout: Layout(name: status.name, shards: shards, coordinators: [endpoint]), token: token, client: client)
+            return AdminClient(layout: layout, token: token, client: client)
         }
+    }
+
+    /// One collection's layout from a coordinator's status. A coordinator older than collections
+    /// lists no `collections`: its `shards` are the whole cluster, the collection `default`.
+    static func layout(of status: Typeahead_V1_ClusterStatusResponse, collection: String?, coordinator: Endpoint) throws(AdminError) -> Layout {
+        func shards(_ states: [Typeahead_V1_ShardState]) -> [ClusterFile.Shard] {
+            states.map { ClusterFile.Shard(name: $0.name, replicas: $0.replicas.compactMap { Endpoint($0.address) }) }
+        }
+        guard !status.collections.isEmpty else {
+            guard collection == nil || collection == CollectionName.default else {
+                throw AdminError.unknownCollection(collection ?? "", known: [CollectionName.default])
+            }
+            return Layout(name: status.name, collection: "", shards: shards(status.shards), coordinators: [coordinator],
+                          collections: [CollectionName.default])
+        }
+        let names = status.collections.map(\.name)
+        let wanted = collection ?? status.defaultCollection
+        guard let chosen = status.collections.first(where: { $0.name == wanted }) else {
+            throw AdminError.unknownCollection(wanted, known: names)
+        }
+        return Layout(name: status.name, collection: chosen.name, shards: shards(chosen.shards), coordinators: [coordinator], collections: names)
+    }
+
+    /// What a coordinator's status says of this admin's collection: its serving generation, its
+    /// shards and whether it is ready (the top-level fields from a coordinator older than
+    /// collections).
+    public func collectionState(in status: Typeahead_V1_ClusterStatusResponse) -> Typeahead_V1_CollectionState {
+        Self.state(of: layout.collection, in: status)
+    }
+
+    /// ``collectionState(in:)`` of collection `name`.
+    public static func state(of name: String, in status: Typeahead_V1_ClusterStatusResponse) -> Typeahead_V1_CollectionState {
+        status.collections.first { $0.name == name }
+            ?? Typeahead_V1_CollectionState(name: name, servingGeneration: status.servingGeneration, shards: status.shards, ready: status.ready)
     }
 
     /// Closes every connection. Call when done.
@@ -122,9 +188,28 @@ public final class AdminClient: Sendable {
         }
     }
 
+    /// One call to a replica of this admin's collection: a request that addresses a shard's data
+    /// is sent for ``Layout/collection`` (unless it names one itself). Otherwise as
+    /// ``call(_:_:on:timeout:role:)`` for any message.
+    public func call<Request: CollectionAddressed, Response: ProtoMessage>(
+        _ method: ProtoMethod<Request, Response>, _ request: Request, on endpoint: Endpoint,
+        timeout: Duration = .seconds(30), role: String = "replica"
+    ) async throws(AdminError) -> Response {
+        var request = request
+        if request.collection.isEmpty { request.collection = layout.collection }
+        return try await send(method, request, on: endpoint, timeout: timeout, role: role)
+    }
+
     /// One call, with the admin token; failures become an ``AdminError`` that names the replica and
     /// says what to do.
     public func call<Request: ProtoMessage, Response: ProtoMessage>(
+        _ method: ProtoMethod<Request, Response>, _ request: Request, on endpoint: Endpoint,
+        timeout: Duration = .seconds(30), role: String = "replica"
+    ) async throws(AdminError) -> Response {
+        try await send(method, request, on: endpoint, timeout: timeout, role: role)
+    }
+
+    private func send<Request: ProtoMessage, Response: ProtoMessage>(
         _ method: ProtoMethod<Request, Response>, _ request: Request, on endpoint: Endpoint,
         timeout: Duration = .seconds(30), role: String = "replica"
     ) async throws(AdminError) -> Response {
@@ -166,6 +251,11 @@ public struct AdminError: Error, Sendable, CustomStringConvertible {
         self.description = description
         self.status = status
         self.isTransient = isTransient
+    }
+
+    static func unknownCollection(_ name: String, known: [String]) -> AdminError {
+        AdminError("the cluster has no collection \"\(name)\" (collections: \(known.joined(separator: ", "))); "
+                   + "pass --collection with one of them, or none for the default")
     }
 
     static func unreachable(role: String, endpoint: Endpoint, detail: String) -> AdminError {

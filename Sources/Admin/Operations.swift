@@ -23,6 +23,9 @@ public enum Operations {
 
     public struct StatusReport: Sendable {
         public var cluster: String
+        /// The collection reported on, and every collection of the cluster.
+        public var collection: String
+        public var collections: [String]
         public var coordinators: [(Endpoint, Typeahead_V1_ClusterStatusResponse?, String?)]
         public var replicas: [ReplicaReport]
     }
@@ -37,7 +40,7 @@ public enum Operations {
                 coordinators.append((endpoint, nil, "\(error)"))
             }
         }
-        let seen = coordinators.compactMap(\.1).first
+        let seen = coordinators.compactMap(\.1).first.map(admin.collectionState(in:))
         let reports = await withTaskGroup(of: ReplicaReport.self) { group in
             for replica in admin.replicas {
                 group.addTask {
@@ -56,21 +59,27 @@ public enum Operations {
             return all
         }
         let order = Dictionary(admin.replicas.enumerated().map { ($0.element.endpoint, $0.offset) }, uniquingKeysWith: { a, _ in a })
-        return StatusReport(cluster: admin.layout.name, coordinators: coordinators,
+        return StatusReport(cluster: admin.layout.name, collection: admin.layout.collection, collections: admin.layout.collections,
+                            coordinators: coordinators,
                             replicas: reports.sorted { order[$0.endpoint, default: 0] < order[$1.endpoint, default: 0] })
     }
 
     /// The report as a table for people.
     public static func table(_ report: StatusReport) -> String {
         var lines: [String] = []
-        for (endpoint, status, error) in report.coordinators {
-            if let status {
+        if report.collections.count > 1 {
+            lines.append("collection \(report.collection) (of \(report.collections.joined(separator: ", ")))")
+        }
+        for (endpoint, whole, error) in report.coordinators {
+            if let whole {
+                let status = AdminClient.state(of: report.collection, in: whole)
                 lines.append("coordinator \(endpoint): \(status.ready ? "ready" : "NOT READY"), serving generation \(status.servingGeneration)")
             } else {
                 lines.append("coordinator \(endpoint): unreachable (\(error ?? ""))")
             }
         }
-        let latency = Dictionary(report.coordinators.compactMap(\.1).first?.shards.map { ($0.name, ($0.p50Us, $0.p95Us)) } ?? [],
+        let latency = Dictionary(report.coordinators.compactMap(\.1).first.map { AdminClient.state(of: report.collection, in: $0) }?
+            .shards.map { ($0.name, ($0.p50Us, $0.p95Us)) } ?? [],
                                  uniquingKeysWith: { a, _ in a })
         let header = ["SHARD", "REPLICA", "UP", "GEN", "GENERATIONS", "ENTRIES", "DISK", "MAP", "P50", "P95", "UPLOAD / ERROR"]
         var rows: [[String]] = [header]
@@ -97,8 +106,9 @@ public enum Operations {
     /// The report as JSON (`admin status --json`).
     public static func json(_ report: StatusReport) -> String {
         func object(_ members: [(String, JSONValue)]) -> JSONValue { .object(members) }
-        let coordinators = JSONValue.array(report.coordinators.map { endpoint, status, error in
-            object([("address", .string(endpoint.description)), ("reachable", .bool(status != nil)),
+        let coordinators = JSONValue.array(report.coordinators.map { endpoint, whole, error in
+            let status = whole.map { AdminClient.state(of: report.collection, in: $0) }
+            return object([("address", .string(endpoint.description)), ("reachable", .bool(status != nil)),
                     ("ready", .bool(status?.ready ?? false)), ("servingGeneration", .unsigned(status?.servingGeneration ?? 0)),
                     ("error", .string(error ?? ""))])
         })
@@ -120,7 +130,8 @@ public enum Operations {
                 ("error", .string(replica.error ?? "")),
             ])
         })
-        return object([("cluster", .string(report.cluster)), ("coordinators", coordinators), ("replicas", replicas)]).serialized() + "\n"
+        return object([("cluster", .string(report.cluster)), ("collection", .string(report.collection)), ("coordinators", coordinators),
+                       ("replicas", replicas)]).serialized() + "\n"
     }
 
     static func state(_ state: Typeahead_V1_GenerationInfo.State) -> String {

@@ -202,7 +202,8 @@ public struct Reindex: Sendable {
         }
     }
 
-    /// Waits until every coordinator the admin knows serves `generation` (they refresh on request).
+    /// Waits until every coordinator the admin knows serves `generation` in the admin's
+    /// collection (they refresh on request).
     func confirmCoordinators(serve generation: UInt64) async throws {
         for coordinator in admin.layout.coordinators {
             let end = ContinuousClock.now + .seconds(30)
@@ -210,16 +211,17 @@ public struct Reindex: Sendable {
             while ContinuousClock.now < end {
                 if let status = try? await admin.call(Typeahead_V1_ClusterService.status, Typeahead_V1_ClusterStatusRequest(refresh: true),
                                                       on: coordinator, timeout: .seconds(10), role: "coordinator") {
-                    serving = status.servingGeneration
+                    serving = admin.collectionState(in: status).servingGeneration
                     if serving == generation { break }
                 }
                 try await Task.sleep(for: .milliseconds(100))
             }
+            let which = admin.layout.collections.count > 1 ? " of collection \(admin.layout.collection)" : ""
             guard serving == generation else {
-                throw AdminError("coordinator \(coordinator) still serves generation \(serving), not \(generation): check its log and "
+                throw AdminError("coordinator \(coordinator) still serves generation \(serving)\(which), not \(generation): check its log and "
                                  + "`typeahead admin status`")
             }
-            progress.note("coordinator \(coordinator) serves generation \(generation)")
+            progress.note("coordinator \(coordinator) serves generation \(generation)\(which)")
         }
     }
 

@@ -6,10 +6,17 @@ import Storage
 import HTTP2
 import Index
 import Synchronization
+import Wire
 
 /// A whole cluster on this machine's loopback: N shards × R replicas, each replica its own
 /// `typeahead node` process, and a `typeahead coordinator` process in front — what `typeahead
 /// local` runs, and what the cluster tests drive.
+///
+/// It serves one collection per catalog: ``Options/catalog`` is the collection `default` (as
+/// before collections), ``Options/collections`` add named ones (`typeahead local --catalog
+/// products=FILE`). Every catalog is split into the same N shards, and the node of shard i,
+/// replica r serves shard i of every collection (`typeahead node --dir … --collection NAME=…`).
+/// The default collection is `default` when ``Options/catalog`` is given, else the first named.
 ///
 /// ```swift
 /// var options = LocalCluster.Options(catalog: "deploy/catalog/sample.jsonl", executable: "/usr/bin/typeahead")
@@ -33,8 +40,11 @@ public final class LocalCluster: Sendable {
     public struct Options: Sendable {
         public var shards = 2
         public var replicas = 2
-        /// The JSON Lines catalog ('-': standard input).
-        public var catalog: String
+        /// The JSON Lines catalog of the collection `default` ('-': standard input); nil: only the
+        /// named ``collections``.
+        public var catalog: String?
+        /// More collections, each its name (``Wire/CollectionName``) and JSON Lines catalog.
+        public var collections: [(name: String, catalog: String)] = []
         public var skipInvalid = false
         /// The coordinator's address (port 0: an ephemeral one).
         public var listen = Endpoint(host: "127.0.0.1", port: 7700)
@@ -48,20 +58,37 @@ public final class LocalCluster: Sendable {
         public var coordinatorArguments: [String] = []
         public var parameters = IndexParameters()
 
-        public init(catalog: String, executable: String) {
+        public init(catalog: String?, executable: String) {
             self.catalog = catalog
             self.executable = executable
         }
+
+        /// Every collection's name and catalog, the default collection first.
+        public var catalogs: [(name: String, catalog: String)] {
+            (catalog.map { [(CollectionName.default, $0)] } ?? []) + collections
+        }
+    }
+
+    /// What one collection holds, once started.
+    public struct CollectionSummary: Sendable {
+        public var name: String
+        public var catalog: String
+        public var entriesPerShard: [Int]
+        public var skippedLines: Int
+        public var generation: Int
     }
 
     /// Where everything is, once started.
     public struct Summary: Sendable {
         public var coordinator: Endpoint
-        /// Per shard, its replicas' addresses.
+        /// Per shard, its replicas' addresses (each serves that shard of every collection).
         public var nodes: [[Endpoint]]
+        /// The default collection's figures (the whole cluster's, with one collection).
         public var entriesPerShard: [Int]
         public var skippedLines: Int
         public var generation: Int
+        /// Every collection, the default first.
+        public var collections: [CollectionSummary]
         public var clusterFile: String
         public var tokenFile: String
         public var dataDirectory: String
@@ -102,37 +129,17 @@ public final class LocalCluster: Sendable {
         for directory in [dataDirectory, logs, run] {
             try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
-        // 1. The catalog, validated, split by the shard assignment.
-        let loaded: (entries: [CatalogEntry], errors: [CatalogLineError], summary: CatalogSummary)
-        do {
-            loaded = try loadCatalog(path: options.catalog, policy: options.skipInvalid ? .skipInvalid : .strict)
-        } catch let error as CatalogValidationError {
-            throw LocalClusterError("\(error.description)\nnothing was started. Fix the lines above or pass --skip-invalid.")
+        // 1–2. Every collection's catalog, validated, split, built on every replica.
+        let catalogs = options.catalogs
+        guard !catalogs.isEmpty else { throw LocalClusterError("give a catalog") }
+        for (name, _) in catalogs {
+            if let problem = CollectionName.problem(name) { throw LocalClusterError("the collection name \(problem)") }
         }
-        var parts = [[CatalogEntry]](repeating: [], count: options.shards)
-        for entry in loaded.entries { parts[ShardAssignment.shard(of: entry.id, shardCount: options.shards)].append(entry) }
-
-        // 2. Every replica builds its shard's part as one generation number, above any on disk.
-        let directories = (0..<options.shards).map { shard in
-            (0..<options.replicas).map { replica in "\(dataDirectory)/shard-\(shard)/replica-\(replica)" }
+        guard Set(catalogs.map(\.name)).count == catalogs.count else { throw LocalClusterError("a collection is named twice") }
+        var built: [(summary: CollectionSummary, directories: [[String]])] = []
+        for (name, catalog) in catalogs {
+            built.append(try build(collection: name, catalog: catalog))
         }
-        var highest = 0
-        for directory in directories.joined() { highest = max(highest, try Shard(directory: directory).highestGeneration()) }
-        let generation = highest + 1
-        let jobs = Array(directories.enumerated().flatMap { shard, replicas in replicas.map { (shard, $0) } })
-        let failures = Mutex<[String]>([])
-        let parameters = options.parameters
-        let shardParts = parts
-        DispatchQueue.concurrentPerform(iterations: jobs.count) { index in
-            let (shard, directory) = jobs[index]
-            do {
-                try Shard(directory: directory).build(from: shardParts[shard], parameters: parameters, number: generation)
-            } catch {
-                failures.withLock { $0.append("\(directory): \(error)") }
-            }
-        }
-        if let failure = failures.withLock({ $0.first }) { throw LocalClusterError("building the shards failed: \(failure)") }
-
         // 3. The admin token (kept across runs of one data directory).
         let tokenFile = dataDirectory + "/admin.token"
         if !fm.fileExists(atPath: tokenFile) {
@@ -145,15 +152,21 @@ public final class LocalCluster: Sendable {
         // 4. Nodes on ephemeral ports, then pinned to them for restarts.
         var nodes: [[ChildProcess]] = []
         var endpoints: [[Endpoint]] = []
-        for (shard, replicas) in directories.enumerated() {
+        for shard in 0..<options.shards {
             var shardNodes: [ChildProcess] = []
             var shardEndpoints: [Endpoint] = []
-            for (replica, directory) in replicas.enumerated() {
+            for replica in 0..<options.replicas {
                 let name = "shard-\(shard)-replica-\(replica)"
                 let portFile = "\(run)/\(name).port"
                 try? fm.removeItem(atPath: portFile)
+                // Shard `shard` of every collection; the first named is the node's default.
+                let served = built.flatMap { collection -> [String] in
+                    let directory = collection.directories[shard][replica]
+                    return collection.summary.name == CollectionName.default ? ["--dir", directory]
+                        : ["--collection", "\(collection.summary.name)=\(directory)"]
+                }
                 func arguments(port: Int) -> [String] {
-                    ["node", "--dir", directory, "--listen", "127.0.0.1:\(port)", "--admin-token-file", tokenFile, "--port-file", portFile]
+                    ["node"] + served + ["--listen", "127.0.0.1:\(port)", "--admin-token-file", tokenFile, "--port-file", portFile]
                         + options.nodeArguments
                 }
                 let child = ChildProcess(name: name, executable: options.executable, arguments: arguments(port: 0),
@@ -172,7 +185,8 @@ public final class LocalCluster: Sendable {
 
         // 5. The cluster file, then the coordinator.
         let clusterFile = dataDirectory + "/cluster.json"
-        try DurableFile.replace(clusterFile, with: Data(Self.clusterJSON(endpoints, tokenFile: "admin.token").utf8))
+        let names = built.map(\.summary.name)
+        try DurableFile.replace(clusterFile, with: Data(Self.clusterJSON(endpoints, collections: names, tokenFile: "admin.token").utf8))
         let coordinatorPortFile = "\(run)/coordinator.port"
         try? fm.removeItem(atPath: coordinatorPortFile)
         func coordinatorArguments(port: Int) -> [String] {
@@ -189,25 +203,79 @@ public final class LocalCluster: Sendable {
         let address = Endpoint(host: options.listen.host == "0.0.0.0" ? "127.0.0.1" : options.listen.host, port: port)
         // Now that its port is known, the file names the coordinator too, so `typeahead admin
         // --cluster` sees it switch generations (the running coordinator has read the file already).
-        try DurableFile.replace(clusterFile, with: Data(Self.clusterJSON(endpoints, tokenFile: "admin.token", coordinator: address).utf8))
+        try DurableFile.replace(clusterFile, with: Data(Self.clusterJSON(endpoints, collections: names, tokenFile: "admin.token",
+                                                                          coordinator: address).utf8))
         try await Self.waitUntilReady(address, timeout: .seconds(60))
-        return Summary(coordinator: address, nodes: endpoints, entriesPerShard: parts.map(\.count), skippedLines: loaded.errors.count,
-                       generation: generation, clusterFile: clusterFile, tokenFile: tokenFile, dataDirectory: dataDirectory,
-                       logDirectory: logs)
+        let main = built[0].summary
+        return Summary(coordinator: address, nodes: endpoints, entriesPerShard: main.entriesPerShard, skippedLines: main.skippedLines,
+                       generation: main.generation, collections: built.map(\.summary), clusterFile: clusterFile, tokenFile: tokenFile,
+                       dataDirectory: dataDirectory, logDirectory: logs)
     }
 
-    /// The cluster file of a local cluster: shards in assignment order, relative token file.
-    static func clusterJSON(_ endpoints: [[Endpoint]], tokenFile: String, coordinator: Endpoint? = nil) -> String {
+    /// One collection's catalog validated (bad lines refuse the start, each named with its line
+    /// number, unless ``Options/skipInvalid``), split by ``ShardAssignment``, and built by every
+    /// replica as one new generation — the same number on every replica, above any the
+    /// collection's directories hold, so the coordinator can pin it everywhere. The collection
+    /// `default` lives in `DATA/shard-S/replica-R` (as before collections), another in
+    /// `DATA/collections/NAME/shard-S/replica-R`.
+    private func build(collection name: String, catalog: String) throws -> (summary: CollectionSummary, directories: [[String]]) {
+        let loaded: (entries: [CatalogEntry], errors: [CatalogLineError], summary: CatalogSummary)
+        do {
+            loaded = try loadCatalog(path: catalog, policy: options.skipInvalid ? .skipInvalid : .strict)
+        } catch let error as CatalogValidationError {
+            let which = name == CollectionName.default ? "" : "collection \(name): "
+            throw LocalClusterError("\(which)\(error.description)\nnothing was started. Fix the lines above or pass --skip-invalid.")
+        }
+        var parts = [[CatalogEntry]](repeating: [], count: options.shards)
+        for entry in loaded.entries { parts[ShardAssignment.shard(of: entry.id, shardCount: options.shards)].append(entry) }
+        let root = name == CollectionName.default ? dataDirectory : "\(dataDirectory)/collections/\(name)"
+        let directories = (0..<options.shards).map { shard in
+            (0..<options.replicas).map { replica in "\(root)/shard-\(shard)/replica-\(replica)" }
+        }
+        var highest = 0
+        for directory in directories.joined() { highest = max(highest, try Shard(directory: directory).highestGeneration()) }
+        let generation = highest + 1
+        let jobs = Array(directories.enumerated().flatMap { shard, replicas in replicas.map { (shard, $0) } })
+        let failures = Mutex<[String]>([])
+        let parameters = options.parameters
+        let shardParts = parts
+        DispatchQueue.concurrentPerform(iterations: jobs.count) { index in
+            let (shard, directory) = jobs[index]
+            do {
+                try Shard(directory: directory).build(from: shardParts[shard], parameters: parameters, number: generation)
+            } catch {
+                failures.withLock { $0.append("\(directory): \(error)") }
+            }
+        }
+        if let failure = failures.withLock({ $0.first }) { throw LocalClusterError("building the shards failed: \(failure)") }
+        return (CollectionSummary(name: name, catalog: catalog, entriesPerShard: parts.map(\.count), skippedLines: loaded.errors.count,
+                                  generation: generation), directories)
+    }
+
+    /// The cluster file of a local cluster: shards in assignment order, relative token file. One
+    /// collection named `default` is the top-level `shards`, as before collections; any other is
+    /// listed in `collections` (every one over the same nodes), the first being the default.
+    static func clusterJSON(_ endpoints: [[Endpoint]], collections: [String] = [CollectionName.default], tokenFile: String,
+                            coordinator: Endpoint? = nil) -> String {
         let shards = endpoints.enumerated().map { shard, replicas in
-            "    {\"name\": \"shard-\(shard)\", \"replicas\": [" + replicas.map { "\"\($0)\"" }.joined(separator: ", ") + "]}"
+            "{\"name\": \"shard-\(shard)\", \"replicas\": [" + replicas.map { "\"\($0)\"" }.joined(separator: ", ") + "]}"
+        }
+        var layout = ""
+        if collections.contains(CollectionName.default) {
+            layout += "  \"shards\": [\n    " + shards.joined(separator: ",\n    ") + "\n  ],\n"
+        }
+        let named = collections.filter { $0 != CollectionName.default }
+        if !named.isEmpty {
+            let listed = named.map { name in
+                "    {\"name\": \"\(name)\", \"shards\": [\n      " + shards.joined(separator: ",\n      ") + "\n    ]}"
+            }
+            layout += "  \"collections\": [\n" + listed.joined(separator: ",\n") + "\n  ],\n"
+            layout += "  \"defaultCollection\": \"\(collections[0])\",\n"
         }
         return """
         {
           "name": "local",
-          "shards": [
-        \(shards.joined(separator: ",\n"))
-          ],
-          "coordinators": [\(coordinator.map { "\"\($0)\"" } ?? "")],
+        \(layout)  "coordinators": [\(coordinator.map { "\"\($0)\"" } ?? "")],
           "settings": {"tokenFile": "\(tokenFile)"}
         }
 

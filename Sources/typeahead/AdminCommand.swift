@@ -3,6 +3,7 @@ import Cluster
 import Dispatch
 import Foundation
 import Index
+import Wire
 
 enum AdminCommand {
     static let help = """
@@ -10,7 +11,8 @@ enum AdminCommand {
                            [--tls-ca F [--tls-cert F --tls-key F]] COMMAND [OPTIONS]
 
     Operates a running cluster. The cluster is described by its cluster file, or learned from a
-    coordinator (which lists every replica). The admin token comes from --token-file, the
+    coordinator (which lists every replica). Every command works on one collection: the one
+    --collection NAME names, else the cluster's default collection. The admin token comes from --token-file, the
     environment variable TYPEAHEAD_ADMIN_TOKEN, or the cluster file's settings.tokenFile.
     --tls-ca F reaches the coordinators over HTTPS, trusting the CA certificates of F (with
     --tls-cert and --tls-key: presenting that client certificate, for mutual TLS); with
@@ -31,6 +33,8 @@ enum AdminCommand {
       rollback [--to N]          make the previous generation (or generation N) current again, cluster-wide
       drop-generation N          remove generation N from every replica (never the serving one)
       compact                    rewrite every replica's index without free pages, online, and switch to it
+      Each takes --collection NAME: the collection to work on (default: the cluster's default
+      collection), e.g. `typeahead admin --cluster c.json reindex --collection products --catalog p.jsonl`.
       search-key --secret-file F [--token category=NAME]... [--expires-in S]
                                  print a search key for a browser (offline; see its --help)
 
@@ -42,7 +46,7 @@ enum AdminCommand {
     /// connecting to anything.
     static let commandHelp: [String: String] = [
         "reindex": """
-        usage: typeahead admin [--cluster FILE | --coordinator HOST:PORT] reindex --catalog FILE|- [OPTIONS]
+        usage: typeahead admin [--cluster FILE | --coordinator HOST:PORT] reindex [--collection NAME] --catalog FILE|- [OPTIONS]
 
         Zero-downtime full reindex. Validates the whole catalog first (every bad line with its
         number; nothing is sent if one is bad), uploads each shard's part to every replica in
@@ -53,6 +57,8 @@ enum AdminCommand {
         and deletes made while it runs are logged by each replica and carried into the new
         generation (they override the file's version of an entry).
 
+          --collection NAME      the collection to reindex (default: the cluster's default collection);
+                                 the others keep serving what they serve
           --catalog FILE|-       the new catalog (JSON Lines); - reads standard input (spooled to a
                                  temporary file, since it is read once per shard)
           --skip-invalid         leave bad lines out instead of stopping (they are listed)
@@ -63,26 +69,26 @@ enum AdminCommand {
           --list-size N, --heavy-threshold N   index parameters (default 32 and 32)
         """,
         "upsert": """
-        usage: typeahead admin [...] upsert FILE [--skip-invalid]
+        usage: typeahead admin [...] upsert FILE [--skip-invalid] [--collection NAME]
 
         Inserts or replaces the entries of FILE (JSON Lines) on every replica of each entry's
         shard, in the serving generation; visible to the next query. Bad lines stop it before
         anything is sent, unless --skip-invalid.
         """,
         "delete": """
-        usage: typeahead admin [...] delete ID...
+        usage: typeahead admin [...] delete ID... [--collection NAME]
 
         Deletes entries by id from every replica of each id's shard; prints how many were found.
         """,
         "status": """
-        usage: typeahead admin [...] status [--json]
+        usage: typeahead admin [...] status [--json] [--collection NAME]
 
         Shards, replicas, health, generations per replica, entries, disk and map use, recent
         latency, and what each coordinator serves: a table, or JSON with --json. Exit status 1
         when some replica or coordinator did not answer.
         """,
         "rollback": """
-        usage: typeahead admin [...] rollback [--to N]
+        usage: typeahead admin [...] rollback [--to N] [--collection NAME]
 
         Makes the previous generation current again on every replica (the current one becomes the
         previous), and waits until every coordinator serves it. With --to N, makes generation N
@@ -91,13 +97,13 @@ enum AdminCommand {
         with the generation you meant finishes it.
         """,
         "drop-generation": """
-        usage: typeahead admin [...] drop-generation N
+        usage: typeahead admin [...] drop-generation N [--collection NAME]
 
         Removes generation N from every replica that holds it (never the serving one); an error
         when none does.
         """,
         "compact": """
-        usage: typeahead admin [...] compact
+        usage: typeahead admin [...] compact [--collection NAME]
 
         Rewrites every replica's serving generation without free pages as a new generation, then
         activates it cluster-wide like a reindex. Writes made meanwhile reach the copy.
@@ -105,6 +111,18 @@ enum AdminCommand {
     ]
 
     private static let globalOptions: Set<String> = ["--cluster", "--coordinator", "--token-file", "--tls-ca", "--tls-cert", "--tls-key"]
+
+    /// Each command's flags and options (`--collection` on every one), parsed before anything is
+    /// contacted: a usage error costs no connection, and the collection chooses the layout.
+    private static let commandOptions: [String: (flags: Set<String>, options: Set<String>)] = [
+        "reindex": (["--skip-invalid"], ["--catalog", "--list-size", "--heavy-threshold", "--batch-size", "--patience", "--progress", "--collection"]),
+        "upsert": (["--skip-invalid"], ["--collection"]),
+        "delete": ([], ["--collection"]),
+        "status": (["--json"], ["--collection"]),
+        "rollback": ([], ["--to", "--collection"]),
+        "drop-generation": ([], ["--collection"]),
+        "compact": ([], ["--collection"]),
+    ]
 
     static func run(_ argv: [String]) throws -> Int32 {
         var global: [String] = []
@@ -132,6 +150,14 @@ enum AdminCommand {
             print(text)
             return 0
         }
+        guard let spec = commandOptions[command] else {
+            throw UsageError(description: "typeahead admin: unknown command \"\(command)\" (see typeahead admin --help)")
+        }
+        let commandArgs = try Arguments(sub, command: "admin \(command)", flags: spec.flags, options: spec.options)
+        let collection = commandArgs.value("--collection")
+        if let collection, let problem = CollectionName.problem(collection) {
+            throw UsageError(description: "typeahead admin \(command): --collection \(problem)")
+        }
         let target: AdminClient.Target
         var tokenFile = args.value("--token-file")
         switch (args.value("--cluster"), args.value("--coordinator")) {
@@ -157,9 +183,9 @@ enum AdminCommand {
         defer { withExtendedLifetime(interrupt) {} }
         do {
             return try Blocking.run {
-                let admin = try await AdminClient.connect(to: target, token: token, tls: tls)
+                let admin = try await AdminClient.connect(to: target, token: token, tls: tls, collection: collection)
                 defer { admin.close() }
-                return try await execute(command, sub, admin)
+                return try await execute(command, commandArgs, admin)
             }
         } catch let error as AdminError {
             printError("typeahead admin \(command): \(error.description)")
@@ -181,11 +207,10 @@ enum AdminCommand {
         return source
     }
 
-    static func execute(_ command: String, _ argv: [String], _ admin: AdminClient) async throws -> Int32 {
+    /// Runs `command` with its parsed arguments (``commandOptions``) on `admin`'s collection.
+    static func execute(_ command: String, _ args: Arguments, _ admin: AdminClient) async throws -> Int32 {
         switch command {
         case "reindex":
-            let args = try Arguments(argv, command: "admin reindex", flags: ["--skip-invalid"],
-                                     options: ["--catalog", "--list-size", "--heavy-threshold", "--batch-size", "--patience", "--progress"])
             var options = Reindex.Options(catalog: try args.required("--catalog"))
             options.skipInvalid = args.flag("--skip-invalid")
             options.parameters = IndexParameters(listSize: try args.integer("--list-size", default: 32, range: 1...1024),
@@ -206,25 +231,21 @@ enum AdminCommand {
                          outcome.entries, outcome.generation, outcome.seconds, Double(outcome.entries) / max(outcome.seconds, 1e-3),
                          outcome.skippedLines > 0 ? ", \(outcome.skippedLines) invalid lines skipped" : "", kept))
         case "upsert":
-            let args = try Arguments(argv, command: "admin upsert", flags: ["--skip-invalid"], options: [])
             guard args.positionals.count == 1 else { throw UsageError(description: "typeahead admin upsert: give one JSON Lines file") }
             let summary = try await Operations.upsert(admin, path: args.positionals[0], skipInvalid: args.flag("--skip-invalid")) {
                 printError("typeahead admin upsert: \($0)")
             }
             print("upserted: \(summary.inserted) inserted, \(summary.replaced) replaced")
         case "delete":
-            let args = try Arguments(argv, command: "admin delete", flags: [], options: [])
             guard !args.positionals.isEmpty else { throw UsageError(description: "typeahead admin delete: give at least one id") }
             let summary = try await Operations.delete(admin, ids: args.positionals)
             print("deleted: \(summary.deleted) deleted, \(summary.missing) not found")
         case "status":
-            let args = try Arguments(argv, command: "admin status", flags: ["--json"], options: [])
             let report = await Operations.status(admin)
             print(args.flag("--json") ? Operations.json(report) : Operations.table(report), terminator: "")
             let complete = report.replicas.allSatisfy { $0.stats != nil } && report.coordinators.allSatisfy { $0.1 != nil }
             return complete ? 0 : 1
         case "rollback":
-            let args = try Arguments(argv, command: "admin rollback", flags: [], options: ["--to"])
             if let to = args.value("--to") {
                 guard let number = UInt64(to), number > 0 else {
                     throw UsageError(description: "typeahead admin rollback: --to takes a generation number, got \"\(to)\"")
@@ -236,14 +257,12 @@ enum AdminCommand {
                 print("rolled back on every replica; generation \(serving) serves")
             }
         case "drop-generation":
-            let args = try Arguments(argv, command: "admin drop-generation", flags: [], options: [])
             guard args.positionals.count == 1, let number = UInt64(args.positionals[0]), number > 0 else {
                 throw UsageError(description: "typeahead admin drop-generation: give one generation number")
             }
             let replicas = try await Operations.dropGeneration(admin, number)
             print("dropped generation \(number) from \(replicas) replica\(replicas == 1 ? "" : "s")")
         case "compact":
-            _ = try Arguments(argv, command: "admin compact", flags: [], options: [])
             let (generation, before, after) = try await Operations.compact(admin, progress: ProgressReporter())
             print("compacted into generation \(generation): \(before) → \(after) bytes in use across replicas")
         default:

@@ -9,7 +9,7 @@ import Wire
 
 enum LocalCommand {
     static let help = """
-    usage: typeahead local [--shards N] [--replicas R] [--catalog FILE] [--listen HOST:PORT]
+    usage: typeahead local [--shards N] [--replicas R] [--catalog [NAME=]FILE]... [--listen HOST:PORT]
                            [--data-dir DIR] [--skip-invalid] [--query TEXT] [--json] [--log-format logfmt|json] [--log-level L]
 
     Starts a whole cluster on loopback: the catalog split into N shards by the shard assignment,
@@ -18,10 +18,18 @@ enum LocalCommand {
     addresses and example queries, restarts a node that dies, and stops everything on Ctrl-C
     (SIGINT) or SIGTERM.
 
+    With --catalog NAME=FILE (repeatable) it serves one collection per catalog, each split into
+    the same N shards, every node serving its shard of each: a request names its collection
+    (`collection`, `?collection=NAME`); one that names none reads the default collection, the
+    catalog given without a name (the collection "default"), else the first named one.
+
     Options:
       --shards N           shards (default 2)
       --replicas R         replicas per shard (default 2)
-      --catalog FILE       JSON Lines catalog (default deploy/catalog/sample.jsonl, if present)
+      --catalog FILE       JSON Lines catalog of the collection "default" (default
+                           deploy/catalog/sample.jsonl, if present and no catalog is named)
+      --catalog NAME=FILE  a collection NAME (1-64 bytes of a-z, 0-9, _ and -) from FILE; repeat
+                           for more (write ./FILE for a file whose name has = in it)
       --listen HOST:PORT   the coordinator's address (default 127.0.0.1:7700)
       --data-dir DIR       keep shards, logs, the cluster file and the admin token here
                            (default: a temporary directory removed on exit)
@@ -39,11 +47,13 @@ enum LocalCommand {
         guard args.positionals.isEmpty else {
             throw UsageError(description: "typeahead local: unexpected argument \"\(args.positionals[0])\"")
         }
-        guard let catalog = args.value("--catalog")
-                ?? (FileManager.default.fileExists(atPath: "deploy/catalog/sample.jsonl") ? "deploy/catalog/sample.jsonl" : nil) else {
+        let (unnamed, named) = try catalogs(args.all("--catalog"))
+        let sample = FileManager.default.fileExists(atPath: "deploy/catalog/sample.jsonl") ? "deploy/catalog/sample.jsonl" : nil
+        guard let catalog = unnamed ?? (named.isEmpty ? sample : ""), !(catalog.isEmpty && named.isEmpty) else {
             throw UsageError(description: "typeahead local: --catalog is required (no deploy/catalog/sample.jsonl here)")
         }
-        var options = LocalCluster.Options(catalog: catalog, executable: try selfExecutable())
+        var options = LocalCluster.Options(catalog: catalog.isEmpty ? nil : catalog, executable: try selfExecutable())
+        options.collections = named
         options.shards = try args.integer("--shards", default: 2, range: 1...64)
         options.replicas = try args.integer("--replicas", default: 2, range: 1...8)
         let (host, port) = try ListenAddress.parse(args.value("--listen") ?? "127.0.0.1:7700", command: "local")
@@ -77,18 +87,61 @@ enum LocalCommand {
             print(SuggestCommand.render(response, text: text, json: args.flag("--json")), terminator: "")
             return 0
         }
-        printSummary(summary, catalog: catalog)
+        printSummary(summary)
         while true { sleep(3600) }   // until a signal (above) stops the cluster and exits
     }
 
-    static func printSummary(_ summary: LocalCluster.Summary, catalog: String) {
-        let base = "http://\(summary.coordinator)"
-        var lines = ["typeahead local: \(summary.nodes.count) shards × \(summary.nodes.first?.count ?? 0) replicas from \(catalog) "
-                     + "(\(summary.entriesPerShard.reduce(0, +)) entries, generation \(summary.generation))"]
-        for (shard, replicas) in summary.nodes.enumerated() {
-            lines.append("  shard-\(shard)  \(summary.entriesPerShard[shard]) entries  "
-                         + replicas.map { "http://\($0)" }.joined(separator: "  "))
+    /// `--catalog FILE` (the collection "default", at most once) and `--catalog NAME=FILE` (a
+    /// named collection): NAME=FILE when what precedes the first `=` is a valid collection name.
+    static func catalogs(_ values: [String]) throws -> (unnamed: String?, named: [(name: String, catalog: String)]) {
+        var unnamed: String?
+        var named: [(name: String, catalog: String)] = []
+        for value in values {
+            if let equals = value.firstIndex(of: "="), case let name = String(value[..<equals]), CollectionName.problem(name) == nil {
+                let file = String(value[value.index(after: equals)...])
+                guard !file.isEmpty else { throw UsageError(description: "typeahead local: --catalog \(name)= needs a file") }
+                guard name != CollectionName.default || unnamed == nil, !named.contains(where: { $0.name == name }) else {
+                    throw UsageError(description: "typeahead local: the collection \"\(name)\" is given twice")
+                }
+                named.append((name, file))
+            } else {
+                guard unnamed == nil, !named.contains(where: { $0.name == CollectionName.default }) else {
+                    throw UsageError(description: "typeahead local: one --catalog FILE only (the collection \"default\"); "
+                                     + "name the others: --catalog NAME=FILE")
+                }
+                unnamed = value
+            }
         }
+        // `--catalog default=FILE` is the unnamed catalog by another spelling.
+        if let index = named.firstIndex(where: { $0.name == CollectionName.default }) {
+            unnamed = named.remove(at: index).catalog
+        }
+        return (unnamed, named)
+    }
+
+    static func printSummary(_ summary: LocalCluster.Summary) {
+        let base = "http://\(summary.coordinator)"
+        let replicaCount = summary.nodes.first?.count ?? 0
+        var lines: [String] = []
+        if summary.collections.count == 1, let only = summary.collections.first {
+            lines.append("typeahead local: \(summary.nodes.count) shards × \(replicaCount) replicas from \(only.catalog) "
+                         + "(\(summary.entriesPerShard.reduce(0, +)) entries, generation \(summary.generation))")
+            for (shard, replicas) in summary.nodes.enumerated() {
+                lines.append("  shard-\(shard)  \(summary.entriesPerShard[shard]) entries  "
+                             + replicas.map { "http://\($0)" }.joined(separator: "  "))
+            }
+        } else {
+            lines.append("typeahead local: \(summary.nodes.count) shards × \(replicaCount) replicas of \(summary.collections.count) collections")
+            for (index, collection) in summary.collections.enumerated() {
+                lines.append("  collection \(collection.name)\(index == 0 ? " (default)" : "") from \(collection.catalog): "
+                             + "\(collection.entriesPerShard.reduce(0, +)) entries (" + collection.entriesPerShard.map(String.init).joined(separator: " + ")
+                             + "), generation \(collection.generation)")
+            }
+            for (shard, replicas) in summary.nodes.enumerated() {
+                lines.append("  shard-\(shard)  " + replicas.map { "http://\($0)" }.joined(separator: "  "))
+            }
+        }
+        let other = summary.collections.dropFirst().first.map { "  curl '\(base)/v1/suggest?q=red%20sh&limit=3&collection=\($0.name)'" }
         lines += [
             "  coordinator  \(base)",
             "  cluster file \(summary.clusterFile)   admin token \(summary.tokenFile)",
@@ -97,6 +150,7 @@ enum LocalCommand {
             "Open \(base)/ in a browser: the search field, live suggestions and each keystroke's latency.",
             "Try:",
             "  curl '\(base)/v1/suggest?q=red%20sh&limit=3'",
+        ] + (other.map { [$0] } ?? []) + [
             "  curl '\(base)/v1/search?q=knife&pageSize=5'",
             "  curl --http2-prior-knowledge -H 'content-type: application/json' -d '{\"text\":\"gard\",\"session\":\"s1\",\"revision\":\"4\"}' \(base)/typeahead.v1.Typeahead/Suggest",
             "  curl \(base)/metrics",
