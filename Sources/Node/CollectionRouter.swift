@@ -30,10 +30,7 @@ struct CollectionRouter: TypeaheadService, ShardService {
     /// The services of collection `name` ("" for the default).
     @inline(__always)
     func services(for name: String) throws(GRPCStatus) -> NodeServices {
-        if name.isEmpty { return services[0] }
-        for candidate in services where candidate.collection.name == name { return candidate }
-        try CollectionName.validate(name)
-        throw CollectionName.notFound(name, served: services.map(\.collection.name))
+        try CollectionName.resolve(name, among: services, default: services[0]) { $0.collection.name }
     }
 
     /// Calls `body` with the services of the collection `request` names, or replies with why

@@ -30,10 +30,7 @@ final class CollectionDispatch: TypeaheadService {
     /// The query path of collection `name` ("" for the default).
     @inline(__always)
     func router(for name: String) throws(GRPCStatus) -> QueryRouter {
-        if name.isEmpty { return defaultRouter }
-        for router in routers where router.core.collection == name { return router }
-        try CollectionName.validate(name)
-        throw CollectionName.notFound(name, served: routers.map(\.core.collection))
+        try CollectionName.resolve(name, among: routers, default: defaultRouter) { $0.core.collection }
     }
 
     /// The query paths of several collections, in the order named (the first refusal throws).
@@ -44,20 +41,10 @@ final class CollectionDispatch: TypeaheadService {
     }
 
     func suggest(_ message: Typeahead_V1_SuggestRequest, _ context: CallContext, _ reply: @escaping RPCMethod.Reply<[UInt8]>) {
-        let router: QueryRouter
-        do { router = try self.router(for: message.collection) } catch {
-            reply(.failure(error))
-            return
-        }
-        router.suggest(message, context, reply)
+        do { try router(for: message.collection).suggest(message, context, reply) } catch { reply(.failure(error)) }
     }
 
     func search(_ message: Typeahead_V1_SearchRequest, _ context: CallContext, _ reply: @escaping RPCMethod.Reply<[UInt8]>) {
-        let router: QueryRouter
-        do { router = try self.router(for: message.collection) } catch {
-            reply(.failure(error))
-            return
-        }
-        router.search(message, context, reply)
+        do { try router(for: message.collection).search(message, context, reply) } catch { reply(.failure(error)) }
     }
 }

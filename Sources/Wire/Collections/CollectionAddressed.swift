@@ -29,27 +29,23 @@ extension Typeahead_V1_FinishUploadRequest: CollectionAddressed {}
 extension Typeahead_V1_AbortUploadRequest: CollectionAddressed {}
 extension Typeahead_V1_CompactRequest: CollectionAddressed {}
 
-/// A shard's part of a Suggest carries its collection inside the client's request it forwards.
-extension Typeahead_V1_ShardSuggestRequest: CollectionAddressed {
+/// A shard's query: it forwards the client's request, and its collection is that request's.
+public protocol ForwardedRequest: ProtoMessage {
+    associatedtype Forwarded: CollectionAddressed
+    var request: Forwarded? { get set }
+}
+
+extension ForwardedRequest {
+    /// The forwarded request's collection ("" without one); set, it makes an empty request if needed.
     public var collection: String {
         get { request?.collection ?? "" }
         set {
-            var inner = request ?? .init()
+            var inner = request ?? Forwarded()
             inner.collection = newValue
             request = inner
         }
     }
 }
 
-/// The same for a shard's part of a Search.
-extension Typeahead_V1_ShardSearchRequest: CollectionAddressed {
-    public var collection: String {
-        get { request?.collection ?? "" }
-        set {
-            var inner = request ?? .init()
-            inner.collection = newValue
-            request = inner
-        }
-    }
-}
-
+extension Typeahead_V1_ShardSuggestRequest: ForwardedRequest, CollectionAddressed {}
+extension Typeahead_V1_ShardSearchRequest: ForwardedRequest, CollectionAddressed {}

@@ -49,6 +49,27 @@ public enum CollectionName {
                    errorInfo: Google_Rpc_ErrorInfo(reason: notFoundReason, domain: "typeahead", metadata: ["collection": name]))
     }
 
+    /// What a server serves for collection `name`: `fallback` (its default collection) for an
+    /// empty name, the first of `served` whose `named` is `name`, else INVALID_ARGUMENT for a name
+    /// that breaks the rule or NOT_FOUND naming it. The one routing rule of the node and the
+    /// coordinator.
+    ///
+    /// Why a scan: a server holds a handful of collections, and comparing a short name with each
+    /// costs less than hashing it, allocates nothing, and an empty name (every request written
+    /// before collections) costs one length test.
+    ///
+    /// ```swift
+    /// let services = try CollectionName.resolve(request.collection, among: all, default: all[0]) { $0.name }
+    /// ```
+    @inlinable
+    public static func resolve<Served>(_ name: String, among served: [Served], default fallback: Served,
+                                       named: (Served) -> String) throws(GRPCStatus) -> Served {
+        if name.isEmpty { return fallback }
+        for candidate in served where named(candidate) == name { return candidate }
+        try validate(name)
+        throw notFound(name, served: served.map(named))
+    }
+
     /// `[a-z0-9_-]`.
     @inline(__always)
     static func isAllowed(_ byte: UInt8) -> Bool {
