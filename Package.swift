@@ -20,10 +20,12 @@
 //             and client; an HTTP/1.1 fallback on the server for operators' tools)
 //   Observability (structured logs, Prometheus metrics; injected, never chosen by libraries)
 //   RPC       (gRPC over HTTP2: the server side every server shares, and unary client calls)
-//   Node      (a shard served over RPC: the Typeahead and Shard services over one Shard)
+//   Node      (a shard of each collection served over RPC: the Typeahead and Shard services over
+//             each collection's Shard, routed by the request's collection)
 //   Cluster   (the shard assignment and the cluster file with its collections: what every part of a
 //             cluster agrees on; collection names follow Wire's CollectionName)
-//   Coordinator (fan-out to the shards, exact merge, presentation, replicas, hedging, deadlines)
+//   Coordinator (per collection: fan-out to the shards, exact merge, presentation, replicas, hedging,
+//             deadlines)
 //   Launcher  (a whole cluster of processes on loopback: `typeahead local`, and the cluster tests)
 //   Admin     (operating a live cluster: zero-downtime reindex, updates, status, generations)
 //   Load      (`typeahead load`: keystroke sessions over many HTTP/2 connections, open and closed
