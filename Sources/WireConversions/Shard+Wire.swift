@@ -85,7 +85,7 @@ extension Typeahead_V1_ShardSuggestResponse {
         self.init(entries: response.entries.map(Typeahead_V1_RankedEntry.init),
                   categories: response.categories.map(Typeahead_V1_RankedCategory.init),
                   completions: response.completions.map(Typeahead_V1_RankedCompletion.init),
-                  generation: generation, categoriesTruncated: response.categoriesTruncated)
+                  generation: generation, categoriesTruncated: response.categoriesTruncated, hitsHighlighted: true)
     }
 }
 

@@ -55,6 +55,7 @@ extension SuggestAnswer {
         }
         writer.write(ProtoUInt64.self, 4, UInt64(generation))
         writer.write(ProtoBool.self, 5, categoriesTruncated)
+        writer.write(ProtoBool.self, 6, true)  // hits_highlighted: the hits above carry them
         return writer.bytes
     }
 }

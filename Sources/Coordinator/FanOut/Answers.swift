@@ -117,7 +117,9 @@ enum Answers {
             presenter.present(&presented)
             return Typeahead_V1_CategorySuggestion(presented)
         }
-        let entries = merged.entries.map { presenter.present($0) }
+        // Every shard sent its hits' highlights (nodes of this version do): forward them.
+        let highlighted = parts.allSatisfy(\.hitsHighlighted)
+        let entries = merged.entries.map { presenter.present($0, highlighted: highlighted) }
         switch format {
         case .protobuf: return .success(ResponseProto.suggest(entries: entries, rest: rest))
         case .json: return .success(ResponseJSON.suggest(entries: entries, rest: rest))
@@ -150,7 +152,7 @@ enum Answers {
         do throws(IndexError) { merged = try merge.merged() } catch { return .failure(GRPCStatus(error)) }
         if shards.failed > 0 { core.telemetry.partialSearch.increment() }
         var presenter = Presenter(text: request.text, typos: request.typos)
-        let hits = merged.hits.map { presenter.present($0) }
+        let hits = merged.hits.map { presenter.present($0, highlighted: false) }
         let rest = Typeahead_V1_SearchResponse(totalHits: UInt32(clamping: merged.totalHits), facets: merged.facets.map(Typeahead_V1_Facet.init),
                                                nextPageToken: merged.nextPageToken ?? "", shards: shards)
         switch format {

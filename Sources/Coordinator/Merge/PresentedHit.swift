@@ -6,7 +6,8 @@ import Wire
 struct PresentedHit: EntryHitFields {
     typealias Failure = Never
     let base: EncodedEntryHit
-    let highlights: [Highlight]
+    /// The highlights computed here; nil: the shard's own (``ShardSuggestResponseView/hitsHighlighted``).
+    let highlights: [Highlight]?
 
     var weight: UInt64 { base.weight }
     func withID(_ body: (UnsafeRawBufferPointer) -> Void) { base.withID(body) }
@@ -16,13 +17,16 @@ struct PresentedHit: EntryHitFields {
     func forEachAttribute(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) { base.forEachAttribute(body) }
 
     func forEachHighlight(_ body: (UInt32, UInt32) -> Void) {
+        guard let highlights else { return base.forEachHighlight(body) }
         for highlight in highlights { body(UInt32(clamping: highlight.start), UInt32(clamping: highlight.end)) }
     }
 }
 
 extension Presenter {
-    /// A shard's hit as the client sees it (``present(_:)-1x9mv``, on the shard's bytes).
-    mutating func present(_ entry: RankedEntryView) -> PresentedHit {
-        PresentedHit(base: entry.entryHit, highlights: highlights(inTitle: entry.title))
+    /// A shard's hit as the client sees it (``present(_:)-1x9mv``, on the shard's bytes): with the
+    /// highlights the shard sent when it sent them (`highlighted`), else computed here from the
+    /// title.
+    mutating func present(_ entry: RankedEntryView, highlighted: Bool) -> PresentedHit {
+        PresentedHit(base: entry.entryHit, highlights: highlighted ? nil : highlights(inTitle: entry.title))
     }
 }

@@ -7,10 +7,10 @@ enum HitBuilder {
     /// - Parameters:
     ///   - words: the query words; `inout` only because matching reuses their automata.
     ///   - form: a ``ResponseForm/shardPart`` hit carries no `completion` and no `highlights`.
+    /// Highlights in both forms: a shard's part carries them for its coordinator, which would
+    /// otherwise analyse every winning title again (`hits_highlighted` in the Shard API).
     static func hit(_ doc: DocumentView, key: CandidateKey, words: inout [QueryWord], form: ResponseForm) throws -> HitView {
-        let presented = form == .presented
-        return HitView(doc: doc, key: key, highlighted: presented ? try highlighted(in: doc, for: &words) : WordSet(),
-                       completesToTitle: presented)
+        HitView(doc: doc, key: key, highlighted: try highlighted(in: doc, for: &words), completesToTitle: form == .presented)
     }
 
     /// ``Presenter``'s highlights, as positions of title words, from the words stored with the

@@ -363,17 +363,24 @@ public struct Typeahead_V1_ShardSuggestResponse: ProtoMessage {
     ///
     /// `bool categories_truncated = 5`
     public var categoriesTruncated: Bool = false
+    /// The entries' hits carry their highlights for the request's words, as a presented answer's
+    /// do: a coordinator forwards them instead of analysing every title again. Nodes written
+    /// before this field leave both out; a coordinator then computes the highlights itself.
+    ///
+    /// `bool hits_highlighted = 6`
+    public var hitsHighlighted: Bool = false
     /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
     public var unknownFields = ProtoUnknownFields()
 
     public init() {}
 
-    public init(entries: [Typeahead_V1_RankedEntry] = [], categories: [Typeahead_V1_RankedCategory] = [], completions: [Typeahead_V1_RankedCompletion] = [], generation: UInt64 = 0, categoriesTruncated: Bool = false) {
+    public init(entries: [Typeahead_V1_RankedEntry] = [], categories: [Typeahead_V1_RankedCategory] = [], completions: [Typeahead_V1_RankedCompletion] = [], generation: UInt64 = 0, categoriesTruncated: Bool = false, hitsHighlighted: Bool = false) {
         self.entries = entries
         self.categories = categories
         self.completions = completions
         self.generation = generation
         self.categoriesTruncated = categoriesTruncated
+        self.hitsHighlighted = hitsHighlighted
     }
 
     public func encode(to writer: inout ProtoWriter) {
@@ -382,6 +389,7 @@ public struct Typeahead_V1_ShardSuggestResponse: ProtoMessage {
         for item in self.completions { writer.writeMessage(3, item) }
         writer.write(ProtoUInt64.self, 4, self.generation)
         writer.write(ProtoBool.self, 5, self.categoriesTruncated)
+        writer.write(ProtoBool.self, 6, self.hitsHighlighted)
         writer.writeUnknown(self.unknownFields)
     }
 
@@ -393,6 +401,7 @@ public struct Typeahead_V1_ShardSuggestResponse: ProtoMessage {
             case 3: self.completions.append(try reader.readMessage(tag, "completions", as: Typeahead_V1_RankedCompletion.self))
             case 4: self.generation = try reader.read(ProtoUInt64.self, tag, "generation")
             case 5: self.categoriesTruncated = try reader.read(ProtoBool.self, tag, "categories_truncated")
+            case 6: self.hitsHighlighted = try reader.read(ProtoBool.self, tag, "hits_highlighted")
             default: try reader.skip(tag, preserving: &self.unknownFields)
             }
         }

@@ -13,6 +13,8 @@ public struct ShardSuggestResponseView: Sendable {
     public var completions: [RankedCompletionView] = []
     public var generation: UInt64 = 0
     public var categoriesTruncated = false
+    /// The hits carry their highlights (`hits_highlighted`): a coordinator forwards them.
+    public var hitsHighlighted = false
 
     /// Reads `bytes` (one message, not framed) into a buffer of its own, refusing what the
     /// generated decoder refuses.
@@ -50,6 +52,7 @@ public struct ShardSuggestResponseView: Sendable {
             case 3: completions.append(try reader.readMessage(tag, "completions", as: RankedCompletionView.self))
             case 4: generation = try reader.read(ProtoUInt64.self, tag, "generation")
             case 5: categoriesTruncated = try reader.read(ProtoBool.self, tag, "categories_truncated")
+            case 6: hitsHighlighted = try reader.read(ProtoBool.self, tag, "hits_highlighted")
             default: try reader.skip(tag)
             }
         }
