@@ -160,6 +160,40 @@ final class ShardResponseViewTests: XCTestCase {
         XCTAssertEqual(written.bytes, expected.bytes)
     }
 
+    /// A hit's fields 1–5 are copied in one run only when they arrived exactly as the encoder
+    /// writes them; every other layout is written field by field, so the answer is the decoded
+    /// message's encoding either way.
+    func testOnlyCanonicalFieldsAreCopiedWhole() throws {
+        let cases = [
+            "0a 01 61 12 01 74 20 05 3a 04 08 01 10 02",        // id, title, weight, highlight: copied whole
+            "0a 01 62 0a 01 61 12 01 74 20 05",                 // id twice: the last wins
+            "12 01 74 0a 01 61 20 05",                          // title before id
+            "0a 01 61 12 01 74 20 00",                          // weight 0 written out
+            "0a 00 12 01 74 20 05",                             // an empty id written out
+            "0a 01 61 48 07 12 01 74 20 05",                    // an unknown field between them
+            "0a 01 61 12 01 74 1a 01 63 20 05 1a 01 64",        // a category after the weight
+        ]
+        for (index, text) in cases.enumerated() {
+            let hit = bytes(text)
+            let ranked: [UInt8] = [0x0A, UInt8(hit.count)] + hit
+            let entry: [UInt8] = [0x0A, UInt8(ranked.count)] + ranked
+            let view = try ShardSuggestResponseView(entry)
+            var message = try XCTUnwrap(try Typeahead_V1_ShardSuggestResponse(serializedBytes: entry).entries.first?.hit)
+            message.unknownFields = ProtoUnknownFields()
+            var written = ProtoWriter()
+            var copied = false
+            try withExtendedLifetime(view) {
+                let encoded = try XCTUnwrap(view.entries.first?.hit)
+                copied = encoded.withEncodedFields { _ in }
+                ResponseProto.writeEntry(encoded, field: 1, to: &written)
+            }
+            var expected = ProtoWriter()
+            expected.writeMessage(1, message)
+            XCTAssertEqual(written.bytes, expected.bytes, "case \(index): \(text)")
+            XCTAssertEqual(copied, index == 0, "case \(index): \(text)")
+        }
+    }
+
     func testMalformedHitsAreRefusedAsTheDecoderRefusesThem() {
         // A title that is not UTF-8, and a length past the end.
         for hit in [bytes("12 02 c3 28"), bytes("12 05 61")] {

@@ -15,6 +15,8 @@ struct PresentedHit: EntryHitFields {
     func withCompletion(_ body: (UnsafeRawBufferPointer) -> Void) { base.withTitle(body) }
     func forEachCategory(_ body: (UnsafeRawBufferPointer) -> Void) { base.forEachCategory(body) }
     func forEachAttribute(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) { base.forEachAttribute(body) }
+    /// The shard's fields 1–5 in one copy, when it sent them as the encoder writes them.
+    func withEncodedFields(_ body: (UnsafeRawBufferPointer) -> Void) -> Bool { base.withEncodedFields(body) }
 
     func forEachHighlight(_ body: (UInt32, UInt32) -> Void) {
         guard let highlights else { return base.forEachHighlight(body) }

@@ -23,13 +23,31 @@ public struct EncodedEntryHit: EntryHitFields, ProtoDecodable, @unchecked Sendab
     /// False when the attributes arrived out of key order (or with a key repeated), which no
     /// encoder of ours writes: then they are put in map order each time they are read.
     private var attributesInMapOrder = true
+    /// Fields 1–5 as one run at the start of the hit, exactly as ``ResponseProto`` writes them
+    /// (``withEncodedFields(_:)``), when they arrived so; else empty.
+    private var encodedFields = UnsafeRawBufferPointer(start: nil, count: 0)
 
     /// Reads the hit from `reader`, positioned on the hit's content (inside `readNested`), whose
     /// buffer is owned by a ``MessageBuffer``.
     public init(decoding reader: inout ProtoReader) throws(ProtoError) {
         let start = reader.position
         var lastKey: UnsafeRawBufferPointer?
+        // Whether fields 1–5 lead the hit in field order, each singular one once and not at its
+        // default (what a node writes, and what the generated encoder would write again), and
+        // where they end.
+        var canonical = true
+        var lastNumber = 0
+        var fieldsEnd: Int?
+        var sawWeight = false
         while let tag = try reader.nextTag() {
+            if tag.number >= 1, tag.number <= 5 {
+                let repeatable = tag.number == 3 || tag.number == 5
+                if fieldsEnd != nil || tag.number < lastNumber || (tag.number == lastNumber && !repeatable) { canonical = false }
+                lastNumber = tag.number
+                if tag.number == 4 { sawWeight = true }
+            } else if fieldsEnd == nil {
+                fieldsEnd = reader.position - Self.keySize(tag)
+            }
             switch tag.number {
             case 1: id = try reader.readUTF8Bytes(tag, "id")
             case 2: title = try reader.readUTF8Bytes(tag, "title")
@@ -45,6 +63,17 @@ public struct EncodedEntryHit: EntryHitFields, ProtoDecodable, @unchecked Sendab
             }
         }
         content = reader.slice(start..<reader.position)
+        // A string field sent empty, or a weight sent as 0, the encoder would leave out.
+        let defaultsLeftOut = (id.baseAddress == nil || id.count > 0) && (title.baseAddress == nil || title.count > 0)
+            && (!sawWeight || weight != 0)
+        if canonical, attributesInMapOrder, defaultsLeftOut {
+            encodedFields = UnsafeRawBufferPointer(rebasing: content[..<((fieldsEnd ?? reader.position) - start)])
+        }
+    }
+
+    /// The bytes of a field key (a tag number under 16 takes one).
+    private static func keySize(_ tag: ProtoTag) -> Int {
+        ProtoWriter.varintSize(UInt64(tag.number) << 3)
     }
 
     /// `validate`: check the UTF-8 (the first reading); re-readings of checked bytes skip it.
@@ -105,6 +134,13 @@ public struct EncodedEntryHit: EntryHitFields, ProtoDecodable, @unchecked Sendab
 
     private static func precedes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
         compareBytes(a, b) < 0
+    }
+
+    /// Fields 1–5 in one copy, when they arrived as the encoder writes them (a node's hits do).
+    public func withEncodedFields(_ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
+        guard encodedFields.count > 0 else { return false }
+        body(encodedFields)
+        return true
     }
 
     public func withID(_ body: (UnsafeRawBufferPointer) -> Void) { body(id) }
