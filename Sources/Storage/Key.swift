@@ -85,6 +85,16 @@ extension Bytes: StorageKey {
     }
 }
 
+extension UnsafeRawBufferPointer: StorageKey {
+    /// The bytes themselves: a key or a value lent by its owner for the call. Also what lets a
+    /// view compare with lent bytes by `memcmp` (``Bytes/elementsEqual(_:)``) rather than byte by
+    /// byte as a generic sequence.
+    @inlinable
+    public func withStorageBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(self)
+    }
+}
+
 /// A zero-length value, for databases used as sets (the information is all in the key) or for
 /// ``DatabaseFlags/duplicateSort`` databases where the duplicates carry the data. `[UInt8]()` works too.
 public struct EmptyValue: StorageKey, Sendable, Hashable {

@@ -28,7 +28,7 @@ enum HitBuilder {
     /// it — found through the word ranges stored with the document (in a version 1 record, the
     /// one alias it came from is analysed again). Both the spelling and the term are views of the record
     /// (the title or the alias, and the stored word), valid as long as `doc` is.
-    static func spelling(of term: some Collection<UInt8>, in doc: DocumentView, analyzer: Analyzer) throws -> (term: Bytes, spelling: Bytes)? {
+    static func spelling(of term: UnsafeRawBufferPointer, in doc: DocumentView, analyzer: Analyzer) throws -> (term: Bytes, spelling: Bytes)? {
         for (index, word) in WordList(bytes: doc.sortTitle).enumerated() where word.elementsEqual(term) {
             guard let range = try doc.titleWordRange(at: index) else { break }
             return slice(utf8: doc.title, utf16: range).map { (word, $0) }
