@@ -40,6 +40,10 @@ import Wire
 ///   under the rules above.
 /// - `defaultCollection`: optional, the collection a request without `collection` reads: by
 ///   default `default` when the file has top-level `shards`, else the first of `collections`.
+/// - `scopes`: optional, what a scoped request searches: each a `name` (the collection-name rule,
+///   unique), a `label` and a `prompt` (1 to 256 bytes each), its `collections` (of this file, each
+///   once, in the order of the answer's sections) and optional fixed `tokens`
+///   (`{"kind": "category", "value": …}`), see ``Scope``.
 /// - `coordinators`: optional, the coordinators' addresses; `typeahead admin` tells them about a
 ///   new generation so they switch at once instead of at their next health check.
 /// - `settings`: every key optional (see ``Settings`` for meanings and defaults). Unknown keys
@@ -117,6 +121,8 @@ public struct ClusterFile: Sendable, Hashable {
     public var collections: [Collection]
     /// The name of the collection a request without `collection` reads; one of ``collections``.
     public var defaultCollection: String
+    /// What a request's `scope` may name, in file order; may be empty.
+    public var scopes: [Scope] = []
     public var coordinators: [Endpoint]
     public var settings: Settings
 
@@ -197,7 +203,8 @@ public struct ClusterFile: Sendable, Hashable {
         } catch {
             throw fail("", "is not valid JSON")
         }
-        try allowKeys(root, ["name", "shards", "collections", "defaultCollection", "coordinators", "settings"], at: "", fail)
+        try allowKeys(root, ["name", "shards", "collections", "defaultCollection", "scopes", "coordinators", "settings"],
+                      at: "", fail)
         var file = ClusterFile(shards: [])
         if let name = root["name"] {
             guard let text = name as? String, !text.isEmpty else { throw fail("name", "must be a non-empty string") }
@@ -233,6 +240,7 @@ public struct ClusterFile: Sendable, Hashable {
             }
             file.defaultCollection = name
         }
+        if let scopes = root["scopes"] { file.scopes = try parseScopes(scopes, collections: file.collections, fail) }
         if let coordinators = root["coordinators"] {
             guard let list = coordinators as? [Any] else { throw fail("coordinators", "must be an array of \"host:port\"") }
             for (index, item) in list.enumerated() {
@@ -281,7 +289,7 @@ public struct ClusterFile: Sendable, Hashable {
         return parsed
     }
 
-    private static func allowKeys(_ object: [String: Any], _ allowed: Set<String>, at path: String,
+    static func allowKeys(_ object: [String: Any], _ allowed: Set<String>, at path: String,
                                   _ fail: (String, String) -> ClusterFileError) throws(ClusterFileError) {
         for key in object.keys.sorted() where !allowed.contains(key) {
             let known = allowed.sorted().joined(separator: ", ")

@@ -125,7 +125,9 @@ public final class CoordinatorServer: Sendable {
         }
         server.eventLoops = group
         let routers = collections.map { $0.start(loops: group.loops, client: client) }
-        let dispatch = CollectionDispatch(routers: routers, defaultIndex: cluster.defaultIndex)
+        let dispatch = CollectionDispatch(routers: routers, defaultIndex: cluster.defaultIndex, scopes: cluster.scopes) { [collections] in
+            collections.map(\.entries)
+        }
         let rpc = RPCServer(configuration: server, methods: methods(dispatch), telemetry: telemetry,
                             healthServices: [Typeahead_V1_TypeaheadService.name, Typeahead_V1_ClusterService.name],
                             isReady: { [weak self] in self?.isReady ?? false }, routes: SearchPage.routes)

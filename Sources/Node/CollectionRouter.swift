@@ -48,12 +48,30 @@ struct CollectionRouter: TypeaheadService, ShardService {
 
     // MARK: typeahead.v1.Typeahead
 
+    /// A scope is a cluster's: refused here (one length test for every other request).
     func suggest(_ request: Typeahead_V1_SuggestRequest, _ context: CallContext, _ reply: @escaping RPCMethod.Reply<[UInt8]>) {
+        guard request.scope.isEmpty else { return reply(.failure(Typeahead_V1_SuggestRequest.notServedByNode(request.scope))) }
         route(request, reply) { $0.suggest(request, context, reply) }
     }
 
     func search(_ request: Typeahead_V1_SearchRequest, _ context: CallContext, _ reply: @escaping RPCMethod.Reply<[UInt8]>) {
+        guard request.scope.isEmpty else { return reply(.failure(Typeahead_V1_SearchRequest.notServedByNode(request.scope))) }
         route(request, reply) { $0.search(request, context, reply) }
+    }
+
+    /// The node's collections (the default first) with their shards' entry counts in the
+    /// generation each serves; no scopes (a cluster file's). On the Stats queue, as Stats.
+    func describe(_ request: Typeahead_V1_DescribeRequest, _ context: CallContext,
+                  _ reply: @escaping RPCMethod.Reply<Typeahead_V1_DescribeResponse>) {
+        let collections = services.map(\.collection)
+        services[0].node.run(.control, reply) {
+            Typeahead_V1_DescribeResponse(
+                collections: collections.map { collection in
+                    Typeahead_V1_CollectionDescription(name: collection.name, entries: UInt64((try? collection.shard.entryCount()) ?? 0),
+                                                       tokenKinds: Typeahead_V1_DescribeResponse.tokenKinds)
+                },
+                defaultCollection: collections[0].name, defaultPrompt: Typeahead_V1_DescribeResponse.defaultPrompt)
+        }
     }
 
     // MARK: typeahead.v1.Shard

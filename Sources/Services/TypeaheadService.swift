@@ -11,8 +11,9 @@ import Wire
 ///
 /// ``typeaheadMethods`` registers the service with any transport (``RPCServer`` for HTTP/2 and HTTP/1.1,
 /// ``InProcessTransport`` in the same process), in one place for every server: the paths, the
-/// access each method needs, the JSON mappings, and the search key's tokens forced onto every
-/// request (so an implementation never sees a request the key would not allow).
+/// access each method needs, the JSON mappings, the search key's tokens forced onto every
+/// request (so an implementation never sees a request the key would not allow), and the
+/// refusal of a request naming both a collection and a scope (``ScopeAddressed``).
 ///
 /// ```swift
 /// struct Echo: TypeaheadService {
@@ -33,6 +34,8 @@ public protocol TypeaheadService: Sendable {
     func suggest(_ request: Typeahead_V1_SuggestRequest, _ context: CallContext, _ reply: @escaping RPCMethod.Reply<[UInt8]>)
     /// Ranked results for submitted text, a page at a time.
     func search(_ request: Typeahead_V1_SearchRequest, _ context: CallContext, _ reply: @escaping RPCMethod.Reply<[UInt8]>)
+    /// What the server offers: scopes (a coordinator's), collections, their sizes and token kinds.
+    func describe(_ request: Typeahead_V1_DescribeRequest, _ context: CallContext, _ reply: @escaping RPCMethod.Reply<Typeahead_V1_DescribeResponse>)
 }
 
 extension TypeaheadService {
@@ -40,11 +43,28 @@ extension TypeaheadService {
     public var typeaheadMethods: [RPCMethod] {
         [
             .unaryEncoding(Typeahead_V1_TypeaheadService.suggest, access: .read, json: .suggest) { request, context, reply in
+                do throws(GRPCStatus) { try request.checkAddress() } catch { return reply(.failure(error)) }
                 suggest(request.restricted(to: context.searchKey), context, reply)
             },
             .unaryEncoding(Typeahead_V1_TypeaheadService.search, access: .read, json: .search) { request, context, reply in
+                do throws(GRPCStatus) { try request.checkAddress() } catch { return reply(.failure(error)) }
                 search(request.restricted(to: context.searchKey), context, reply)
             },
+            .unary(Typeahead_V1_TypeaheadService.describe, access: .read, json: .describe, describe),
         ]
     }
+
+    /// One collection's part of a larger service (a node's ``NodeServices``, a coordinator's
+    /// ``QueryRouter``) is never registered alone: the whole server describes itself.
+    public func describe(_ request: Typeahead_V1_DescribeRequest, _ context: CallContext,
+                         _ reply: @escaping RPCMethod.Reply<Typeahead_V1_DescribeResponse>) {
+        reply(.failure(GRPCStatus(.unimplemented, "Describe is answered by the whole server, not one collection's service")))
+    }
+}
+
+extension Typeahead_V1_DescribeResponse {
+    /// The prompt of a search field with no scope picked.
+    public static let defaultPrompt = "Search"
+    /// The token kinds every collection takes today (attribute kinds come later).
+    public static let tokenKinds = ["category"]
 }

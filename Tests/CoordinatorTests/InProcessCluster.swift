@@ -79,6 +79,8 @@ final class InProcessCluster {
     let shardTransports: [InProcessTransport]
     var whole: InProcessTransport { wholes[defaultIndex] }
     let wholes: [InProcessTransport]
+    /// Per collection, the whole-catalog node's shard (for facts the client answer does not carry).
+    let wholeShards: [Shard]
     /// The default collection's shard names.
     var shardNames: [String] { core.shardNames }
 
@@ -89,9 +91,9 @@ final class InProcessCluster {
                       settings: settings, parameters: parameters)
     }
 
-    /// Several collections; the first is the default.
+    /// Several collections; the first is the default. `scopes` name some of them.
     init(collections: [Collection], replicas replicaCount: Int, settings: ClusterFile.Settings = ClusterFile.Settings(),
-         parameters: IndexParameters = IndexParameters()) throws {
+         parameters: IndexParameters = IndexParameters(), scopes: [ClusterFile.Scope] = []) throws {
         group = try HTTP2EventLoopGroup(threadCount: 1, name: "in-process")
         defaultIndex = 0
         let root = directory.path
@@ -115,7 +117,9 @@ final class InProcessCluster {
         }
         let transports = served.map(node)
         shardTransports = transports
-        wholes = try collections.map { node([($0.name, try shard("\($0.name)/whole", $0.entries))]) }
+        let wholeShards = try collections.map { try shard("\($0.name)/whole", $0.entries) }
+        self.wholeShards = wholeShards
+        wholes = zip(collections, wholeShards).map { node([($0.name, $1)]) }
 
         let cluster = ClusterFile(name: "in-process", collections: collections.map { collection in
             ClusterFile.Collection(name: collection.name, shards: (0..<collection.shards).map { index in
@@ -151,7 +155,10 @@ final class InProcessCluster {
                     states.map { HTTP2LoopBound($0, eventLoop: loop) })
         }
         self.parts = parts
-        dispatch = CollectionDispatch(routers: zip(cores, states).map { QueryRouter(core: $0, states: [$1]) }, defaultIndex: 0)
+        dispatch = CollectionDispatch(routers: zip(cores, states).map { QueryRouter(core: $0, states: [$1]) }, defaultIndex: 0,
+                                      scopes: scopes) {
+            cores.map { $0.entries(serving: 1) }
+        }
 
         // Health: every replica's Stats of its collection, as the coordinator's checks read them.
         for (index, core) in cores.enumerated() {

@@ -86,7 +86,8 @@ final class GoldenBytesTests: XCTestCase {
         XCTAssertEqual(Grpc_Health_V1_HealthService.check.path, "/grpc.health.v1.Health/Check")
         XCTAssertTrue(Grpc_Health_V1_HealthService.watch.serverStreaming)
         XCTAssertFalse(Grpc_Health_V1_HealthService.watch.clientStreaming)
-        XCTAssertEqual(Typeahead_V1_TypeaheadService.paths, ["/typeahead.v1.Typeahead/Suggest", "/typeahead.v1.Typeahead/Search"])
+        XCTAssertEqual(Typeahead_V1_TypeaheadService.paths, ["/typeahead.v1.Typeahead/Suggest", "/typeahead.v1.Typeahead/Search",
+                                                          "/typeahead.v1.Typeahead/Describe"])
         XCTAssertTrue(Typeahead_V1_ShardService.buildGeneration.clientStreaming)
     }
 }

@@ -81,6 +81,31 @@ final class JSONRequestsTests: XCTestCase {
         XCTAssertEqual(try JSONRequests.search(query: [URLQueryItem(name: "collection", value: "x_1")]).collection, "x_1")
         XCTAssertEqual(try JSONRequests.suggest(query: [URLQueryItem(name: "q", value: "red")]).collection, "")
     }
+
+    /// `scope` likewise, in both requests' bodies and GET forms; collection and scope together are
+    /// refused where the request is served (``ScopeAddressed/checkAddress()``), for every protocol.
+    func testScopeIsReadFromBodiesAndQueryStrings() throws {
+        XCTAssertEqual(try suggest(#"{"text":"a","scope":"all"}"#).scope, "all")
+        XCTAssertEqual(try search(#"{"text":"a","scope":"all"}"#).scope, "all")
+        XCTAssertEqual(try suggest(#"{"text":"a","scope":null}"#).scope, "")
+        XCTAssertTrue(refusal(#"{"scope":["all"]}"#).contains("scope must be a string"))
+        XCTAssertEqual(try JSONRequests.suggest(query: [URLQueryItem(name: "q", value: "r"), URLQueryItem(name: "scope", value: "all")]).scope, "all")
+        XCTAssertEqual(try JSONRequests.search(query: [URLQueryItem(name: "scope", value: "garden")]).scope, "garden")
+        XCTAssertEqual(try JSONRequests.search(query: [URLQueryItem(name: "q", value: "r")]).scope, "")
+        XCTAssertThrowsError(try Typeahead_V1_SuggestRequest(text: "a", collection: "products", scope: "all").checkAddress()) {
+            XCTAssertEqual(($0 as? GRPCStatus)?.reason, ScopeReason.collectionAndScope)
+        }
+        XCTAssertThrowsError(try Typeahead_V1_SearchRequest(scope: "Bad").checkAddress()) {
+            XCTAssertTrue(($0 as? GRPCStatus)?.message.contains("scope must be 1 to 64 bytes") == true)
+        }
+        XCTAssertNoThrow(try Typeahead_V1_SearchRequest(scope: "all").checkAddress())
+        XCTAssertNoThrow(try Typeahead_V1_SearchRequest(collection: "products").checkAddress())
+        // Describe: an empty body, no query parameters.
+        XCTAssertEqual(try JSONRequests.describe(JSONRequests.object(Array("{}".utf8))), Typeahead_V1_DescribeRequest())
+        XCTAssertThrowsError(try JSONRequests.describe(JSONRequests.object(Array(#"{"x":1}"#.utf8))))
+        XCTAssertThrowsError(try JSONRequests.describe(query: [URLQueryItem(name: "q", value: "a")]))
+        XCTAssertEqual(try JSONRequests.describe(query: []), Typeahead_V1_DescribeRequest())
+    }
 }
 
 /// Collection names: 1 to 64 bytes of `[a-z0-9_-]`, refused with INVALID_ARGUMENT and a reason a

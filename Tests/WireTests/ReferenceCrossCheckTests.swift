@@ -100,7 +100,28 @@ final class ReferenceCrossCheckTests: XCTestCase {
             add(Typeahead_V1_SuggestResponse.protoMessageName, suggest.serializedBytes(), ResponseJSON.suggest(suggest))
             let search = random.searchResponse()
             add(Typeahead_V1_SearchResponse.protoMessageName, search.serializedBytes(), ResponseJSON.search(search))
+            // A scoped answer: sections (made of other random answers' fields), merged completions.
+            let other = random.suggestResponse()
+            let scoped = Typeahead_V1_SuggestResponse(completions: suggest.completions, session: suggest.session, revision: suggest.revision,
+                                                      sections: [suggest, other].enumerated().map { index, part in
+                Typeahead_V1_SuggestSection(collection: "c\(index)", entries: part.entries, categories: part.categories,
+                                            completions: part.completions, shards: part.shards)
+            })
+            add(Typeahead_V1_SuggestResponse.protoMessageName, scoped.serializedBytes(), ResponseJSON.suggest(scoped))
+            let scopedSearch = Typeahead_V1_SearchResponse(sections: [search, random.searchResponse()].enumerated().map { index, part in
+                Typeahead_V1_SearchSection(collection: "c\(index)", hits: part.hits, totalHits: part.totalHits, facets: part.facets,
+                                           nextPageToken: part.nextPageToken, shards: part.shards)
+            })
+            add(Typeahead_V1_SearchResponse.protoMessageName, scopedSearch.serializedBytes(), ResponseJSON.search(scopedSearch))
         }
+        let describe = Typeahead_V1_DescribeResponse(
+            scopes: [Typeahead_V1_ScopeDescription(name: "all", label: "All", prompt: "Départements \"et\" produits", collections: ["a", "b"],
+                                                   tokens: [Typeahead_V1_SearchToken(kind: "category", value: "Garden")])],
+            collections: [Typeahead_V1_CollectionDescription(name: "a", entries: 9_007_199_254_740_991, tokenKinds: ["category"]),
+                          Typeahead_V1_CollectionDescription(name: "b")],
+            defaultCollection: "a", defaultPrompt: "Search")
+        add(Typeahead_V1_DescribeResponse.protoMessageName, describe.serializedBytes(), ResponseJSON.describe(describe))
+        add(Typeahead_V1_DescribeResponse.protoMessageName, [], ResponseJSON.describe(Typeahead_V1_DescribeResponse()))
         // And from Index types, the CLI's path.
         let hit = EntryHit(id: "sku-1", title: "Red Shoes", categories: ["Shoes"], weight: 9_007_199_254_740_991,
                            attributes: [Attribute(key: "price", value: "59.90")], completion: "Red Shoes",

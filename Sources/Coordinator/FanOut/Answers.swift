@@ -75,21 +75,62 @@ enum Answers {
         }
     }
 
-    static func suggest(_ results: [Result<ArraySlice<UInt8>, GRPCStatus>], request: SuggestRequest, message: Typeahead_V1_SuggestRequest,
-                        generation: UInt64, format: WireFormat, core: CoordinatorCore) -> Result<[UInt8], GRPCStatus> {
+    /// One collection's merged and presented Suggest. Its views point into the shards' answers it
+    /// was made from: keep those alive while it is used. `completionFacts` are the merged
+    /// completions as facts (in completion order), what a scope's merge orders across collections.
+    struct SuggestSection {
+        var entries: [PresentedHit]
+        var categories: [Typeahead_V1_CategorySuggestion]
+        var completions: [Typeahead_V1_QueryCompletion]
+        var completionFacts: [RankedCompletionView]
+        var shards: Typeahead_V1_ShardStatus
+    }
+
+    /// One collection's merged and presented Search page (its views point into the shards' answers).
+    struct SearchSection {
+        var hits: [PresentedHit]
+        /// Every field but the hits.
+        var rest: Typeahead_V1_SearchResponse
+    }
+
+    /// The shards' Suggest answers decoded and checked, with the status of the shards.
+    static func suggestParts(_ results: [Result<ArraySlice<UInt8>, GRPCStatus>], message: Typeahead_V1_SuggestRequest, generation: UInt64,
+                             core: CoordinatorCore) -> Result<(parts: [ShardSuggestResponseView], shards: Typeahead_V1_ShardStatus), GRPCStatus> {
         answered(results, core: core, generation: generation, requireAll: message.requireAllShards) { bytes in
             let part = try ShardSuggestResponseView(bytes)
             return (part, part.generation)
-        }.flatMap { parts, shards in
+        }
+    }
+
+    /// The shards' Search answers decoded and checked, with the status of the shards.
+    static func searchParts(_ results: [Result<ArraySlice<UInt8>, GRPCStatus>], message: Typeahead_V1_SearchRequest, generation: UInt64,
+                            core: CoordinatorCore) -> Result<(parts: [ShardSearchResponseView], shards: Typeahead_V1_ShardStatus), GRPCStatus> {
+        answered(results, core: core, generation: generation, requireAll: message.requireAllShards) { bytes in
+            let part = try ShardSearchResponseView(bytes)
+            return (part, part.generation)
+        }
+    }
+
+    static func suggest(_ results: [Result<ArraySlice<UInt8>, GRPCStatus>], request: SuggestRequest, message: Typeahead_V1_SuggestRequest,
+                        generation: UInt64, format: WireFormat, core: CoordinatorCore) -> Result<[UInt8], GRPCStatus> {
+        suggestParts(results, message: message, generation: generation, core: core).flatMap { parts, shards in
             // The merge's facts point into the parts' buffers: they must outlive everything below.
             withExtendedLifetime(parts) {
-                suggest(parts, shards: shards, request: request, message: message, format: format, core: core)
+                suggestSection(parts, shards: shards, request: request, core: core).map { section in
+                    let rest = Typeahead_V1_SuggestResponse(categories: section.categories, completions: section.completions,
+                                                            session: message.session, revision: message.revision, shards: section.shards)
+                    switch format {
+                    case .protobuf: return ResponseProto.suggest(entries: section.entries, rest: rest)
+                    case .json: return ResponseJSON.suggest(entries: section.entries, rest: rest)
+                    }
+                }
             }
         }
     }
 
-    private static func suggest(_ parts: [ShardSuggestResponseView], shards: Typeahead_V1_ShardStatus, request: SuggestRequest,
-                                message: Typeahead_V1_SuggestRequest, format: WireFormat, core: CoordinatorCore) -> Result<[UInt8], GRPCStatus> {
+    /// One collection's shards' parts merged (``SuggestMerge``) and presented for the client's text.
+    static func suggestSection(_ parts: [ShardSuggestResponseView], shards: Typeahead_V1_ShardStatus, request: SuggestRequest,
+                               core: CoordinatorCore) -> Result<SuggestSection, GRPCStatus> {
         var merge = SuggestMerge<RankedEntryView, RankedCompletionView, RankedCategoryView>(request: request, shards: parts.count)
         do throws(IndexError) {
             for part in parts {
@@ -106,11 +147,8 @@ enum Answers {
         if merged.categoriesTruncated { core.telemetry.categoriesTruncated.increment() }
         if shards.failed > 0 { core.telemetry.partialSuggest.increment() }
         var presenter = Presenter(text: request.text, typos: request.typos)
-        var rest = Typeahead_V1_SuggestResponse(session: message.session, revision: message.revision, shards: shards)
-        rest.completions = merged.completions.map { completion in
-            Typeahead_V1_QueryCompletion(text: presenter.completionText(spelling: String(decoding: completion.spelling, as: UTF8.self)))
-        }
-        rest.categories = merged.categories.map { category in
+        let completions = presentCompletions(merged.completions, presenter: &presenter)
+        let categories = merged.categories.map { category in
             let name = String(decoding: category.name, as: UTF8.self)
             var presented = CategorySuggestion(name: name, count: category.mergeCount, token: .category(name), replacementText: "",
                                                typos: category.mergeTypos)
@@ -120,24 +158,34 @@ enum Answers {
         // Every shard sent its hits' highlights (nodes of this version do): forward them.
         let highlighted = parts.allSatisfy(\.hitsHighlighted)
         let entries = merged.entries.map { presenter.present($0, highlighted: highlighted) }
-        switch format {
-        case .protobuf: return .success(ResponseProto.suggest(entries: entries, rest: rest))
-        case .json: return .success(ResponseJSON.suggest(entries: entries, rest: rest))
+        return .success(SuggestSection(entries: entries, categories: categories, completions: completions,
+                                       completionFacts: merged.completions, shards: shards))
+    }
+
+    /// Merged completions as the client sees them: the text with the partial word completed.
+    static func presentCompletions(_ completions: [RankedCompletionView], presenter: inout Presenter) -> [Typeahead_V1_QueryCompletion] {
+        completions.map { completion in
+            Typeahead_V1_QueryCompletion(text: presenter.completionText(spelling: String(decoding: completion.spelling, as: UTF8.self)))
         }
     }
 
     static func search(_ results: [Result<ArraySlice<UInt8>, GRPCStatus>], request: SearchRequest, message: Typeahead_V1_SearchRequest,
                        generation: UInt64, format: WireFormat, core: CoordinatorCore) -> Result<[UInt8], GRPCStatus> {
-        answered(results, core: core, generation: generation, requireAll: message.requireAllShards) { bytes in
-            let part = try ShardSearchResponseView(bytes)
-            return (part, part.generation)
-        }.flatMap { parts, shards in
-            withExtendedLifetime(parts) { search(parts, shards: shards, request: request, message: message, format: format, core: core) }
+        searchParts(results, message: message, generation: generation, core: core).flatMap { parts, shards in
+            withExtendedLifetime(parts) {
+                searchSection(parts, shards: shards, request: request, core: core).map { section in
+                    switch format {
+                    case .protobuf: return ResponseProto.search(hits: section.hits, rest: section.rest)
+                    case .json: return ResponseJSON.search(hits: section.hits, rest: section.rest)
+                    }
+                }
+            }
         }
     }
 
-    private static func search(_ parts: [ShardSearchResponseView], shards: Typeahead_V1_ShardStatus, request: SearchRequest,
-                               message: Typeahead_V1_SearchRequest, format: WireFormat, core: CoordinatorCore) -> Result<[UInt8], GRPCStatus> {
+    /// One collection's shards' pages merged (``SearchMerge``) and presented for the client's text.
+    static func searchSection(_ parts: [ShardSearchResponseView], shards: Typeahead_V1_ShardStatus, request: SearchRequest,
+                              core: CoordinatorCore) -> Result<SearchSection, GRPCStatus> {
         var merge = SearchMerge<RankedEntryView>(request: request)
         do throws(IndexError) {
             for part in parts {
@@ -155,9 +203,6 @@ enum Answers {
         let hits = merged.hits.map { presenter.present($0, highlighted: false) }
         let rest = Typeahead_V1_SearchResponse(totalHits: UInt32(clamping: merged.totalHits), facets: merged.facets.map(Typeahead_V1_Facet.init),
                                                nextPageToken: merged.nextPageToken ?? "", shards: shards)
-        switch format {
-        case .protobuf: return .success(ResponseProto.search(hits: hits, rest: rest))
-        case .json: return .success(ResponseJSON.search(hits: hits, rest: rest))
-        }
+        return .success(SearchSection(hits: hits, rest: rest))
     }
 }

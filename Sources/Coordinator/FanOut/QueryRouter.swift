@@ -34,13 +34,9 @@ final class QueryRouter: TypeaheadService {
             return
         }
         let core = self.core
-        fanOut(context, defaultDeadline: core.settings.suggestDeadline, session: message.session, revision: message.revision,
-               path: Typeahead_V1_ShardService.shardSuggest.path, reply: reply) { generation in
-            var part = Typeahead_V1_ShardSuggestRequest(request: message, generation: generation)
-            part.request?.collection = core.collection
-            return part.serializedBytes()
-        } answer: { results, generation in
-            Answers.suggest(results, request: request, message: message, generation: generation, format: context.format, core: core)
+        gatherSuggest(message, context) { gathered in
+            reply(gathered.flatMap { Answers.suggest($0.results, request: request, message: message, generation: $0.generation,
+                                                     format: context.format, core: core) })
         }
     }
 
@@ -52,21 +48,50 @@ final class QueryRouter: TypeaheadService {
             return
         }
         let core = self.core
+        gatherSearch(message, context) { gathered in
+            reply(gathered.flatMap { Answers.search($0.results, request: request, message: message, generation: $0.generation,
+                                                    format: context.format, core: core) })
+        }
+    }
+
+    /// What one fan-out gathered: every shard's result (in shard order) and the generation they
+    /// were asked for, still to be checked and merged (``Answers``).
+    struct Gathered: Sendable {
+        var results: [Result<ArraySlice<UInt8>, GRPCStatus>]
+        var generation: UInt64
+    }
+
+    /// Fans a Suggest out to this collection's shards and hands over their results: what
+    /// ``suggest(_:_:_:)`` answers from, and what a scoped call (``ScopeFederation``) merges with
+    /// the other collections'. `message` has been validated; it reaches every shard naming this
+    /// collection. `done` runs once, on the call's loop.
+    func gatherSuggest(_ message: Typeahead_V1_SuggestRequest, _ context: CallContext,
+                       _ done: @escaping @Sendable (Result<Gathered, GRPCStatus>) -> Void) {
+        let core = self.core
+        fanOut(context, defaultDeadline: core.settings.suggestDeadline, session: message.session, revision: message.revision,
+               path: Typeahead_V1_ShardService.shardSuggest.path, reply: done) { generation in
+            var part = Typeahead_V1_ShardSuggestRequest(request: message, generation: generation)
+            part.request?.collection = core.collection
+            return part.serializedBytes()
+        }
+    }
+
+    /// As ``gatherSuggest(_:_:_:)``, for a Search (no session: a submit supersedes nothing).
+    func gatherSearch(_ message: Typeahead_V1_SearchRequest, _ context: CallContext,
+                      _ done: @escaping @Sendable (Result<Gathered, GRPCStatus>) -> Void) {
+        let core = self.core
         fanOut(context, defaultDeadline: core.settings.searchDeadline, session: "", revision: 0,
-               path: Typeahead_V1_ShardService.shardSearch.path, reply: reply) { generation in
+               path: Typeahead_V1_ShardService.shardSearch.path, reply: done) { generation in
             var part = Typeahead_V1_ShardSearchRequest(request: message, generation: generation)
             part.request?.collection = core.collection
             return part.serializedBytes()
-        } answer: { results, generation in
-            Answers.search(results, request: request, message: message, generation: generation, format: context.format, core: core)
         }
     }
 
     /// The common path of Suggest and Search: pin the generation, admit the keystroke, fan out,
-    /// and answer with what `answer` makes of the shards' results. Loop thread.
-    private func fanOut<Response>(_ context: CallContext, defaultDeadline: Duration, session: String, revision: UInt64, path: String,
-                                  reply: @escaping RPCMethod.Reply<Response>, request: (UInt64) -> [UInt8],
-                                  answer: @escaping ([Result<ArraySlice<UInt8>, GRPCStatus>], UInt64) -> Result<Response, GRPCStatus>) {
+    /// and hand over the shards' results. Loop thread.
+    private func fanOut(_ context: CallContext, defaultDeadline: Duration, session: String, revision: UInt64, path: String,
+                        reply: @escaping RPCMethod.Reply<Gathered>, request: (UInt64) -> [UInt8]) {
         let state = self.state(of: context)
         guard let generation = state.view.generation else {
             reply(.failure(GRPCStatus(.unavailable, "the cluster is not ready: no index generation is served by its shards yet")))
@@ -93,7 +118,7 @@ final class QueryRouter: TypeaheadService {
             case .cancelled:
                 reply(.failure(GRPCStatus(.cancelled, "the client cancelled the call")))
             case .answered(let results):
-                reply(answer(results, generation))
+                reply(.success(Gathered(results: results, generation: generation)))
             }
         }
         let loop = state.loop

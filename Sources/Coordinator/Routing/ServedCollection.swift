@@ -55,6 +55,9 @@ final class ServedCollection: Sendable {
 
     var name: String { core.collection }
 
+    /// The collection's entries as its health checks last saw them (Describe).
+    var entries: UInt64 { core.entries(serving: lastView.withLock { $0.generation }) }
+
     /// Log fields naming the collection, empty for the default one (its lines read as before).
     var logFields: [String: String] { isDefault ? [:] : ["collection": name] }
 

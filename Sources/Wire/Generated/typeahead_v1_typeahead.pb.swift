@@ -27,9 +27,15 @@ public enum Typeahead_V1_TypeaheadProto {
         Typeahead_V1_QueryCompletion.self,
         Typeahead_V1_ShardStatus.self,
         Typeahead_V1_SuggestResponse.self,
+        Typeahead_V1_SuggestSection.self,
         Typeahead_V1_SearchRequest.self,
         Typeahead_V1_Facet.self,
         Typeahead_V1_SearchResponse.self,
+        Typeahead_V1_SearchSection.self,
+        Typeahead_V1_DescribeRequest.self,
+        Typeahead_V1_DescribeResponse.self,
+        Typeahead_V1_ScopeDescription.self,
+        Typeahead_V1_CollectionDescription.self,
     ]
 }
 
@@ -217,12 +223,21 @@ public struct Typeahead_V1_SuggestRequest: ProtoMessage {
     ///
     /// `string collection = 9`
     public var collection: String = ""
+    /// The scope to ask (a cluster file's `scopes`, listed by Describe): several collections at once,
+    /// answered in `SuggestResponse.sections`, one per collection, with the completions of all of
+    /// them merged at the top level. A scope's fixed tokens are added to `tokens` for every
+    /// collection. Same name rule as `collection`; an unknown scope is NOT_FOUND. Naming both a
+    /// collection and a scope is INVALID_ARGUMENT. Only a coordinator serves scopes: a node refuses
+    /// a scoped request with INVALID_ARGUMENT. Empty: no scope (one collection, as `collection`).
+    ///
+    /// `string scope = 10`
+    public var scope: String = ""
     /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
     public var unknownFields = ProtoUnknownFields()
 
     public init() {}
 
-    public init(text: String = "", tokens: [Typeahead_V1_SearchToken] = [], limits: Typeahead_V1_SuggestLimits? = nil, typos: Typeahead_V1_Typos = .unspecified, dedupe: Bool? = nil, session: String = "", revision: UInt64 = 0, requireAllShards: Bool = false, collection: String = "") {
+    public init(text: String = "", tokens: [Typeahead_V1_SearchToken] = [], limits: Typeahead_V1_SuggestLimits? = nil, typos: Typeahead_V1_Typos = .unspecified, dedupe: Bool? = nil, session: String = "", revision: UInt64 = 0, requireAllShards: Bool = false, collection: String = "", scope: String = "") {
         self.text = text
         self.tokens = tokens
         self.limits = limits
@@ -232,6 +247,7 @@ public struct Typeahead_V1_SuggestRequest: ProtoMessage {
         self.revision = revision
         self.requireAllShards = requireAllShards
         self.collection = collection
+        self.scope = scope
     }
 
     public func encode(to writer: inout ProtoWriter) {
@@ -244,6 +260,7 @@ public struct Typeahead_V1_SuggestRequest: ProtoMessage {
         writer.write(ProtoUInt64.self, 7, self.revision)
         writer.write(ProtoBool.self, 8, self.requireAllShards)
         writer.write(ProtoString.self, 9, self.collection)
+        writer.write(ProtoString.self, 10, self.scope)
         writer.writeUnknown(self.unknownFields)
     }
 
@@ -259,6 +276,7 @@ public struct Typeahead_V1_SuggestRequest: ProtoMessage {
             case 7: self.revision = try reader.read(ProtoUInt64.self, tag, "revision")
             case 8: self.requireAllShards = try reader.read(ProtoBool.self, tag, "require_all_shards")
             case 9: self.collection = try reader.read(ProtoString.self, tag, "collection")
+            case 10: self.scope = try reader.read(ProtoString.self, tag, "scope")
             default: try reader.skip(tag, preserving: &self.unknownFields)
             }
         }
@@ -574,22 +592,31 @@ public struct Typeahead_V1_SuggestResponse: ProtoMessage {
     /// `uint64 revision = 5`
     public var revision: UInt64 = 0
     /// Which shards answered, and the generation they read. A node answering directly reports itself
-    /// as one shard.
+    /// as one shard. Absent in a scoped answer: each section has its own.
     ///
     /// `ShardStatus shards = 6`
     public var shards: Typeahead_V1_ShardStatus? = nil
+    /// A scoped request's answer (federated search): one section per collection of the scope, in the
+    /// scope's order. Then `entries` and `categories` are empty (each section has its own) and
+    /// `completions` holds every section's completions merged into one list by the completion order
+    /// (the partial word's distance, the best entry's rank key, the word's bytes; a word once, as its
+    /// best collection spells it), cut to limits.completions. Empty for an unscoped request.
+    ///
+    /// `repeated SuggestSection sections = 7`
+    public var sections: [Typeahead_V1_SuggestSection] = []
     /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
     public var unknownFields = ProtoUnknownFields()
 
     public init() {}
 
-    public init(entries: [Typeahead_V1_EntryHit] = [], categories: [Typeahead_V1_CategorySuggestion] = [], completions: [Typeahead_V1_QueryCompletion] = [], session: String = "", revision: UInt64 = 0, shards: Typeahead_V1_ShardStatus? = nil) {
+    public init(entries: [Typeahead_V1_EntryHit] = [], categories: [Typeahead_V1_CategorySuggestion] = [], completions: [Typeahead_V1_QueryCompletion] = [], session: String = "", revision: UInt64 = 0, shards: Typeahead_V1_ShardStatus? = nil, sections: [Typeahead_V1_SuggestSection] = []) {
         self.entries = entries
         self.categories = categories
         self.completions = completions
         self.session = session
         self.revision = revision
         self.shards = shards
+        self.sections = sections
     }
 
     public func encode(to writer: inout ProtoWriter) {
@@ -599,6 +626,7 @@ public struct Typeahead_V1_SuggestResponse: ProtoMessage {
         writer.write(ProtoString.self, 4, self.session)
         writer.write(ProtoUInt64.self, 5, self.revision)
         if let value = self.shards { writer.writeMessage(6, value) }
+        for item in self.sections { writer.writeMessage(7, item) }
         writer.writeUnknown(self.unknownFields)
     }
 
@@ -611,6 +639,69 @@ public struct Typeahead_V1_SuggestResponse: ProtoMessage {
             case 4: self.session = try reader.read(ProtoString.self, tag, "session")
             case 5: self.revision = try reader.read(ProtoUInt64.self, tag, "revision")
             case 6: self.shards = try reader.readMessage(tag, "shards", as: Typeahead_V1_ShardStatus.self)
+            case 7: self.sections.append(try reader.readMessage(tag, "sections", as: Typeahead_V1_SuggestSection.self))
+            default: try reader.skip(tag, preserving: &self.unknownFields)
+            }
+        }
+    }
+}
+
+/// One collection's part of a scoped Suggest answer: what a Suggest naming that collection (with the
+/// scope's tokens) answers, the same entries, chips and completions.
+public struct Typeahead_V1_SuggestSection: ProtoMessage {
+    public static let protoMessageName = "typeahead.v1.SuggestSection"
+
+    /// The collection's name.
+    ///
+    /// `string collection = 1`
+    public var collection: String = ""
+    /// Its matching entries, best first; at most limits.entries.
+    ///
+    /// `repeated EntryHit entries = 2`
+    public var entries: [Typeahead_V1_EntryHit] = []
+    /// Its category chips, best first; at most limits.categories.
+    ///
+    /// `repeated CategorySuggestion categories = 3`
+    public var categories: [Typeahead_V1_CategorySuggestion] = []
+    /// Its query completions, best first; at most limits.completions (the response's top-level
+    /// `completions` merge these across sections).
+    ///
+    /// `repeated QueryCompletion completions = 4`
+    public var completions: [Typeahead_V1_QueryCompletion] = []
+    /// Which of its shards answered, and the generation they read.
+    ///
+    /// `ShardStatus shards = 5`
+    public var shards: Typeahead_V1_ShardStatus? = nil
+    /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
+    public var unknownFields = ProtoUnknownFields()
+
+    public init() {}
+
+    public init(collection: String = "", entries: [Typeahead_V1_EntryHit] = [], categories: [Typeahead_V1_CategorySuggestion] = [], completions: [Typeahead_V1_QueryCompletion] = [], shards: Typeahead_V1_ShardStatus? = nil) {
+        self.collection = collection
+        self.entries = entries
+        self.categories = categories
+        self.completions = completions
+        self.shards = shards
+    }
+
+    public func encode(to writer: inout ProtoWriter) {
+        writer.write(ProtoString.self, 1, self.collection)
+        for item in self.entries { writer.writeMessage(2, item) }
+        for item in self.categories { writer.writeMessage(3, item) }
+        for item in self.completions { writer.writeMessage(4, item) }
+        if let value = self.shards { writer.writeMessage(5, value) }
+        writer.writeUnknown(self.unknownFields)
+    }
+
+    public init(decoding reader: inout ProtoReader) throws(ProtoError) {
+        while let tag = try reader.nextTag() {
+            switch tag.number {
+            case 1: self.collection = try reader.read(ProtoString.self, tag, "collection")
+            case 2: self.entries.append(try reader.readMessage(tag, "entries", as: Typeahead_V1_EntryHit.self))
+            case 3: self.categories.append(try reader.readMessage(tag, "categories", as: Typeahead_V1_CategorySuggestion.self))
+            case 4: self.completions.append(try reader.readMessage(tag, "completions", as: Typeahead_V1_QueryCompletion.self))
+            case 5: self.shards = try reader.readMessage(tag, "shards", as: Typeahead_V1_ShardStatus.self)
             default: try reader.skip(tag, preserving: &self.unknownFields)
             }
         }
@@ -663,12 +754,19 @@ public struct Typeahead_V1_SearchRequest: ProtoMessage {
     ///
     /// `string collection = 9`
     public var collection: String = ""
+    /// The scope to search, as SuggestRequest.scope: the answer is `SearchResponse.sections`, one page
+    /// per collection. A scoped request takes no `page_token`: to page one section, send a Search
+    /// naming that section's collection (and the same text, tokens including the scope's, sort and
+    /// typos) with the section's `next_page_token`.
+    ///
+    /// `string scope = 10`
+    public var scope: String = ""
     /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
     public var unknownFields = ProtoUnknownFields()
 
     public init() {}
 
-    public init(text: String = "", tokens: [Typeahead_V1_SearchToken] = [], pageSize: UInt32 = 0, pageToken: String = "", sort: Typeahead_V1_SearchRequest.Sort = .unspecified, facets: Bool? = nil, typos: Typeahead_V1_Typos = .unspecified, requireAllShards: Bool = false, collection: String = "") {
+    public init(text: String = "", tokens: [Typeahead_V1_SearchToken] = [], pageSize: UInt32 = 0, pageToken: String = "", sort: Typeahead_V1_SearchRequest.Sort = .unspecified, facets: Bool? = nil, typos: Typeahead_V1_Typos = .unspecified, requireAllShards: Bool = false, collection: String = "", scope: String = "") {
         self.text = text
         self.tokens = tokens
         self.pageSize = pageSize
@@ -678,6 +776,7 @@ public struct Typeahead_V1_SearchRequest: ProtoMessage {
         self.typos = typos
         self.requireAllShards = requireAllShards
         self.collection = collection
+        self.scope = scope
     }
 
     public func encode(to writer: inout ProtoWriter) {
@@ -690,6 +789,7 @@ public struct Typeahead_V1_SearchRequest: ProtoMessage {
         writer.writeEnum(7, self.typos)
         writer.write(ProtoBool.self, 8, self.requireAllShards)
         writer.write(ProtoString.self, 9, self.collection)
+        writer.write(ProtoString.self, 10, self.scope)
         writer.writeUnknown(self.unknownFields)
     }
 
@@ -705,6 +805,7 @@ public struct Typeahead_V1_SearchRequest: ProtoMessage {
             case 7: self.typos = try reader.readEnum(tag, "typos") as Typeahead_V1_Typos
             case 8: self.requireAllShards = try reader.read(ProtoBool.self, tag, "require_all_shards")
             case 9: self.collection = try reader.read(ProtoString.self, tag, "collection")
+            case 10: self.scope = try reader.read(ProtoString.self, tag, "scope")
             default: try reader.skip(tag, preserving: &self.unknownFields)
             }
         }
@@ -815,20 +916,28 @@ public struct Typeahead_V1_SearchResponse: ProtoMessage {
     /// `string next_page_token = 4`
     public var nextPageToken: String = ""
     /// Which shards answered, and the generation they read (a node answering directly: one shard).
+    /// Absent in a scoped answer: each section has its own.
     ///
     /// `ShardStatus shards = 5`
     public var shards: Typeahead_V1_ShardStatus? = nil
+    /// A scoped request's answer: one section per collection of the scope, in the scope's order; then
+    /// `hits`, `facets` and `next_page_token` are empty and `total_hits` is 0. Empty for an unscoped
+    /// request.
+    ///
+    /// `repeated SearchSection sections = 6`
+    public var sections: [Typeahead_V1_SearchSection] = []
     /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
     public var unknownFields = ProtoUnknownFields()
 
     public init() {}
 
-    public init(hits: [Typeahead_V1_EntryHit] = [], totalHits: UInt32 = 0, facets: [Typeahead_V1_Facet] = [], nextPageToken: String = "", shards: Typeahead_V1_ShardStatus? = nil) {
+    public init(hits: [Typeahead_V1_EntryHit] = [], totalHits: UInt32 = 0, facets: [Typeahead_V1_Facet] = [], nextPageToken: String = "", shards: Typeahead_V1_ShardStatus? = nil, sections: [Typeahead_V1_SearchSection] = []) {
         self.hits = hits
         self.totalHits = totalHits
         self.facets = facets
         self.nextPageToken = nextPageToken
         self.shards = shards
+        self.sections = sections
     }
 
     public func encode(to writer: inout ProtoWriter) {
@@ -837,6 +946,7 @@ public struct Typeahead_V1_SearchResponse: ProtoMessage {
         for item in self.facets { writer.writeMessage(3, item) }
         writer.write(ProtoString.self, 4, self.nextPageToken)
         if let value = self.shards { writer.writeMessage(5, value) }
+        for item in self.sections { writer.writeMessage(6, item) }
         writer.writeUnknown(self.unknownFields)
     }
 
@@ -848,6 +958,257 @@ public struct Typeahead_V1_SearchResponse: ProtoMessage {
             case 3: self.facets.append(try reader.readMessage(tag, "facets", as: Typeahead_V1_Facet.self))
             case 4: self.nextPageToken = try reader.read(ProtoString.self, tag, "next_page_token")
             case 5: self.shards = try reader.readMessage(tag, "shards", as: Typeahead_V1_ShardStatus.self)
+            case 6: self.sections.append(try reader.readMessage(tag, "sections", as: Typeahead_V1_SearchSection.self))
+            default: try reader.skip(tag, preserving: &self.unknownFields)
+            }
+        }
+    }
+}
+
+/// One collection's part of a scoped Search answer: the first page a Search naming that collection
+/// (with the scope's tokens) answers.
+public struct Typeahead_V1_SearchSection: ProtoMessage {
+    public static let protoMessageName = "typeahead.v1.SearchSection"
+
+    /// The collection's name.
+    ///
+    /// `string collection = 1`
+    public var collection: String = ""
+    /// Its first page of hits, best first; at most page_size.
+    ///
+    /// `repeated EntryHit hits = 2`
+    public var hits: [Typeahead_V1_EntryHit] = []
+    /// Its exact number of matching entries.
+    ///
+    /// `uint32 total_hits = 3`
+    public var totalHits: UInt32 = 0
+    /// Its facets, as SearchResponse.facets.
+    ///
+    /// `repeated Facet facets = 4`
+    public var facets: [Typeahead_V1_Facet] = []
+    /// Send with a Search naming `collection` for its next page; empty on its last page.
+    ///
+    /// `string next_page_token = 5`
+    public var nextPageToken: String = ""
+    /// Which of its shards answered, and the generation they read.
+    ///
+    /// `ShardStatus shards = 6`
+    public var shards: Typeahead_V1_ShardStatus? = nil
+    /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
+    public var unknownFields = ProtoUnknownFields()
+
+    public init() {}
+
+    public init(collection: String = "", hits: [Typeahead_V1_EntryHit] = [], totalHits: UInt32 = 0, facets: [Typeahead_V1_Facet] = [], nextPageToken: String = "", shards: Typeahead_V1_ShardStatus? = nil) {
+        self.collection = collection
+        self.hits = hits
+        self.totalHits = totalHits
+        self.facets = facets
+        self.nextPageToken = nextPageToken
+        self.shards = shards
+    }
+
+    public func encode(to writer: inout ProtoWriter) {
+        writer.write(ProtoString.self, 1, self.collection)
+        for item in self.hits { writer.writeMessage(2, item) }
+        writer.write(ProtoUInt32.self, 3, self.totalHits)
+        for item in self.facets { writer.writeMessage(4, item) }
+        writer.write(ProtoString.self, 5, self.nextPageToken)
+        if let value = self.shards { writer.writeMessage(6, value) }
+        writer.writeUnknown(self.unknownFields)
+    }
+
+    public init(decoding reader: inout ProtoReader) throws(ProtoError) {
+        while let tag = try reader.nextTag() {
+            switch tag.number {
+            case 1: self.collection = try reader.read(ProtoString.self, tag, "collection")
+            case 2: self.hits.append(try reader.readMessage(tag, "hits", as: Typeahead_V1_EntryHit.self))
+            case 3: self.totalHits = try reader.read(ProtoUInt32.self, tag, "total_hits")
+            case 4: self.facets.append(try reader.readMessage(tag, "facets", as: Typeahead_V1_Facet.self))
+            case 5: self.nextPageToken = try reader.read(ProtoString.self, tag, "next_page_token")
+            case 6: self.shards = try reader.readMessage(tag, "shards", as: Typeahead_V1_ShardStatus.self)
+            default: try reader.skip(tag, preserving: &self.unknownFields)
+            }
+        }
+    }
+}
+
+/// Asks what a server offers. No fields yet.
+public struct Typeahead_V1_DescribeRequest: ProtoMessage {
+    public static let protoMessageName = "typeahead.v1.DescribeRequest"
+
+    /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
+    public var unknownFields = ProtoUnknownFields()
+
+    public init() {}
+
+    public func encode(to writer: inout ProtoWriter) {
+        writer.writeUnknown(self.unknownFields)
+    }
+
+    public init(decoding reader: inout ProtoReader) throws(ProtoError) {
+        while let tag = try reader.nextTag() {
+            try reader.skip(tag, preserving: &self.unknownFields)
+        }
+    }
+}
+
+/// What a search field is built from: a scope picker (scopes with labels), the field's prompt, and
+/// what each collection holds.
+public struct Typeahead_V1_DescribeResponse: ProtoMessage {
+    public static let protoMessageName = "typeahead.v1.DescribeResponse"
+
+    /// The scopes a request may name, in the cluster file's order. Empty on a node, and on a
+    /// cluster that declares none.
+    ///
+    /// `repeated ScopeDescription scopes = 1`
+    public var scopes: [Typeahead_V1_ScopeDescription] = []
+    /// Every collection served, in the cluster file's order (a node: the default collection first).
+    ///
+    /// `repeated CollectionDescription collections = 2`
+    public var collections: [Typeahead_V1_CollectionDescription] = []
+    /// The collection a request without `collection` or `scope` reads.
+    ///
+    /// `string default_collection = 3`
+    public var defaultCollection: String = ""
+    /// The field's placeholder when no scope is picked: "Search".
+    ///
+    /// `string default_prompt = 4`
+    public var defaultPrompt: String = ""
+    /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
+    public var unknownFields = ProtoUnknownFields()
+
+    public init() {}
+
+    public init(scopes: [Typeahead_V1_ScopeDescription] = [], collections: [Typeahead_V1_CollectionDescription] = [], defaultCollection: String = "", defaultPrompt: String = "") {
+        self.scopes = scopes
+        self.collections = collections
+        self.defaultCollection = defaultCollection
+        self.defaultPrompt = defaultPrompt
+    }
+
+    public func encode(to writer: inout ProtoWriter) {
+        for item in self.scopes { writer.writeMessage(1, item) }
+        for item in self.collections { writer.writeMessage(2, item) }
+        writer.write(ProtoString.self, 3, self.defaultCollection)
+        writer.write(ProtoString.self, 4, self.defaultPrompt)
+        writer.writeUnknown(self.unknownFields)
+    }
+
+    public init(decoding reader: inout ProtoReader) throws(ProtoError) {
+        while let tag = try reader.nextTag() {
+            switch tag.number {
+            case 1: self.scopes.append(try reader.readMessage(tag, "scopes", as: Typeahead_V1_ScopeDescription.self))
+            case 2: self.collections.append(try reader.readMessage(tag, "collections", as: Typeahead_V1_CollectionDescription.self))
+            case 3: self.defaultCollection = try reader.read(ProtoString.self, tag, "default_collection")
+            case 4: self.defaultPrompt = try reader.read(ProtoString.self, tag, "default_prompt")
+            default: try reader.skip(tag, preserving: &self.unknownFields)
+            }
+        }
+    }
+}
+
+/// One scope of a cluster file.
+public struct Typeahead_V1_ScopeDescription: ProtoMessage {
+    public static let protoMessageName = "typeahead.v1.ScopeDescription"
+
+    /// What a request's `scope` names: 1 to 64 bytes of [a-z0-9_-].
+    ///
+    /// `string name = 1`
+    public var name: String = ""
+    /// What a scope picker shows ("All").
+    ///
+    /// `string label = 2`
+    public var label: String = ""
+    /// The search field's placeholder while the scope is picked ("Departments and products").
+    ///
+    /// `string prompt = 3`
+    public var prompt: String = ""
+    /// The collections it covers, in the order of a scoped answer's sections.
+    ///
+    /// `repeated string collections = 4`
+    public var collections: [String] = []
+    /// The tokens added to every request of the scope, for every collection.
+    ///
+    /// `repeated SearchToken tokens = 5`
+    public var tokens: [Typeahead_V1_SearchToken] = []
+    /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
+    public var unknownFields = ProtoUnknownFields()
+
+    public init() {}
+
+    public init(name: String = "", label: String = "", prompt: String = "", collections: [String] = [], tokens: [Typeahead_V1_SearchToken] = []) {
+        self.name = name
+        self.label = label
+        self.prompt = prompt
+        self.collections = collections
+        self.tokens = tokens
+    }
+
+    public func encode(to writer: inout ProtoWriter) {
+        writer.write(ProtoString.self, 1, self.name)
+        writer.write(ProtoString.self, 2, self.label)
+        writer.write(ProtoString.self, 3, self.prompt)
+        writer.writeRepeated(ProtoString.self, 4, self.collections)
+        for item in self.tokens { writer.writeMessage(5, item) }
+        writer.writeUnknown(self.unknownFields)
+    }
+
+    public init(decoding reader: inout ProtoReader) throws(ProtoError) {
+        while let tag = try reader.nextTag() {
+            switch tag.number {
+            case 1: self.name = try reader.read(ProtoString.self, tag, "name")
+            case 2: self.label = try reader.read(ProtoString.self, tag, "label")
+            case 3: self.prompt = try reader.read(ProtoString.self, tag, "prompt")
+            case 4: try reader.readRepeated(ProtoString.self, tag, "collections", into: &self.collections)
+            case 5: self.tokens.append(try reader.readMessage(tag, "tokens", as: Typeahead_V1_SearchToken.self))
+            default: try reader.skip(tag, preserving: &self.unknownFields)
+            }
+        }
+    }
+}
+
+/// One collection served.
+public struct Typeahead_V1_CollectionDescription: ProtoMessage {
+    public static let protoMessageName = "typeahead.v1.CollectionDescription"
+
+    /// Its name.
+    ///
+    /// `string name = 1`
+    public var name: String = ""
+    /// Its entries: the sum over its shards of each shard's count in the generation served (a
+    /// coordinator: from its last health checks; 0 until they reported).
+    ///
+    /// `uint64 entries = 2`
+    public var entries: UInt64 = 0
+    /// The SearchToken kinds its requests take: "category" today.
+    ///
+    /// `repeated string token_kinds = 3`
+    public var tokenKinds: [String] = []
+    /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
+    public var unknownFields = ProtoUnknownFields()
+
+    public init() {}
+
+    public init(name: String = "", entries: UInt64 = 0, tokenKinds: [String] = []) {
+        self.name = name
+        self.entries = entries
+        self.tokenKinds = tokenKinds
+    }
+
+    public func encode(to writer: inout ProtoWriter) {
+        writer.write(ProtoString.self, 1, self.name)
+        writer.write(ProtoUInt64.self, 2, self.entries)
+        writer.writeRepeated(ProtoString.self, 3, self.tokenKinds)
+        writer.writeUnknown(self.unknownFields)
+    }
+
+    public init(decoding reader: inout ProtoReader) throws(ProtoError) {
+        while let tag = try reader.nextTag() {
+            switch tag.number {
+            case 1: self.name = try reader.read(ProtoString.self, tag, "name")
+            case 2: self.entries = try reader.read(ProtoUInt64.self, tag, "entries")
+            case 3: try reader.readRepeated(ProtoString.self, tag, "token_kinds", into: &self.tokenKinds)
             default: try reader.skip(tag, preserving: &self.unknownFields)
             }
         }
@@ -866,6 +1227,11 @@ public enum Typeahead_V1_TypeaheadService {
     public static let search = ProtoMethod<Typeahead_V1_SearchRequest, Typeahead_V1_SearchResponse>(
         path: "/typeahead.v1.Typeahead/Search", clientStreaming: false, serverStreaming: false)
 
+    /// What a search field is built from: the scopes to pick (with their labels and prompts), the
+    /// collections, their sizes and the token kinds they take. Also `GET /v1/describe` (JSON).
+    public static let describe = ProtoMethod<Typeahead_V1_DescribeRequest, Typeahead_V1_DescribeResponse>(
+        path: "/typeahead.v1.Typeahead/Describe", clientStreaming: false, serverStreaming: false)
+
     /// The `:path` of every method, in declaration order.
-    public static let paths: [String] = ["/typeahead.v1.Typeahead/Suggest", "/typeahead.v1.Typeahead/Search"]
+    public static let paths: [String] = ["/typeahead.v1.Typeahead/Suggest", "/typeahead.v1.Typeahead/Search", "/typeahead.v1.Typeahead/Describe"]
 }

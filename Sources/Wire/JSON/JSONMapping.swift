@@ -46,3 +46,11 @@ extension JSONMapping where Request == Typeahead_V1_SearchRequest, Response == T
              query: { items throws(GRPCStatus) in try JSONRequests.search(query: items) }, response: { ResponseJSON.search($0) })
     }
 }
+
+extension JSONMapping where Request == Typeahead_V1_DescribeRequest, Response == Typeahead_V1_DescribeResponse {
+    /// `typeahead.v1.Typeahead/Describe`: POST JSON (`{}`), and `GET /v1/describe`.
+    public static var describe: Self {
+        Self(getPath: "/v1/describe", request: { body throws(GRPCStatus) in try JSONRequests.describe(body) },
+             query: { items throws(GRPCStatus) in try JSONRequests.describe(query: items) }, response: { ResponseJSON.describe($0) })
+    }
+}

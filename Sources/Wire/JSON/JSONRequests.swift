@@ -33,7 +33,7 @@ public enum JSONRequests {
     public static func suggest(_ body: JSONNode) throws(GRPCStatus) -> Typeahead_V1_SuggestRequest {
         let object = try JSONFields(body, of: "SuggestRequest",
                                     ["text", "tokens", "limits", "typos", "dedupe", "session", "revision", "requireAllShards",
-                                     "collection"])
+                                     "collection", "scope"])
         var request = Typeahead_V1_SuggestRequest(text: try object.string("text") ?? "")
         request.tokens = try tokens(object)
         request.typos = try object.enumeration("typos", text: typos(text:)) ?? .unspecified
@@ -48,6 +48,7 @@ public enum JSONRequests {
         request.revision = try object.integer("revision", as: UInt64.self) ?? 0
         request.requireAllShards = try object.bool("requireAllShards") ?? false
         request.collection = try object.string("collection") ?? ""
+        request.scope = try object.string("scope") ?? ""
         return request
     }
 
@@ -55,7 +56,7 @@ public enum JSONRequests {
     public static func search(_ body: JSONNode) throws(GRPCStatus) -> Typeahead_V1_SearchRequest {
         let object = try JSONFields(body, of: "SearchRequest",
                                     ["text", "tokens", "pageSize", "pageToken", "sort", "facets", "typos", "requireAllShards",
-                                     "collection"])
+                                     "collection", "scope"])
         var request = Typeahead_V1_SearchRequest(text: try object.string("text") ?? "")
         request.tokens = try tokens(object)
         request.typos = try object.enumeration("typos", text: typos(text:)) ?? .unspecified
@@ -65,7 +66,20 @@ public enum JSONRequests {
         request.sort = try object.enumeration("sort", text: sort(text:)) ?? .unspecified
         request.requireAllShards = try object.bool("requireAllShards") ?? false
         request.collection = try object.string("collection") ?? ""
+        request.scope = try object.string("scope") ?? ""
         return request
+    }
+
+    /// `typeahead.v1.DescribeRequest` from its JSON form (no fields yet: an empty object).
+    public static func describe(_ body: JSONNode) throws(GRPCStatus) -> Typeahead_V1_DescribeRequest {
+        _ = try JSONFields(body, of: "DescribeRequest", [])
+        return Typeahead_V1_DescribeRequest()
+    }
+
+    /// The query string of `GET /v1/describe`: no parameters.
+    public static func describe(query items: [URLQueryItem]) throws(GRPCStatus) -> Typeahead_V1_DescribeRequest {
+        if let item = items.first { throw GRPCStatus(.invalidArgument, "unknown query parameter \"\(item.name)\"") }
+        return Typeahead_V1_DescribeRequest()
     }
 
     private static func tokens(_ object: JSONFields) throws(GRPCStatus) -> [Typeahead_V1_SearchToken] {
@@ -97,8 +111,8 @@ public enum JSONRequests {
         }
     }
 
-    /// The query string of `/v1/suggest?q=…&limit=…&categories=…&completions=…&typos=off&dedupe=false&token=category:NAME&collection=NAME`.
-    /// The collection's name is checked where the request is routed, as for every protocol.
+    /// The query string of `/v1/suggest?q=…&limit=…&categories=…&completions=…&typos=off&dedupe=false&token=category:NAME&collection=NAME&scope=NAME`.
+    /// The collection's (or scope's) name is checked where the request is routed, as for every protocol.
     public static func suggest(query items: [URLQueryItem]) throws(GRPCStatus) -> Typeahead_V1_SuggestRequest {
         var request = Typeahead_V1_SuggestRequest()
         var limits = Typeahead_V1_SuggestLimits()
@@ -116,6 +130,7 @@ public enum JSONRequests {
             case "revision": request.revision = try number(value, "revision")
             case "requireAllShards": request.requireAllShards = try flag(value, "requireAllShards")
             case "collection": request.collection = value
+            case "scope": request.scope = value
             default: throw GRPCStatus(.invalidArgument, "unknown query parameter \"\(item.name)\"")
             }
         }
@@ -123,7 +138,7 @@ public enum JSONRequests {
         return request
     }
 
-    /// The query string of `/v1/search?q=…&pageSize=…&pageToken=…&sort=weight&facets=false&token=…&collection=NAME`.
+    /// The query string of `/v1/search?q=…&pageSize=…&pageToken=…&sort=weight&facets=false&token=…&collection=NAME&scope=NAME`.
     public static func search(query items: [URLQueryItem]) throws(GRPCStatus) -> Typeahead_V1_SearchRequest {
         var request = Typeahead_V1_SearchRequest()
         for item in items {
@@ -138,6 +153,7 @@ public enum JSONRequests {
             case "sort": request.sort = try sort(text: value)
             case "requireAllShards": request.requireAllShards = try flag(value, "requireAllShards")
             case "collection": request.collection = value
+            case "scope": request.scope = value
             default: throw GRPCStatus(.invalidArgument, "unknown query parameter \"\(item.name)\"")
             }
         }

@@ -11,8 +11,15 @@ extension TokenFiltered {
     /// The request with `key`'s tokens added, none twice (itself without a key).
     public func restricted(to key: SearchKey?) -> Self {
         guard let key else { return self }
+        return forcing(key.tokens)
+    }
+
+    /// The request with `forced` added, none twice: a search key's tokens, and a scope's fixed
+    /// tokens on each collection it covers (the same narrowing, so the same code).
+    public func forcing(_ forced: [Typeahead_V1_SearchToken]) -> Self {
+        guard !forced.isEmpty else { return self }
         var request = self
-        request.tokens += key.tokens.filter { forced in !tokens.contains { $0.kind == forced.kind && $0.value == forced.value } }
+        request.tokens += forced.filter { token in !tokens.contains { $0.kind == token.kind && $0.value == token.value } }
         return request
     }
 }

@@ -6,8 +6,9 @@
 /// library's JSON parser and compare it with the binary encoding, so the two forms cannot drift.
 ///
 /// Every field is written, defaults included, so that clients never have to know proto3's
-/// "absent means default" rule — except the coordinator's fields `session`, `revision` and
-/// `shards`, written only when set (a node answering directly has none). Weights and counts are
+/// "absent means default" rule — except the coordinator's fields `session`, `revision`,
+/// `shards` and `sections`, written only when set (a node answering directly has none, and only
+/// a scoped answer has sections; its top level then has no `shards`). Weights and counts are
 /// JSON numbers (the index keeps them below 2^53; proto3 JSON parsers accept numbers for 64-bit
 /// fields); `revision`, an arbitrary client counter, is a string, as proto3 JSON writes uint64. An
 /// absent sub-message (a chip's `token`, never absent in what the index returns) is `null`.
@@ -26,7 +27,7 @@ public enum ResponseJSON {
     /// (whose own `entries` are ignored).
     public static func suggest<Hits: EntryHitList>(entries: Hits, rest response: Typeahead_V1_SuggestResponse) throws(Hits.Hit.Failure) -> [UInt8] {
         suggestClosing(try suggestOpening(entries: entries, rest: response), session: response.session, revision: response.revision,
-                       shards: response.shards)
+                       shards: response.shards, sections: response.sections)
     }
 
     /// A Suggest response's JSON up to its per-call members: the object opened, `entries`,
@@ -45,15 +46,7 @@ public enum ResponseJSON {
         json.key("entries")
         try write(entries, to: &json)
         json.key("categories")
-        json.array(categories) { json, category in
-            json.object { json in
-                json.key("name"); json.string(category.name)
-                json.key("count"); json.unsigned(UInt64(category.count))
-                json.key("token")
-                if let token = category.token { write(token, to: &json) } else { json.null() }
-                json.key("replacementText"); json.string(category.replacementText)
-            }
-        }
+        write(categories, to: &json)
         json.key("completions")
         json.beginArray()
         for index in 0..<completions.count {
@@ -68,11 +61,13 @@ public enum ResponseJSON {
 
     /// `opening` (from ``suggestOpening(entries:rest:)``) completed with the per-call members and
     /// closed, ending in a line feed.
-    public static func suggestClosing(_ opening: [UInt8], session: String, revision: UInt64, shards: Typeahead_V1_ShardStatus?) -> [UInt8] {
+    public static func suggestClosing(_ opening: [UInt8], session: String, revision: UInt64, shards: Typeahead_V1_ShardStatus?,
+                                      sections: [Typeahead_V1_SuggestSection] = []) -> [UInt8] {
         var json = JSONWriter(continuingObject: opening)
         if !session.isEmpty { json.key("session"); json.string(session) }
         if revision != 0 { json.key("revision"); json.string(String(revision)) }
         if let shards { json.key("shards"); write(shards, to: &json) }
+        if !sections.isEmpty { json.key("sections"); write(sections, to: &json) }
         json.endObject()
         json.newline()
         return json.bytes
@@ -86,20 +81,16 @@ public enum ResponseJSON {
         try write(hits, to: &json)
         json.key("totalHits"); json.unsigned(UInt64(response.totalHits))
         json.key("facets")
-        json.array(response.facets) { json, facet in
-            json.object { json in
-                json.key("name"); json.string(facet.name)
-                json.key("count"); json.unsigned(UInt64(facet.count))
-            }
-        }
+        write(response.facets, to: &json)
         json.key("nextPageToken"); json.string(response.nextPageToken)
         if let shards = response.shards { json.key("shards"); write(shards, to: &json) }
+        if !response.sections.isEmpty { json.key("sections"); write(response.sections, to: &json) }
         json.endObject()
         json.newline()
         return json.bytes
     }
 
-    private static func write<Hits: EntryHitList>(_ hits: Hits, to json: inout JSONWriter) throws(Hits.Hit.Failure) {
+    static func write<Hits: EntryHitList>(_ hits: Hits, to json: inout JSONWriter) throws(Hits.Hit.Failure) {
         json.beginArray()
         for index in 0..<hits.count { try writeEntry(try hits.hit(at: index), to: &json) }
         json.endArray()
@@ -133,6 +124,27 @@ public enum ResponseJSON {
         }
         json.endArray()
         json.endObject()
+    }
+
+    static func write(_ categories: [Typeahead_V1_CategorySuggestion], to json: inout JSONWriter) {
+        json.array(categories) { json, category in
+            json.object { json in
+                json.key("name"); json.string(category.name)
+                json.key("count"); json.unsigned(UInt64(category.count))
+                json.key("token")
+                if let token = category.token { write(token, to: &json) } else { json.null() }
+                json.key("replacementText"); json.string(category.replacementText)
+            }
+        }
+    }
+
+    static func write(_ facets: [Typeahead_V1_Facet], to json: inout JSONWriter) {
+        json.array(facets) { json, facet in
+            json.object { json in
+                json.key("name"); json.string(facet.name)
+                json.key("count"); json.unsigned(UInt64(facet.count))
+            }
+        }
     }
 
     static func write(_ token: Typeahead_V1_SearchToken, to json: inout JSONWriter) {
