@@ -45,6 +45,12 @@ public final class LocalCluster: Sendable {
         public var catalog: String?
         /// More collections, each its name (``Wire/CollectionName``) and JSON Lines catalog.
         public var collections: [(name: String, catalog: String)] = []
+        /// A collection made at start from another catalog, after the others: one entry per
+        /// category of `of` (``SampleCollections/departments(of:)``), written to
+        /// `DATA/NAME.jsonl`. The sample's `departments`.
+        public var derived: (name: String, of: String)?
+        /// The cluster file's scopes (``Cluster/ClusterFile/Scope``), over these collections.
+        public var scopes: [ClusterFile.Scope] = []
         public var skipInvalid = false
         /// The coordinator's address (port 0: an ephemeral one).
         public var listen = Endpoint(host: "127.0.0.1", port: 7700)
@@ -89,6 +95,8 @@ public final class LocalCluster: Sendable {
         public var generation: Int
         /// Every collection, the default first.
         public var collections: [CollectionSummary]
+        /// The cluster file's scopes.
+        public var scopes: [ClusterFile.Scope]
         public var clusterFile: String
         public var tokenFile: String
         public var dataDirectory: String
@@ -130,7 +138,14 @@ public final class LocalCluster: Sendable {
             try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
         // 1–2. Every collection's catalog, validated, split, built on every replica.
-        let catalogs = options.catalogs
+        var catalogs = options.catalogs
+        if let (name, source) = options.derived {
+            let path = "\(dataDirectory)/\(name).jsonl"
+            do { try SampleCollections.writeDepartments(of: source, to: path) } catch {
+                throw LocalClusterError("collection \(name) from \(source): \(error)")
+            }
+            catalogs.append((name, path))
+        }
         guard !catalogs.isEmpty else { throw LocalClusterError("give a catalog") }
         for (name, _) in catalogs {
             if let problem = CollectionName.problem(name) { throw LocalClusterError("the collection name \(problem)") }
@@ -186,7 +201,9 @@ public final class LocalCluster: Sendable {
         // 5. The cluster file, then the coordinator.
         let clusterFile = dataDirectory + "/cluster.json"
         let names = built.map(\.summary.name)
-        try DurableFile.replace(clusterFile, with: Data(Self.clusterJSON(endpoints, collections: names, tokenFile: "admin.token").utf8))
+        let scopes = options.scopes
+        try DurableFile.replace(clusterFile, with: Data(Self.clusterJSON(endpoints, collections: names, scopes: scopes,
+                                                                          tokenFile: "admin.token").utf8))
         let coordinatorPortFile = "\(run)/coordinator.port"
         try? fm.removeItem(atPath: coordinatorPortFile)
         func coordinatorArguments(port: Int) -> [String] {
@@ -203,13 +220,13 @@ public final class LocalCluster: Sendable {
         let address = Endpoint(host: options.listen.host == "0.0.0.0" ? "127.0.0.1" : options.listen.host, port: port)
         // Now that its port is known, the file names the coordinator too, so `typeahead admin
         // --cluster` sees it switch generations (the running coordinator has read the file already).
-        try DurableFile.replace(clusterFile, with: Data(Self.clusterJSON(endpoints, collections: names, tokenFile: "admin.token",
+        try DurableFile.replace(clusterFile, with: Data(Self.clusterJSON(endpoints, collections: names, scopes: scopes, tokenFile: "admin.token",
                                                                           coordinator: address).utf8))
         try await Self.waitUntilReady(address, timeout: .seconds(60))
         let main = built[0].summary
         return Summary(coordinator: address, nodes: endpoints, entriesPerShard: main.entriesPerShard, skippedLines: main.skippedLines,
-                       generation: main.generation, collections: built.map(\.summary), clusterFile: clusterFile, tokenFile: tokenFile,
-                       dataDirectory: dataDirectory, logDirectory: logs)
+                       generation: main.generation, collections: built.map(\.summary), scopes: scopes, clusterFile: clusterFile,
+                       tokenFile: tokenFile, dataDirectory: dataDirectory, logDirectory: logs)
     }
 
     /// One collection's catalog validated (bad lines refuse the start, each named with its line
@@ -254,9 +271,10 @@ public final class LocalCluster: Sendable {
 
     /// The cluster file of a local cluster: shards in assignment order, relative token file. One
     /// collection named `default` is the top-level `shards`, as before collections; any other is
-    /// listed in `collections` (every one over the same nodes), the first being the default.
-    static func clusterJSON(_ endpoints: [[Endpoint]], collections: [String] = [CollectionName.default], tokenFile: String,
-                            coordinator: Endpoint? = nil) -> String {
+    /// listed in `collections` (every one over the same nodes), the first being the default;
+    /// `scopes`, if any, follow.
+    static func clusterJSON(_ endpoints: [[Endpoint]], collections: [String] = [CollectionName.default], scopes: [ClusterFile.Scope] = [],
+                            tokenFile: String, coordinator: Endpoint? = nil) -> String {
         let shards = endpoints.enumerated().map { shard, replicas in
             "{\"name\": \"shard-\(shard)\", \"replicas\": [" + replicas.map { "\"\($0)\"" }.joined(separator: ", ") + "]}"
         }
@@ -272,6 +290,9 @@ public final class LocalCluster: Sendable {
             layout += "  \"collections\": [\n" + listed.joined(separator: ",\n") + "\n  ],\n"
             layout += "  \"defaultCollection\": \"\(collections[0])\",\n"
         }
+        if !scopes.isEmpty {
+            layout += "  \"scopes\": [\n    " + scopes.map(scopeJSON).joined(separator: ",\n    ") + "\n  ],\n"
+        }
         return """
         {
           "name": "local",
@@ -280,6 +301,14 @@ public final class LocalCluster: Sendable {
         }
 
         """
+    }
+
+    /// One scope as the cluster file writes it (strings escaped by JSONSerialization).
+    private static func scopeJSON(_ scope: ClusterFile.Scope) -> String {
+        var object: [String: Any] = ["name": scope.name, "label": scope.label, "prompt": scope.prompt, "collections": scope.collections]
+        if !scope.tokens.isEmpty { object["tokens"] = scope.tokens.map { ["kind": $0.kind, "value": $0.value] } }
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// Waits for a port file written by a child (or fails when the child dies first).

@@ -23,11 +23,16 @@ enum LocalCommand {
     (`collection`, `?collection=NAME`); one that names none reads the default collection, the
     catalog given without a name (the collection "default"), else the first named one.
 
+    With no --catalog it serves the bundled sample (deploy/catalog/sample.jsonl) as two
+    collections: "products" (the sample, the default collection: a request naming none reads
+    what it read when the sample was the only catalog) and "departments" (one entry per category
+    of the sample, weighted by its entry count), with the scope "all" (label "All", prompt
+    "Departments and products") over both: `?scope=all` answers one section per collection.
+
     Options:
       --shards N           shards (default 2)
       --replicas R         replicas per shard (default 2)
-      --catalog FILE       JSON Lines catalog of the collection "default" (default
-                           deploy/catalog/sample.jsonl, if present and no catalog is named)
+      --catalog FILE       JSON Lines catalog of the collection "default"
       --catalog NAME=FILE  a collection NAME (1-64 bytes of a-z, 0-9, _ and -) from FILE; repeat
                            for more (write ./FILE for a file whose name has = in it)
       --listen HOST:PORT   the coordinator's address (default 127.0.0.1:7700)
@@ -48,12 +53,17 @@ enum LocalCommand {
             throw UsageError(description: "typeahead local: unexpected argument \"\(args.positionals[0])\"")
         }
         let (unnamed, named) = try catalogs(args.all("--catalog"))
-        let sample = FileManager.default.fileExists(atPath: "deploy/catalog/sample.jsonl") ? "deploy/catalog/sample.jsonl" : nil
-        guard let catalog = unnamed ?? (named.isEmpty ? sample : ""), !(catalog.isEmpty && named.isEmpty) else {
-            throw UsageError(description: "typeahead local: --catalog is required (no deploy/catalog/sample.jsonl here)")
+        var options: LocalCluster.Options
+        if unnamed == nil, named.isEmpty {
+            let sample = "deploy/catalog/sample.jsonl"
+            guard FileManager.default.fileExists(atPath: sample) else {
+                throw UsageError(description: "typeahead local: --catalog is required (no \(sample) here)")
+            }
+            options = .sample(catalog: sample, executable: try selfExecutable())
+        } else {
+            options = LocalCluster.Options(catalog: unnamed, executable: try selfExecutable())
+            options.collections = named
         }
-        var options = LocalCluster.Options(catalog: catalog.isEmpty ? nil : catalog, executable: try selfExecutable())
-        options.collections = named
         options.shards = try args.integer("--shards", default: 2, range: 1...64)
         options.replicas = try args.integer("--replicas", default: 2, range: 1...8)
         let (host, port) = try ListenAddress.parse(args.value("--listen") ?? "127.0.0.1:7700", command: "local")
@@ -141,7 +151,11 @@ enum LocalCommand {
                 lines.append("  shard-\(shard)  " + replicas.map { "http://\($0)" }.joined(separator: "  "))
             }
         }
+        for scope in summary.scopes {
+            lines.append("  scope \(scope.name)  \"\(scope.label)\", prompt \"\(scope.prompt)\": " + scope.collections.joined(separator: ", "))
+        }
         let other = summary.collections.dropFirst().first.map { "  curl '\(base)/v1/suggest?q=red%20sh&limit=3&collection=\($0.name)'" }
+        let scoped = summary.scopes.first.map { ["  curl '\(base)/v1/suggest?q=gar&limit=3&scope=\($0.name)'", "  curl '\(base)/v1/describe'"] }
         lines += [
             "  coordinator  \(base)",
             "  cluster file \(summary.clusterFile)   admin token \(summary.tokenFile)",
@@ -150,7 +164,7 @@ enum LocalCommand {
             "Open \(base)/ in a browser: the search field, live suggestions and each keystroke's latency.",
             "Try:",
             "  curl '\(base)/v1/suggest?q=red%20sh&limit=3'",
-        ] + (other.map { [$0] } ?? []) + [
+        ] + (other.map { [$0] } ?? []) + (scoped ?? []) + [
             "  curl '\(base)/v1/search?q=knife&pageSize=5'",
             "  curl --http2-prior-knowledge -H 'content-type: application/json' -d '{\"text\":\"gard\",\"session\":\"s1\",\"revision\":\"4\"}' \(base)/typeahead.v1.Typeahead/Suggest",
             "  curl \(base)/metrics",

@@ -1,16 +1,13 @@
 import Foundation
 import TestSupport
 import XCTest
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `typeahead local --catalog NAME=FILE --catalog NAME=FILE`: one cluster serving a collection
 /// per catalog, each answering over the coordinator exactly as `typeahead suggest` over that
 /// catalog alone, the first named being the default.
 final class LocalCollectionsTests: XCTestCase {
     var directory: String!
-    var local: Process?
+    var local: LocalClusterProcess?
 
     override func setUpWithError() throws {
         guard TypeaheadExecutable.isBuilt else { throw XCTSkip("typeahead binary not built next to the tests") }
@@ -19,10 +16,7 @@ final class LocalCollectionsTests: XCTestCase {
     }
 
     override func tearDown() {
-        if let local, local.isRunning {
-            kill(local.processIdentifier, SIGTERM)
-            local.waitUntilExit()
-        }
+        local?.stop()
         if let directory { try? FileManager.default.removeItem(atPath: directory) }
     }
 
@@ -41,25 +35,12 @@ final class LocalCollectionsTests: XCTestCase {
     func testEachCatalogIsACollection() throws {
         let products = try write("products.jsonl", (1...40).map { #"{"id":"p\#($0)","title":"Red product \#($0)","categories":["Shoes"],"weight":\#($0)}"# })
         let departments = try write("departments.jsonl", (1...9).map { #"{"id":"d\#($0)","title":"Red department \#($0)","weight":\#($0 * 3)}"# })
-        let output = directory + "/local.out"
-        _ = FileManager.default.createFile(atPath: output, contents: nil)
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
-        let process = Process()
-        process.executableURL = TypeaheadExecutable.url
-        process.arguments = ["local", "--catalog", "products=" + products, "--catalog", "departments=" + departments, "--shards", "2",
-                             "--replicas", "1", "--listen", "127.0.0.1:0", "--data-dir", directory + "/cluster"]
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        local = process
-        var printed = ""
-        let deadline = Date().addingTimeInterval(90)
-        while !printed.contains("Ctrl-C stops"), process.isRunning, Date() < deadline {
-            usleep(50_000)
-            printed = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-        }
-        let line = try XCTUnwrap(printed.split(separator: "\n").first { $0.hasPrefix("  coordinator  http://") }, printed)
-        let base = String(line.dropFirst("  coordinator  ".count))
+        let local = try LocalClusterProcess(["--catalog", "products=" + products, "--catalog", "departments=" + departments, "--shards", "2",
+                                             "--replicas", "1", "--listen", "127.0.0.1:0", "--data-dir", directory + "/cluster"],
+                                            output: directory + "/local.out")
+        self.local = local
+        let printed = local.printed
+        let base = try local.address(after: "  coordinator  ")
         XCTAssertTrue(printed.contains("2 shards × 1 replicas of 2 collections"), printed)
         XCTAssertTrue(printed.contains("collection products (default) from \(products): 40 entries"), printed)
         XCTAssertTrue(printed.contains("collection departments from \(departments): 9 entries"), printed)
