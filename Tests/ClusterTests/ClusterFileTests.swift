@@ -81,6 +81,7 @@ final class ClusterFileTests: XCTestCase {
         XCTAssertEqual(file.defaultCollection, "products")
         XCTAssertEqual(file.shards.count, 2)
         XCTAssertEqual(file.collection(named: "departments")?.shards.count, 1)
+        XCTAssertEqual(file.scopes.map(\.collections), [["departments", "products"]])
         XCTAssertEqual(file.replicas.count, 4)
         XCTAssertEqual(file.settings.tokenFile, URL(fileURLWithPath: path).deletingLastPathComponent().path + "/../admin.token")
     }
