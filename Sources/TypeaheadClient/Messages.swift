@@ -43,22 +43,29 @@ public struct SuggestLimits: Codable, Sendable, Hashable {
 
 /// A keystroke's request: the field's text (complete words and the partial word being typed) and
 /// its tokens. `session` and `revision` let the server and the client tell keystrokes apart.
+/// `collection` or `scope` (not both) say what is searched: nil, the server's default collection;
+/// a scope (a coordinator's, ``TypeaheadClient/describe()`` lists them) answers in `sections`.
 public struct SuggestRequest: Encodable, Sendable, Hashable {
     public var text: String
     public var tokens: [SearchToken]
     public var limits: SuggestLimits
     public var session: String?
     public var revision: UInt64?
+    public var collection: String?
+    public var scope: String?
 
-    public init(text: String, tokens: [SearchToken] = [], limits: SuggestLimits = .init(), session: String? = nil, revision: UInt64? = nil) {
+    public init(text: String, tokens: [SearchToken] = [], limits: SuggestLimits = .init(), session: String? = nil, revision: UInt64? = nil,
+                collection: String? = nil, scope: String? = nil) {
         self.text = text
         self.tokens = tokens
         self.limits = limits
         self.session = session
         self.revision = revision
+        self.collection = collection
+        self.scope = scope
     }
 
-    enum CodingKeys: String, CodingKey { case text, tokens, limits, session, revision }
+    enum CodingKeys: String, CodingKey { case text, tokens, limits, session, revision, collection, scope }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -68,6 +75,8 @@ public struct SuggestRequest: Encodable, Sendable, Hashable {
         try container.encodeIfPresent(session, forKey: .session)
         // uint64 travels as a string in proto3 JSON.
         try container.encodeIfPresent(revision.map(String.init), forKey: .revision)
+        try container.encodeIfPresent(collection, forKey: .collection)
+        try container.encodeIfPresent(scope, forKey: .scope)
     }
 }
 
@@ -154,8 +163,11 @@ public struct SuggestResponse: Decodable, Sendable, Hashable {
     /// The revision of the request this answers.
     public var revision: UInt64
     public var shards: ShardStatus?
+    /// A scoped request's answer: one section per collection of the scope, in its order (then
+    /// `entries` and `categories` are empty and `completions` merge the sections'). Empty otherwise.
+    public var sections: [SuggestSection]
 
-    enum CodingKeys: String, CodingKey { case entries, categories, completions, session, revision, shards }
+    enum CodingKeys: String, CodingKey { case entries, categories, completions, session, revision, shards, sections }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -165,6 +177,7 @@ public struct SuggestResponse: Decodable, Sendable, Hashable {
         session = try container.decodeIfPresent(String.self, forKey: .session) ?? ""
         revision = try container.decodeUInt64(forKey: .revision) ?? 0
         shards = try container.decodeIfPresent(ShardStatus.self, forKey: .shards)
+        sections = try container.decodeIfPresent([SuggestSection].self, forKey: .sections) ?? []
     }
 }
 
@@ -175,12 +188,20 @@ public struct SearchRequest: Encodable, Sendable, Hashable {
     public var pageSize: Int
     /// The previous page's `nextPageToken`; nil for the first page.
     public var pageToken: String?
+    /// What is searched, as ``SuggestRequest/collection``.
+    public var collection: String?
+    /// A scope: the first page of each of its collections, in `sections` (page a section with a
+    /// request naming its collection and its `nextPageToken`).
+    public var scope: String?
 
-    public init(text: String, tokens: [SearchToken] = [], pageSize: Int = 20, pageToken: String? = nil) {
+    public init(text: String, tokens: [SearchToken] = [], pageSize: Int = 20, pageToken: String? = nil, collection: String? = nil,
+                scope: String? = nil) {
         self.text = text
         self.tokens = tokens
         self.pageSize = pageSize
         self.pageToken = pageToken
+        self.collection = collection
+        self.scope = scope
     }
 }
 
@@ -199,8 +220,10 @@ public struct SearchResponse: Decodable, Sendable, Hashable {
     /// Empty on the last page.
     public var nextPageToken: String
     public var shards: ShardStatus?
+    /// A scoped request's answer: one section per collection of the scope. Empty otherwise.
+    public var sections: [SearchSection]
 
-    enum CodingKeys: String, CodingKey { case hits, totalHits, facets, nextPageToken, shards }
+    enum CodingKeys: String, CodingKey { case hits, totalHits, facets, nextPageToken, shards, sections }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -209,6 +232,7 @@ public struct SearchResponse: Decodable, Sendable, Hashable {
         facets = try container.decodeIfPresent([Facet].self, forKey: .facets) ?? []
         nextPageToken = try container.decodeIfPresent(String.self, forKey: .nextPageToken) ?? ""
         shards = try container.decodeIfPresent(ShardStatus.self, forKey: .shards)
+        sections = try container.decodeIfPresent([SearchSection].self, forKey: .sections) ?? []
     }
 }
 

@@ -22,8 +22,8 @@ public enum TypeaheadError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 }
 
-/// The typeahead JSON API of a node or a coordinator (`POST /typeahead.v1.Typeahead/Suggest` and
-/// `/Search` with `application/json`), with typed requests and answers. Foundation only: the same
+/// The typeahead JSON API of a node or a coordinator (`POST /typeahead.v1.Typeahead/Suggest`,
+/// `/Search` and `/Describe` with `application/json`), with typed requests and answers. Foundation only: the same
 /// code runs on Apple platforms and on Linux (FoundationNetworking).
 ///
 /// ```swift
@@ -55,6 +55,11 @@ public struct TypeaheadClient: Sendable {
 
     public func search(_ request: SearchRequest) async throws(TypeaheadError) -> SearchResponse {
         try await call("typeahead.v1.Typeahead/Search", request)
+    }
+
+    /// The scopes (a coordinator's), collections and default prompt the server offers.
+    public func describe() async throws(TypeaheadError) -> DescribeResponse {
+        try await call("typeahead.v1.Typeahead/Describe", DescribeRequest())
     }
 
     private func call<Request: Encodable, Response: Decodable>(_ method: String, _ body: Request) async throws(TypeaheadError) -> Response {

@@ -1,6 +1,7 @@
 import Cluster
 import Foundation
 import Launcher
+import XCTest
 
 /// The bundled sample catalog as a real local cluster (a coordinator over two shards, one replica
 /// each, every part its own process) on ephemeral loopback ports: what the client-side tests
@@ -26,10 +27,13 @@ public final class SampleCluster: @unchecked Sendable {
     }
 
     /// Starts the cluster with the built `typeahead` binary, its data under a temporary directory
-    /// named after `name`.
-    public static func start(_ name: String) async throws -> SampleCluster {
+    /// named after `name`. `scoped`: as `typeahead local` with no catalog, the sample as the
+    /// collections products (the default) and departments with the scope `all`
+    /// (``Launcher/SampleCollections``); else the sample as the one collection `default`.
+    public static func start(_ name: String, scoped: Bool = false) async throws -> SampleCluster {
         let directory = TemporaryDirectory(name)
-        var options = LocalCluster.Options(catalog: catalog, executable: BuiltProducts.typeahead.path)
+        var options = scoped ? .sample(catalog: catalog, executable: BuiltProducts.typeahead.path)
+            : LocalCluster.Options(catalog: catalog, executable: BuiltProducts.typeahead.path)
         options.shards = 2
         options.replicas = 1
         options.listen = Endpoint(host: "127.0.0.1", port: 0)
@@ -40,5 +44,15 @@ public final class SampleCluster: @unchecked Sendable {
 
     public func stop() {
         cluster.stop()
+    }
+
+    /// The coordinator's `http://` address, for a client.
+    public var baseURL: URL { URL(string: "http://\(summary.coordinator.host):\(summary.coordinator.port)")! }
+
+    /// Skips the calling test unless the `typeahead` binary the cluster runs is built.
+    public static func skipUnlessBuilt() throws {
+        guard FileManager.default.isExecutableFile(atPath: BuiltProducts.typeahead.path) else {
+            throw XCTSkip("typeahead binary not built next to the tests")
+        }
     }
 }
