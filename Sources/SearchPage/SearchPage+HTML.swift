@@ -18,7 +18,9 @@ extension SearchPage {
   h1 { font-size: 1.3rem; margin: 0; }
   h2 { font-size: .8rem; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); margin: 1rem 0 .4rem; }
   #server { color: var(--muted); font-size: .85rem; }
-  #field { display: flex; flex-wrap: wrap; align-items: center; gap: .3rem; border: 1px solid var(--line); border-radius: .6rem; padding: .35rem .5rem; background: var(--soft); }
+  #form { display: flex; gap: .5rem; align-items: stretch; }
+  #scope { font: inherit; border: 1px solid var(--line); border-radius: .6rem; padding: 0 .5rem; background: #fff; color: var(--ink); }
+  #field { flex: 1; display: flex; flex-wrap: wrap; align-items: center; gap: .3rem; border: 1px solid var(--line); border-radius: .6rem; padding: .35rem .5rem; background: var(--soft); }
   #field:focus-within { border-color: var(--tint); box-shadow: 0 0 0 3px #0066cc22; }
   #text { flex: 1; min-width: 10rem; border: 0; background: transparent; font: inherit; font-size: 1.05rem; padding: .3rem; outline: none; }
   .token { display: inline-flex; align-items: center; gap: .25rem; background: var(--tint); color: #fff; border-radius: 1rem; padding: .1rem .25rem .1rem .6rem; font-size: .85rem; }
@@ -30,15 +32,17 @@ extension SearchPage {
   .suggestion .meta, .hit .meta { color: var(--muted); font-size: .8rem; }
   .completion { color: var(--tint); }
   mark { background: none; color: inherit; font-weight: 700; }
-  #chips { display: flex; flex-wrap: wrap; gap: .35rem; padding: .2rem .8rem .4rem; }
-  #chips:empty { display: none; }
+  .chips { display: flex; flex-wrap: wrap; gap: .35rem; padding: .2rem .8rem .4rem; }
+  .chips:empty { display: none; }
+  #suggestions .section h2 { padding: 0 .8rem; margin: .5rem 0 .2rem; }
+  #suggestions .section:first-child h2 { margin-top: .1rem; }
   .chip, .facet { border: 1px solid var(--line); background: #fff; border-radius: 1rem; padding: .15rem .65rem; cursor: pointer; font: inherit; font-size: .85rem; }
   .chip:hover, .facet:hover { border-color: var(--tint); color: var(--tint); }
   .chip .count, .facet .count { color: var(--muted); margin-left: .3rem; }
-  #total { color: var(--muted); margin: 1rem 0 .3rem; }
-  #facets { display: flex; flex-wrap: wrap; gap: .35rem; margin-bottom: .6rem; }
+  .total { color: var(--muted); margin: 1rem 0 .3rem; }
+  .facets { display: flex; flex-wrap: wrap; gap: .35rem; margin-bottom: .6rem; }
   .hit { padding: .5rem 0; border-bottom: 1px solid var(--soft); }
-  #more { margin-top: .8rem; font: inherit; padding: .35rem .9rem; border-radius: .5rem; border: 1px solid var(--line); background: #fff; cursor: pointer; }
+  .more { margin-top: .8rem; font: inherit; padding: .35rem .9rem; border-radius: .5rem; border: 1px solid var(--line); background: #fff; cursor: pointer; }
   #error { color: var(--bad); }
   aside table { width: 100%; border-collapse: collapse; font-size: .8rem; font-variant-numeric: tabular-nums; }
   aside th { text-align: left; color: var(--muted); font-weight: 400; }
@@ -55,6 +59,7 @@ extension SearchPage {
   <header><h1>Typeahead</h1><span id="server"></span></header>
   <section>
     <form id="form" role="search" autocomplete="off">
+      <select id="scope" aria-label="Scope" hidden></select>
       <div id="field">
         <span id="tokens"></span>
         <input id="text" type="text" placeholder="Search" aria-label="Search" aria-autocomplete="list"
@@ -63,15 +68,19 @@ extension SearchPage {
     </form>
     <p id="error" role="alert" hidden></p>
     <div id="suggestions" hidden>
-      <div id="chips"></div>
+      <div id="chips" class="chips"></div>
       <ul id="completions"></ul>
       <ul id="entries"></ul>
+      <div id="sections"></div>
     </div>
     <div id="results" hidden>
-      <p id="total"></p>
-      <div id="facets"></div>
-      <ol id="hits"></ol>
-      <button id="more" type="button" hidden>More results</button>
+      <div id="single">
+        <p id="total" class="total"></p>
+        <div id="facets" class="facets"></div>
+        <ol id="hits" class="hits"></ol>
+        <button id="more" class="more" type="button" hidden>More results</button>
+      </div>
+      <div id="result-sections"></div>
     </div>
   </section>
   <aside>
@@ -99,10 +108,15 @@ extension SearchPage {
     inflight: null,  // AbortController of the Suggest in flight
     choices: [],     // the selectable suggestions on screen, in order: [{element, choose}]
     active: -1,      // the index in choices that the arrow keys moved to
-    query: null,     // the submitted {text, tokens} that "More results" continues
-    nextPageToken: "",
+    query: null,     // the submitted {text, tokens, scope or collection} that "More results" continues
     latencies: [],
+    describe: null,  // the server's Describe answer: its scopes, collections and prompts
+    pick: {},        // what the picker names: {scope}, {collection}, or {} (the default collection)
+    picked: "",      // the picker's value: "scope:NAME", "collection:NAME", or "" when it is hidden
   };
+  // The unscoped results: a "block" is a total, facets, hits and "More results" (a section of a
+  // scoped Search is one too, with its collection).
+  const single = { total: $("total"), facets: $("facets"), hits: $("hits"), more: $("more"), nextPageToken: "" };
   $("server").textContent = location.host;
 
   function element(tag, className, text) {
@@ -221,31 +235,70 @@ extension SearchPage {
     return node;
   }
 
-  function renderSuggestions(answer) {
-    state.choices = [];
-    state.active = -1;
-    const chips = $("chips");
+  function renderChips(chips, categories) {
     chips.replaceChildren();
-    for (const category of answer.categories || []) {
+    for (const category of categories || []) {
       const chip = countedButton("chip", category.name, category.count);
       chip.addEventListener("mousedown", (event) => { event.preventDefault(); addToken(category.token, category.replacementText); });
       chips.append(chip);
     }
+  }
+
+  function renderEntries(list, entries) {
+    list.replaceChildren();
+    for (const entry of entries || []) {
+      const item = element("li", "suggestion entry");
+      item.dataset.id = entry.id;
+      item.append(highlighted(entry.title, entry.highlights));
+      if (entry.categories && entry.categories.length) item.append(element("div", "meta", entry.categories.join(" · ")));
+      list.append(choice(item, () => setText(entry.completion)));
+    }
+  }
+
+  // Unscoped: chips, completions, entries. Scoped: the merged completions once, then each
+  // collection's section (a heading, its chips and its entries; a section with neither is left
+  // out). The arrow keys walk the completions, then the entries in the order shown.
+  function renderSuggestions(answer) {
+    state.choices = [];
+    state.active = -1;
+    renderChips($("chips"), answer.categories);
     const completions = $("completions");
     completions.replaceChildren();
     for (const completion of answer.completions || []) {
       completions.append(choice(element("li", "suggestion completion", completion.text), () => setText(completion.text)));
     }
-    const entries = $("entries");
-    entries.replaceChildren();
-    for (const entry of answer.entries || []) {
-      const item = element("li", "suggestion entry");
-      item.dataset.id = entry.id;
-      item.append(highlighted(entry.title, entry.highlights));
-      if (entry.categories && entry.categories.length) item.append(element("div", "meta", entry.categories.join(" · ")));
-      entries.append(choice(item, () => setText(entry.completion)));
+    renderEntries($("entries"), answer.entries);
+    const sections = $("sections");
+    sections.replaceChildren();
+    for (const section of answer.sections || []) {
+      if (!(section.entries || []).length && !(section.categories || []).length) continue;
+      const box = element("section", "section");
+      box.dataset.collection = section.collection;
+      const chips = element("div", "chips");
+      const entries = element("ul", "entries");
+      box.append(element("h2", "", section.collection), chips, entries);
+      renderChips(chips, section.categories);
+      renderEntries(entries, section.entries);
+      sections.append(box);
     }
-    $("suggestions").hidden = !(chips.childElementCount || completions.childElementCount || entries.childElementCount);
+    $("suggestions").hidden = !(state.choices.length || $("chips").childElementCount || sections.childElementCount);
+  }
+
+  // A scoped answer has no top-level shards: each section has its own, added up here (failed
+  // shards named with their collection, one generation per section).
+  function shardsOf(answer) {
+    if (answer.shards || !(answer.sections || []).length) return answer.shards;
+    const all = { total: 0, succeeded: 0, failed: 0, failedShards: [], generation: [] };
+    for (const section of answer.sections) {
+      const shards = section.shards || {};
+      all.total += shards.total | 0;
+      all.succeeded += shards.succeeded | 0;
+      all.failed += shards.failed | 0;
+      for (const name of shards.failedShards || []) all.failedShards.push(section.collection + "/" + name);
+      all.generation.push(String(shards.generation || 0));
+    }
+    all.generation = all.generation.join(" ");
+    return all;
   }
 
   function suggest() {
@@ -260,22 +313,24 @@ extension SearchPage {
     const revision = ++state.sent;
     const controller = new AbortController();
     state.inflight = controller;
-    call("Suggest", { text, tokens: state.tokens, session, revision: String(revision) }, controller.signal)
+    const picked = state.picked;
+    call("Suggest", { text, tokens: state.tokens, ...state.pick, session, revision: String(revision) }, controller.signal)
       .then(({ answer, elapsed }) => {
-        logTiming(text, elapsed, answer.shards);
+        logTiming(text, elapsed, shardsOf(answer));
         // Answers can arrive out of order (a slow shard, a retried call): never go back in time.
         const answered = Number(answer.revision || revision);
         if (answered <= state.shown) return;
         state.shown = answered;
         $("error").hidden = true;
         $("suggestions").dataset.text = text;
+        $("suggestions").dataset.picked = picked;
         renderSuggestions(answer);
       })
       .catch(showError);
   }
 
-  function renderHits(answer, append) {
-    const hits = $("hits");
+  function renderHits(block, answer, append) {
+    const hits = block.hits;
     if (!append) hits.replaceChildren();
     for (const hit of answer.hits || []) {
       const item = element("li", "hit");
@@ -288,16 +343,14 @@ extension SearchPage {
     }
     const total = answer.totalHits || 0;
     const shards = answer.shards;
-    $("total").textContent = total + (total === 1 ? " result" : " results")
+    block.total.textContent = total + (total === 1 ? " result" : " results")
       + (shards ? " from " + shards.succeeded + " of " + shards.total + " shards" : "");
-    $("total").dataset.total = String(total);
-    state.nextPageToken = answer.nextPageToken || "";
-    $("more").hidden = state.nextPageToken === "";
-    $("results").hidden = false;
+    block.total.dataset.total = String(total);
+    block.nextPageToken = answer.nextPageToken || "";
+    block.more.hidden = block.nextPageToken === "";
   }
 
-  function renderFacets(answer) {
-    const facets = $("facets");
+  function renderFacets(facets, answer) {
     facets.replaceChildren();
     for (const facet of answer.facets || []) {
       const button = countedButton("facet", facet.name, facet.count);
@@ -306,29 +359,124 @@ extension SearchPage {
     }
   }
 
+  // A scoped Search's section: its collection's heading, total, facets, first page and its own
+  // "More results".
+  function renderSection(section) {
+    const block = {
+      total: element("p", "total"), facets: element("div", "facets"), hits: element("ol", "hits"),
+      more: element("button", "more", "More results"), collection: section.collection, nextPageToken: "",
+    };
+    block.more.type = "button";
+    block.more.addEventListener("click", () => loadMore(block));
+    const box = element("section", "section");
+    box.dataset.collection = section.collection;
+    box.append(element("h2", "", section.collection), block.total, block.facets, block.hits, block.more);
+    renderFacets(block.facets, section);
+    renderHits(block, section, false);
+    return box;
+  }
+
   function submit() {
     state.inflight?.abort();
     state.shown = ++state.sent;
     $("suggestions").hidden = true;
-    state.query = { text: input.value, tokens: state.tokens.map((t) => ({ ...t })) };
-    call("Search", { ...state.query, pageSize: 10 })
+    const query = { text: input.value, tokens: state.tokens.map((t) => ({ ...t })), ...state.pick };
+    state.query = query;
+    call("Search", { ...query, pageSize: 10 })
       .then(({ answer, elapsed }) => {
-        logTiming("⏎ " + state.query.text, elapsed, answer.shards);
+        logTiming("⏎ " + query.text, elapsed, shardsOf(answer));
+        if (state.query !== query) return;
         $("error").hidden = true;
-        renderFacets(answer);
-        renderHits(answer, false);
+        const sections = answer.sections || [];
+        $("single").hidden = sections.length > 0;
+        $("result-sections").replaceChildren(...sections.map(renderSection));
+        renderFacets(single.facets, answer);
+        renderHits(single, answer, false);
+        $("results").hidden = false;
       })
       .catch(showError);
   }
 
-  function loadMore() {
-    if (!state.query || !state.nextPageToken) return;
-    $("more").disabled = true;
-    call("Search", { ...state.query, pageSize: 10, pageToken: state.nextPageToken, facets: false })
-      .then(({ answer }) => renderHits(answer, true))
+  // The next page of a block. A section is paged by a Search naming its collection, with the same
+  // text and the tokens, the scope's fixed tokens included (a scoped Search takes no page token).
+  function loadMore(block) {
+    const query = state.query;
+    if (!query || !block.nextPageToken) return;
+    let request = { ...query };
+    if (block.collection !== undefined) {
+      const { scope, ...rest } = query;
+      const fixed = (state.describe?.scopes || []).find((s) => s.name === scope)?.tokens || [];
+      const tokens = [...query.tokens];
+      for (const token of fixed) {
+        if (!tokens.some((t) => t.kind === token.kind && t.value === token.value)) tokens.push({ kind: token.kind, value: token.value });
+      }
+      request = { ...rest, tokens, collection: block.collection };
+    }
+    block.more.disabled = true;
+    call("Search", { ...request, pageSize: 10, pageToken: block.nextPageToken, facets: false })
+      .then(({ answer }) => { if (state.query === query) renderHits(block, answer, true); })
       .catch(showError)
-      .finally(() => { $("more").disabled = false; });
+      .finally(() => { block.more.disabled = false; });
   }
+
+  // The scope picker, from Describe: one option per scope (its label), then one per collection;
+  // the first scope is picked, else the default collection. Hidden when there is nothing to pick
+  // (one collection, no scope), and then requests name neither. The field's placeholder is the
+  // picked scope's prompt, else the server's default prompt.
+  const picker = $("scope");
+  function applyPick() {
+    const describe = state.describe || {};
+    const value = picker.hidden ? "" : picker.value;
+    const [kind, ...name] = value.split(":");
+    state.picked = value;
+    state.pick = value === "" ? {} : { [kind]: name.join(":") };
+    const scope = (describe.scopes || []).find((s) => kind === "scope" && s.name === state.pick.scope);
+    input.placeholder = scope?.prompt || describe.defaultPrompt || "Search";
+    input.setAttribute("aria-label", input.placeholder);
+  }
+
+  async function describe() {
+    const headers = {};
+    if (key) headers.authorization = "Bearer " + key;
+    try {
+      const response = await fetch("/v1/describe", { headers });
+      const answer = await response.json().catch(() => ({}));
+      if (!response.ok) {
+        const error = new Error("Describe: " + (answer.message || "HTTP " + response.status));
+        error.code = answer.code;
+        throw error;
+      }
+      state.describe = answer;
+      const scopes = answer.scopes || [];
+      const collections = answer.collections || [];
+      picker.replaceChildren();
+      for (const scope of scopes) {
+        const option = element("option", "", scope.label || scope.name);
+        option.value = "scope:" + scope.name;
+        if (scope.prompt) option.title = scope.prompt;
+        picker.append(option);
+      }
+      for (const collection of collections) {
+        const option = element("option", "", collection.name);
+        option.value = "collection:" + collection.name;
+        picker.append(option);
+      }
+      picker.value = scopes.length ? "scope:" + scopes[0].name : "collection:" + answer.defaultCollection;
+      picker.hidden = scopes.length === 0 && collections.length <= 1;
+      applyPick();
+      if (input.value !== "" || state.tokens.length) suggest();
+    } catch (error) {
+      showError(error);
+    } finally {
+      document.documentElement.dataset.described = "true";
+    }
+  }
+
+  picker.addEventListener("change", () => {
+    applyPick();
+    input.focus();
+    if (!$("results").hidden && state.query) submit(); else suggest();
+  });
 
   function move(step) {
     if (!state.choices.length || $("suggestions").hidden) return;
@@ -352,7 +500,8 @@ extension SearchPage {
     }
   });
   $("form").addEventListener("submit", (event) => { event.preventDefault(); submit(); });
-  $("more").addEventListener("click", loadMore);
+  $("more").addEventListener("click", () => loadMore(single));
+  describe();
 })();
 </script>
 </body>

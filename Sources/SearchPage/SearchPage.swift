@@ -16,6 +16,12 @@ import HTTP2
 /// - **tokens**: removable chips in the field (× or Backspace in an empty field).
 /// - **submit**: Enter sends a `Search`; the page shows the exact total, the facets (a facet adds
 ///   its category token and searches again) and pages with `nextPageToken`.
+/// - **scopes**: on load the page asks `GET /v1/describe` and builds a scope picker (each scope
+///   by its label, then each collection; hidden with one collection and no scope). The field's
+///   placeholder is the picked scope's prompt, else the default prompt; requests name the picked
+///   `scope` or `collection`. A scoped answer is shown per section (one per collection: heading,
+///   entries, chips; or total, facets, hits and a "More results" that pages the section by naming
+///   its collection), with the merged completions once.
 /// - For the operator: each keystroke's round-trip latency as the browser measured it, how many
 ///   shards answered, which failed, and the generation they read.
 ///

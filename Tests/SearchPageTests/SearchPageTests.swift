@@ -11,14 +11,17 @@ import XCTest
 /// Selenium from PyPI; `scripts/setup.sh` installs them) against a real local cluster: a
 /// coordinator over two shards, and one of its nodes on its own. `python/search_page_test.py`
 /// holds the checks; each compares what the page shows with the same call made to the JSON API.
+/// A second cluster serves the sample as `typeahead local` does by default (the collections
+/// products and departments, the scope `all`) for the scope picker's checks (`--scoped`).
 ///
-/// The screenshot in the README is the one this test takes:
+/// The screenshot in the README is the one the scoped test takes:
 /// `TYPEAHEAD_SCREENSHOT=$PWD/Tests/SearchPageTests/search-page.png swift test --filter SearchPageTests`.
 final class SearchPageTests: XCTestCase {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("python/search_page_test.py").path
 
     nonisolated(unsafe) static var sample: SampleCluster?
+    nonisolated(unsafe) static var scoped: SampleCluster?
 
     override func setUp() async throws {
         guard FileManager.default.isExecutableFile(atPath: BuiltProducts.typeahead.path) else {
@@ -34,13 +37,24 @@ final class SearchPageTests: XCTestCase {
     override class func tearDown() {
         sample?.stop()
         sample = nil
+        scoped?.stop()
+        scoped = nil
     }
 
     func testTheCoordinatorsPageInChromium() throws {
         let coordinator = Self.sample!.summary.coordinator
+        try drive("http://\(coordinator.host):\(coordinator.port)", shards: 2, screenshot: nil)
+    }
+
+    /// The scope picker against the run command's cluster: Describe's scopes and collections, the
+    /// scope's prompt, a scoped keystroke's sections, a collection's unscoped answer, a scoped
+    /// submit's sections and a section paged by its collection.
+    func testTheScopePickerInChromium() async throws {
+        if Self.scoped == nil { Self.scoped = try await SampleCluster.start("typeahead-page-scoped", scoped: true) }
+        let coordinator = Self.scoped!.summary.coordinator
         let screenshot = ProcessInfo.processInfo.environment["TYPEAHEAD_SCREENSHOT"]
-            ?? Self.sample!.directory.path + "/search-page.png"
-        try drive("http://\(coordinator.host):\(coordinator.port)", shards: 2, screenshot: screenshot)
+            ?? Self.scoped!.directory.path + "/search-page.png"
+        try drive("http://\(coordinator.host):\(coordinator.port)", shards: 2, scoped: true, screenshot: screenshot)
         XCTAssertTrue(FileManager.default.fileExists(atPath: screenshot), "the test writes the README's screenshot")
     }
 
@@ -67,12 +81,14 @@ final class SearchPageTests: XCTestCase {
         }
     }
 
-    private func drive(_ url: String, shards: Int, screenshot: String?) throws {
+    private func drive(_ url: String, shards: Int, scoped: Bool = false, screenshot: String?) throws {
         var arguments = [Self.script, "--url", url, "--shards", String(shards)]
+        if scoped { arguments.append("--scoped") }
         if let screenshot { arguments += ["--screenshot", screenshot] }
         let run = try ChildRun.run("/usr/bin/env", ["python3"] + arguments, timeout: 180)
         XCTAssertFalse(run.timedOut, "the browser test timed out:\n\(run.output)")
         XCTAssertEqual(run.status, 0, run.output)
-        XCTAssertTrue(run.stdout.contains("ok 'More results' pages to the end"), run.output)
+        let last = scoped ? "ok the scope picker's checks" : "ok 'More results' pages to the end"
+        XCTAssertTrue(run.stdout.contains(last), run.output)
     }
 }

@@ -14,7 +14,17 @@ with the same request made directly to the JSON API:
 - removing a token chip removes it;
 - a malformed request's error is shown, not swallowed.
 
-Usage: search_page_test.py --url http://127.0.0.1:PORT --shards N [--screenshot FILE]
+With --scoped, against a cluster serving the sample as `typeahead local` does by default (the
+collections products and departments, the scope `all`), the scope picker instead:
+- offers what Describe lists (each scope by its label, then each collection), and the field's
+  placeholder is the picked scope's prompt ("Departments and products"), else the default prompt;
+- a scoped keystroke shows one section per collection (a heading, its entries with highlights and
+  its chips) equal to the API's scoped answer, and the merged completions once;
+- picking the products collection shows the unscoped answer;
+- a scoped submit shows each section's total and first page, and a section's "More results" pages
+  it with a Search naming its collection.
+
+Usage: search_page_test.py --url http://127.0.0.1:PORT --shards N [--scoped] [--screenshot FILE]
 Prints one "ok ..." line per check; exits 1 on the first failed check.
 """
 import argparse
@@ -29,7 +39,7 @@ from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 # Holds back the response to the next Suggest for 700 ms, whatever the page aborts: an answer
 # that arrives after a newer one (a slow shard, a server that ignored the abort).
@@ -82,9 +92,14 @@ class Page:
         for character in text:
             self.field.send_keys(character)
 
-    def shown_for(self, text):
-        """Waits until the suggestions on screen are the answer for `text`."""
-        self.wait.until(lambda _: self.find("#suggestions").get_attribute("data-text") == text)
+    def shown_for(self, text, picked=None):
+        """Waits until the suggestions on screen are the answer for `text` (and the picker's
+        `picked` value, when given)."""
+        self.wait.until(lambda _: self.find("#suggestions").get_attribute("data-text") == text
+                        and (picked is None or self.find("#suggestions").get_attribute("data-picked") == picked))
+
+    def pick(self, value):
+        Select(self.find("#scope")).select_by_value(value)
 
     def tokens(self):
         return [(chip.get_attribute("data-kind"), chip.get_attribute("data-value")) for chip in self.all("#tokens .token")]
@@ -100,19 +115,26 @@ def check(condition, what):
     print("ok " + what)
 
 
-def suggestions_match(page, text):
-    expected = api(page.base, "Suggest", {"text": text, "tokens": page.api_tokens()})
-    entries = page.all("#entries li")
+def entries_and_chips_match(root, expected, what):
+    """The entries (ids, highlights) and category chips under `root` are `expected`'s."""
+    entries = root.find_elements(By.CSS_SELECTOR, ".entries li, #entries li")
     check([li.get_attribute("data-id") for li in entries] == [e["id"] for e in expected["entries"]],
-          f"the entries shown for {text!r} are the server's ({len(entries)})")
+          f"the entries shown for {what} are the server's ({len(entries)})")
     for li, entry in zip(entries, expected["entries"]):
         marks = [mark.text for mark in li.find_elements(By.TAG_NAME, "mark")]
         wanted = [utf16_slice(entry["title"], h["start"], h["end"]) for h in entry["highlights"]]
         check(marks == wanted, f"{entry['title']!r} highlights {wanted}")
+    chips = root.find_elements(By.CSS_SELECTOR, ".chips .chip")
+    check([chip.get_attribute("textContent") for chip in chips] == [label(c) for c in expected["categories"]],
+          f"the category chips shown for {what} are the server's")
+
+
+def suggestions_match(page, text):
+    expected = api(page.base, "Suggest", {"text": text, "tokens": page.api_tokens()})
+    entries_and_chips_match(page.find("#suggestions"), expected, repr(text))
     check([li.text for li in page.all("#completions li")] == [c["text"] for c in expected["completions"]],
           f"the completions shown for {text!r} are the server's")
-    check([chip.get_attribute("textContent") for chip in page.all("#chips .chip")] == [label(c) for c in expected["categories"]],
-          f"the category chips shown for {text!r} are the server's")
+    check(page.all("#sections .section") == [], f"an unscoped answer for {text!r} shows no sections")
     return expected
 
 
@@ -125,6 +147,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--url", required=True)
     parser.add_argument("--shards", type=int, required=True)
+    parser.add_argument("--scoped", action="store_true")
     parser.add_argument("--screenshot")
     args = parser.parse_args()
     base = args.url.rstrip("/")
@@ -136,7 +159,7 @@ def main():
         options.add_argument(argument)
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     try:
-        run(Page(driver, base), args)
+        (run_scoped if args.scoped else run)(Page(driver, base), args)
     finally:
         driver.quit()
 
@@ -145,7 +168,9 @@ def run(page, args):
     driver = page.driver
     driver.get(page.base + "/")
     check(driver.title == "Typeahead", "the page loads")
+    page.wait.until(lambda _: driver.execute_script("return document.documentElement.dataset.described") == "true")
     check(page.field.get_attribute("placeholder") == "Search", "the field shows its prompt")
+    check(not page.find("#scope").is_displayed(), "one collection and no scope: no scope picker")
 
     # Typing one key at a time.
     page.type("boo")
@@ -251,6 +276,103 @@ def run(page, args):
         time.sleep(0.2)
         driver.save_screenshot(args.screenshot)
         print("screenshot " + args.screenshot)
+
+
+def run_scoped(page, args):
+    driver = page.driver
+    driver.get(page.base + "/")
+    page.wait.until(lambda _: driver.execute_script("return document.documentElement.dataset.described") == "true")
+    with urllib.request.urlopen(page.base + "/v1/describe", timeout=10) as response:
+        describe = json.load(response)
+    options = [(option.get_attribute("value"), option.text) for option in page.all("#scope option")]
+    check(page.find("#scope").is_displayed()
+          and options == [("scope:" + s["name"], s["label"]) for s in describe["scopes"]]
+          + [("collection:" + c["name"], c["name"]) for c in describe["collections"]],
+          f"the scope picker offers Describe's scopes by label, then its collections: {options}")
+    page.pick("scope:all")
+    check(page.field.get_attribute("placeholder") == "Departments and products",
+          "with the scope 'all' picked the field's prompt is 'Departments and products'")
+
+    # A scoped keystroke: one section per collection, each the API's.
+    page.type("gar")
+    page.shown_for("gar", "scope:all")
+    expected = api(page.base, "Suggest", {"text": "gar", "tokens": [], "scope": "all"})
+    sections = page.all("#sections .section")
+    shown = [(box.get_attribute("data-collection"), box.find_element(By.TAG_NAME, "h2").get_attribute("textContent"))
+             for box in sections]
+    check(shown == [("departments", "departments"), ("products", "products")]
+          and [s["collection"] for s in expected["sections"]] == ["departments", "products"],
+          f"'gar' in the scope 'all' shows a departments and a products section: {shown}")
+    for box, section in zip(sections, expected["sections"]):
+        entries_and_chips_match(box, section, f"'gar' in {section['collection']}")
+    check([li.text for li in page.all("#completions li")] == [c["text"] for c in expected["completions"]],
+          "the scoped answer's merged completions are shown once")
+    check(page.all("#entries li") == [] and page.all("#chips .chip") == [], "a scoped answer has no top-level entries or chips")
+    row = [td.text for td in page.all("#timings tr")[0].find_elements(By.TAG_NAME, "td")]
+    total = args.shards * len(expected["sections"])
+    check(row[0] == "gar" and row[2] == f"{total}/{total}", f"the scoped keystroke is timed over every section's shards: {row}")
+
+    # The products collection: the unscoped answer.
+    page.pick("collection:products")
+    check(page.field.get_attribute("placeholder") == describe["defaultPrompt"], "a collection picked: the default prompt")
+    page.shown_for("gar", "collection:products")
+    suggestions_match(page, "gar")
+
+    # A scoped submit: each section's total and first page; a section pages by its collection.
+    page.pick("scope:all")
+    page.shown_for("gar", "scope:all")
+    page.field.send_keys(Keys.ENTER)
+    page.wait.until(lambda _: page.find("#results").is_displayed() and len(page.all("#result-sections .section")) > 0)
+    first = api(page.base, "Search", {"text": "gar", "tokens": [], "scope": "all", "pageSize": 10})
+    boxes = page.all("#result-sections .section")
+    check([b.get_attribute("data-collection") for b in boxes] == [s["collection"] for s in first["sections"]]
+          and not page.find("#single").is_displayed(), "a scoped submit shows one result section per collection")
+    for box, section in zip(boxes, first["sections"]):
+        name = section["collection"]
+        check(box.find_element(By.CSS_SELECTOR, ".total").get_attribute("data-total") == str(section["totalHits"]),
+              f"the {name} section shows its total ({section['totalHits']})")
+        check([li.get_attribute("data-id") for li in box.find_elements(By.CSS_SELECTOR, ".hits li")]
+              == [hit["id"] for hit in section["hits"]], f"the {name} section shows its first page")
+        check([b.get_attribute("textContent") for b in box.find_elements(By.CSS_SELECTOR, ".facets .facet")]
+              == [label(f) for f in section["facets"]], f"the {name} section's facets are the server's")
+    page_section(page, "gar", first, "products")
+
+    # An empty text in the scope: every entry of each collection; departments (not the default
+    # collection) has a second page too.
+    page.clear()
+    page.field.send_keys(Keys.ENTER)
+    page.wait.until(lambda _: page.driver.execute_script(
+        "return document.querySelector('#result-sections .section .total')?.dataset.total")
+                    == str(next(c["entries"] for c in describe["collections"] if c["name"] == "departments")))
+    everything = api(page.base, "Search", {"text": "", "tokens": [], "scope": "all", "pageSize": 10})
+    page_section(page, "", everything, "departments")
+
+    # The picture for the README: the scope picked, and a keystroke's sections.
+    driver.get(page.base + "/")
+    page.wait.until(lambda _: driver.execute_script("return document.documentElement.dataset.described") == "true")
+    page.type("ga")
+    page.shown_for("ga", "scope:all")
+    if args.screenshot:
+        time.sleep(0.2)
+        driver.save_screenshot(args.screenshot)
+        print("screenshot " + args.screenshot)
+    print("ok the scope picker's checks")
+
+
+def page_section(page, text, first, name):
+    """Clicks the `name` section's "More results" once: the hits shown are its first page and then
+    the page a Search naming its collection with its next_page_token answers."""
+    section = next(s for s in first["sections"] if s["collection"] == name)
+    check(section["nextPageToken"] != "", f"the {name} section of {text!r} has a next page")
+    second = api(page.base, "Search", {"text": text, "tokens": [], "collection": name, "pageSize": 10,
+                                      "pageToken": section["nextPageToken"], "facets": False})
+    box = next(b for b in page.all("#result-sections .section") if b.get_attribute("data-collection") == name)
+    box.find_element(By.CSS_SELECTOR, ".more").click()
+    page.wait.until(lambda _: len(box.find_elements(By.CSS_SELECTOR, ".hits li")) > len(section["hits"])
+                    or page.find("#error").is_displayed())
+    check([li.get_attribute("data-id") for li in box.find_elements(By.CSS_SELECTOR, ".hits li")]
+          == [hit["id"] for hit in section["hits"] + second["hits"]],
+          f"the {name} section's 'More results' pages it by naming its collection")
 
 
 if __name__ == "__main__":
