@@ -39,8 +39,23 @@ public struct SearchField: View {
             ForEach(model.suggestions.entries) { entry in
                 Text(entry.title).searchCompletion(entry.completion)
             }
+            // A scoped answer: one section per collection of the scope.
+            ForEach(model.suggestions.sections, id: \.collection) { section in
+                Section(section.collection) {
+                    ForEach(section.entries) { entry in
+                        Text(entry.title).searchCompletion(entry.completion)
+                    }
+                }
+            }
+        }
+        .searchScopes($model.scope) {
+            Text("Default").tag(DescribeResponse.Scope?.none)
+            ForEach(model.scopes) { scope in
+                Text(scope.label).tag(DescribeResponse.Scope?.some(scope))
+            }
         }
         .onSubmit(of: .search) { Task { await model.submit() } }
+        .task { await model.describe() }  // the scopes, the first picked, and its prompt
     }
 }
 #endif

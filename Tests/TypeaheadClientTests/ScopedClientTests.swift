@@ -66,4 +66,49 @@ final class ScopedClientTests: XCTestCase {
             guard case .server(400, "invalid_argument", _) = error else { return XCTFail("\(error)") }
         }
     }
+
+    /// `SearchModel` with scopes, as `.searchScopes` drives it: `describe()` picks the first scope
+    /// and its prompt; a scoped keystroke shows the server's sections; no scope is the default
+    /// collection again; a scoped submit gives each collection's first page and pages one on.
+    @MainActor
+    func testTheModelSearchesThePickedScope() async throws {
+        let model = SearchModel(client: client)
+        XCTAssertEqual(model.prompt, "Search")
+        await model.describe()
+        XCTAssertNil(model.error)
+        XCTAssertEqual(model.scopes.map(\.name), ["all"])
+        XCTAssertEqual(model.scope?.name, "all")
+        XCTAssertEqual(model.prompt, "Departments and products")
+
+        model.text = "gar"
+        await model.settled()
+        let scoped = try await client.suggest(SuggestRequest(text: "gar", scope: "all"))
+        XCTAssertEqual(model.suggestions.sections.map(\.collection), ["departments", "products"])
+        XCTAssertEqual(model.suggestions.sections.map(\.entries), scoped.sections.map(\.entries))
+        XCTAssertEqual(model.suggestions.completions, scoped.completions)
+        XCTAssertEqual(model.suggestions.entries, [])
+
+        model.scope = nil
+        await model.settled()
+        XCTAssertEqual(model.prompt, "Search")
+        let unscoped = try await client.suggest(SuggestRequest(text: "gar"))
+        XCTAssertEqual(model.suggestions.sections, [])
+        XCTAssertEqual(model.suggestions.entries, unscoped.entries)
+
+        model.scope = model.scopes.first
+        model.pageSize = 3
+        model.text = "garden"
+        await model.settled()
+        await model.submit()
+        let search = try await client.search(SearchRequest(text: "garden", pageSize: 3, scope: "all"))
+        XCTAssertEqual(model.resultSections.map(\.collection), ["departments", "products"])
+        XCTAssertEqual(model.resultSections.map(\.hits), search.sections.map(\.hits))
+        XCTAssertEqual(model.totalHits, search.sections.reduce(0) { $0 + $1.totalHits })
+        let products = try XCTUnwrap(search.sections.last)
+        XCTAssertFalse(products.nextPageToken.isEmpty)
+        await model.loadMore(in: "products")
+        let next = try await client.search(SearchRequest(text: "garden", pageSize: 3, pageToken: products.nextPageToken, collection: "products"))
+        XCTAssertEqual(model.resultSections.last?.hits, products.hits + next.hits)
+        XCTAssertNil(model.error)
+    }
 }
