@@ -154,7 +154,7 @@ enum LocalCommand {
         for scope in summary.scopes {
             lines.append("  scope \(scope.name)  \"\(scope.label)\", prompt \"\(scope.prompt)\": " + scope.collections.joined(separator: ", "))
         }
-        let other = summary.collections.dropFirst().first.map { "  curl '\(base)/v1/suggest?q=red%20sh&limit=3&collection=\($0.name)'" }
+        let other = summary.collections.dropFirst().first.map { "  curl '\(base)/v1/suggest?q=gar&limit=3&collection=\($0.name)'" }
         let scoped = summary.scopes.first.map { ["  curl '\(base)/v1/suggest?q=gar&limit=3&scope=\($0.name)'", "  curl '\(base)/v1/describe'"] }
         lines += [
             "  coordinator  \(base)",
