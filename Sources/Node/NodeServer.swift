@@ -182,6 +182,11 @@ public final class NodeServer: Sendable {
             run(.inline, stallable: true, reply) { try result.get() }
             return
         }
+        Self.answer(reply, work)
+    }
+
+    /// Replies with `work`'s result, or its error as a status.
+    private static func answer<Response>(_ reply: RPCMethod.Reply<Response>, _ work: () throws -> Response) {
         do { reply(.success(try work())) } catch { reply(.failure(GRPCStatus(describing: error))) }
     }
 
@@ -201,9 +206,7 @@ public final class NodeServer: Sendable {
                 }
             }
         }
-        let job: @Sendable () -> Void = { [reply] in
-            do { reply(.success(try work())) } catch { reply(.failure(GRPCStatus(describing: error))) }
-        }
+        let job: @Sendable () -> Void = { [reply] in Self.answer(reply, work) }
         let queue: BoundedQueue
         switch placement {
         case .inline:

@@ -63,23 +63,27 @@ final class LoopState {
     /// Turns among equally good replicas.
     var rotation = 0
 
-    init(loop: HTTP2EventLoop, core: CoordinatorCore, client: HTTP2Client) {
+    private init(loop: HTTP2EventLoop, core: CoordinatorCore, links: [ReplicaLink], clock: FanOutClock) {
         self.loop = loop
-        clock = .loop(loop)
-        links = core.replicas.map { ReplicaLink(replica: $0, loop: loop, client: client, backoff: core.settings.reconnectBackoff) }
+        self.clock = clock
+        self.links = links
         latency = Array(repeating: LatencyWindow(), count: core.shardNames.count)
         hedgeBudget = HedgeBudget(rate: core.settings.hedgeBudget)
     }
 
+    /// A loop's state whose replicas are reached over HTTP/2 by `client`, timed by the loop.
+    convenience init(loop: HTTP2EventLoop, core: CoordinatorCore, client: HTTP2Client) {
+        self.init(loop: loop, core: core, links: core.replicas.map {
+            ReplicaLink(replica: $0, loop: loop, client: client, backoff: core.settings.reconnectBackoff)
+        }, clock: .loop(loop))
+    }
+
     /// A loop's state whose replicas are in this process (`replicas`, by replica id), timed by
     /// `clock`.
-    init(loop: HTTP2EventLoop, core: CoordinatorCore, inProcess replicas: [InProcessReplica], clock: FanOutClock) {
+    convenience init(loop: HTTP2EventLoop, core: CoordinatorCore, inProcess replicas: [InProcessReplica], clock: FanOutClock) {
         precondition(replicas.count == core.replicas.count, "one in-process replica per replica of the cluster")
-        self.loop = loop
-        self.clock = clock
-        links = zip(core.replicas, replicas).map { ReplicaLink(replica: $0, loop: loop, inProcess: $1) }
-        latency = Array(repeating: LatencyWindow(), count: core.shardNames.count)
-        hedgeBudget = HedgeBudget(rate: core.settings.hedgeBudget)
+        self.init(loop: loop, core: core, links: zip(core.replicas, replicas).map { ReplicaLink(replica: $0, loop: loop, inProcess: $1) },
+                  clock: clock)
     }
 
     /// Takes a new view; links to replicas it no longer routes to are closed, so calls stuck on a

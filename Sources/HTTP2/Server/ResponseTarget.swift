@@ -45,19 +45,20 @@ enum ResponseTarget: Sendable {
     /// Applies `part` on the loop: inline when called there, else queued (FIFO per calling thread,
     /// see ``HTTP2LoopBound``).
     func write(streamID: Int32, _ part: ResponsePart) {
-        // On the loop (a handler answering inline, the usual case) the write is a direct call:
-        // going through `withValueOnLoop` would allocate its closure's context even when it runs
-        // inline.
         switch self {
-        case .http2(let connection):
-            if connection.eventLoop.inEventLoop { connection.value.write(streamID: streamID, part) } else {
-                connection.withValueOnLoop { $0.write(streamID: streamID, part) }
-            }
-        case .http1(let connection):
-            if connection.eventLoop.inEventLoop { connection.value.write(streamID: streamID, part) } else {
-                connection.withValueOnLoop { $0.write(streamID: streamID, part) }
-            }
+        case .http2(let connection): Self.write(part, streamID: streamID, on: connection)
+        case .http1(let connection): Self.write(part, streamID: streamID, on: connection)
         case .inProcess: break
+        }
+    }
+
+    /// On the loop (a handler answering inline, the usual case) the write is a direct call:
+    /// `withValueOnLoop` would allocate its closure's context even when it runs inline.
+    private static func write<Connection: ResponseWriter>(_ part: ResponsePart, streamID: Int32, on connection: HTTP2LoopBound<Connection>) {
+        if connection.eventLoop.inEventLoop {
+            connection.value.write(streamID: streamID, part)
+        } else {
+            connection.withValueOnLoop { $0.write(streamID: streamID, part) }
         }
     }
 }

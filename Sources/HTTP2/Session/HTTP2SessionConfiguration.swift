@@ -26,7 +26,12 @@ public struct HTTP2SessionConfiguration: Sendable {
     /// Header values that arrive on most requests beyond the common ones (an RPC server's method
     /// paths): a received value equal to one of them shares its `String` instead of allocating a
     /// new one (a `String` of more than 15 UTF-8 bytes is a heap allocation).
-    public var knownValues: [String] = []
+    public var knownValues: [String] = [] {
+        didSet { headerStrings = knownValues.isEmpty ? .shared : HeaderStrings(extra: knownValues) }
+    }
+    /// The look-up table of ``knownValues`` and the common strings: built once here, shared by
+    /// every session of a server (a table per connection was some forty allocations per accept).
+    private(set) var headerStrings = HeaderStrings.shared
 
     /// A token bucket for incoming RST_STREAM frames (see ``streamResetLimit``).
     public struct StreamResetLimit: Sendable, Equatable {

@@ -118,7 +118,7 @@ extension SessionCore {
         if stream.headersTooLarge { return 0 }
         if name.first == UInt8(ascii: ":") {
             // nghttp2 has validated pseudo-headers (known names, only in the first block, once each).
-            let text = headerStrings.string(value)
+            let text = configuration.headerStrings.string(value)
             switch PseudoHeader(name) {
             case .method: stream.method = text
             case .path: stream.path = text
@@ -129,7 +129,7 @@ extension SessionCore {
             }
             return 0
         }
-        let field: HTTP2HeaderField = (headerStrings.string(name), headerStrings.string(value))
+        let field: HTTP2HeaderField = (configuration.headerStrings.string(name), configuration.headerStrings.string(value))
         if stream.headersDone {
             stream.trailers.append(field)
         } else {

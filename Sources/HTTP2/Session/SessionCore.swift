@@ -24,8 +24,6 @@ final class SessionCore {
 
     let role: Role
     let configuration: HTTP2SessionConfiguration
-    /// Received header strings shared rather than allocated (``HTTP2SessionConfiguration/knownValues``).
-    let headerStrings: HeaderStrings
     let logger: HTTP2Logger
     /// `nghttp2_session *`, owned: created in `init`, deleted in `deinit`.
     private var handle: OpaquePointer?
@@ -57,7 +55,6 @@ final class SessionCore {
     init(role: Role, configuration: HTTP2SessionConfiguration, logger: HTTP2Logger) throws(HTTP2SessionError) {
         self.role = role
         self.configuration = configuration
-        headerStrings = configuration.knownValues.isEmpty ? .shared : HeaderStrings(extra: configuration.knownValues)
         self.logger = logger
 
         var callbacks: OpaquePointer?
