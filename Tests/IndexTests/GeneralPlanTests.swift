@@ -65,11 +65,8 @@ final class GeneralPlanTests: XCTestCase {
         for (n, word) in Self.family.enumerated() {
             updates.append(CatalogEntry(id: "new\(n)", title: "thou \(word) poflo", categories: ["c1"], weight: UInt64(500 + n * 700)))
         }
-        _ = try fixture.shard.upsert(updates)
-        reference.upsert(updates)
-        let heaviest = entries.filter { $0.title.contains("stou") }.sorted { $0.weight > $1.weight }.prefix(5).map(\.id)
-        _ = try fixture.shard.delete(ids: heaviest)
-        reference.delete(ids: heaviest)
+        try Self.update(fixture, &reference, upserting: updates,
+                        deleting: entries.filter { $0.title.contains("stou") }.sorted { $0.weight > $1.weight }.prefix(5).map(\.id))
         check("after updates")
     }
 
@@ -135,5 +132,58 @@ final class GeneralPlanTests: XCTestCase {
         }
         let completions = try fixture.shard.suggest(SuggestRequest(text: "pelamondra zorb")).completions
         XCTAssertEqual(completions.first { $0.term == "zarbix" }?.best.id, "y")
+    }
+
+    /// Many titles start with the typed text behind a common word ("san jose …" among "san …"):
+    /// the plan lists them by title and stops entering base ones once the entries are full of
+    /// them, leaving the rest to the walk in rank order. Delta documents (upserted, not in rank
+    /// order) and a deleted best one must still be seen, dedupe must still find enough distinct
+    /// displays, and completions must still come from every title, typos on and off.
+    func testManyTitlesStartingWithTheTextBehindACommonWord() throws {
+        var rng = SeededGenerator(seed: 20261205)
+        var entries: [CatalogEntry] = []
+        for n in 0..<2400 {
+            let filler = Self.filler.randomElement(using: &rng)!
+            // Titles that start with "san jose", titles that have "jose" later (matches that do
+            // not start with the text, interleaved in rank order), and the rest.
+            let rest = rng.chance(0.04) ? "jose " + filler : (rng.chance(0.1) ? filler + " jose" : filler)
+            // Identical displays (same title and category) in runs, so dedupe drops some.
+            entries.append(CatalogEntry(id: "s\(n)", title: "san " + rest, categories: ["c\(n % 3)"],
+                                        weight: UInt64(Int.random(in: 1...5_000, using: &rng)),
+                                        aliases: rng.chance(0.1) ? ["sao " + rest] : []))
+        }
+        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters())
+        var reference = ReferenceIndex(entries: entries)
+        let texts = ["san j", "san jo", "san jos", "san jose", "san jose ", "san jose p", "san jose cam", "san camak", "sna jose"]
+        func check(_ phase: String) {
+            for text in texts {
+                for typos in [TypoMode.off, .auto] {
+                    for limits in [SuggestLimits(entries: 10, categories: 3, completions: 5), SuggestLimits(entries: 3, categories: 0, completions: 8)] {
+                        for dedupe in [true, false] {
+                            let request = SuggestRequest(text: text, limits: limits, typos: typos, dedupe: dedupe)
+                            XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request),
+                                         "\(phase): \"\(text)\" \(typos) \(limits) dedupe \(dedupe)")
+                        }
+                    }
+                }
+            }
+        }
+        check("built")
+        // Delta documents that outrank every base one, one far down, and the best base ones gone.
+        let updates = [CatalogEntry(id: "new-top", title: "san jose zeta", categories: ["c0"], weight: 9_000_000),
+                       CatalogEntry(id: "new-low", title: "san jose alpha", categories: ["c1"], weight: 2),
+                       CatalogEntry(id: "new-mid", title: "san jose camak", categories: ["c2"], weight: 4_000)]
+        try Self.update(fixture, &reference, upserting: updates,
+                        deleting: entries.filter { $0.title.hasPrefix("san jose") }.sorted { $0.weight > $1.weight }.prefix(4).map(\.id))
+        check("after updates")
+    }
+
+    /// The same upserts, then deletions, on the shard and the reference.
+    static func update(_ fixture: ExactnessTests.ShardFixture, _ reference: inout ReferenceIndex,
+                       upserting updates: [CatalogEntry], deleting ids: [String]) throws {
+        _ = try fixture.shard.upsert(updates)
+        reference.upsert(updates)
+        _ = try fixture.shard.delete(ids: ids)
+        reference.delete(ids: ids)
     }
 }

@@ -1,4 +1,5 @@
 import Analysis
+import Glibc
 import Storage
 
 /// One analysed query word with its typo budget, ready to be matched against stored words.
@@ -59,6 +60,7 @@ struct QueryWord {
 
     /// The minimum distance to any word of a " "-joined word list, or nil.
     mutating func bestDistance(in words: Bytes) -> Int? {
+        if budget == 0 { return Self.occurs(bytes, in: words, asPrefix: isPartial) ? 0 : nil }
         var best: Int?
         var start = 0
         let count = words.count
@@ -72,6 +74,39 @@ struct QueryWord {
             start = end + 1
         }
         return best
+    }
+}
+
+extension QueryWord {
+    /// Whether a word of the " "-joined list `words` is `word` (or starts with it, `asPrefix`).
+    ///
+    /// Why not word by word: without typos a candidate is verified by this scan alone, and a
+    /// multilingual entry's alias words run to hundreds of bytes ("South Ki" on the cities catalog
+    /// reads thousands of them). A word starts at 0 or after a space, so the scan asks `memchr`
+    /// (vectorised in glibc) for the word's first byte and compares only where it follows a space.
+    static func occurs(_ word: [UInt8], in words: Bytes, asPrefix: Bool) -> Bool {
+        let length = word.count
+        guard length > 0 else { return asPrefix && words.contains { $0 != 0x20 } }
+        return words.withUnsafeBytes { list -> Bool in
+            let count = list.count
+            guard count >= length, let base = list.baseAddress else { return false }
+            return word.withUnsafeBytes { needle -> Bool in
+                let wordStart = needle.baseAddress!
+                let first = Int32(word[0])
+                var from = 0
+                while count - from >= length {
+                    guard let found = memchr(base + from, first, count - from - length + 1) else { return false }
+                    let start = base.distance(to: UnsafeRawPointer(found))
+                    if start == 0 || base.load(fromByteOffset: start - 1, as: UInt8.self) == 0x20,
+                       memcmp(base + start, wordStart, length) == 0,
+                       asPrefix || start + length == count || base.load(fromByteOffset: start + length, as: UInt8.self) == 0x20 {
+                        return true
+                    }
+                    from = start + 1
+                }
+                return false
+            }
+        }
     }
 }
 

@@ -232,15 +232,26 @@ extension Generation {
     /// The words (base and delta, sorted, distinct) that start with `prefix`, or nil as soon as
     /// there are more than `limit` of them (so asking is cheap when the answer is "many").
     /// Each database's keys come sorted, so the two lists are merged, not hashed.
+    ///
+    /// The keys are counted before any is copied: short prefixes, asked on most keystrokes, have
+    /// many words, and copying `limit` of them only to answer nil cost a third of "python3-r".
     func prefixTerms(_ prefix: [UInt8], atMost limit: Int, in txn: borrowing ReadTransaction) throws -> [[UInt8]]? {
         var lists: [[[UInt8]]] = []
         for database in [schema.terms, schema.deltaTerms] {
             var keys: [[UInt8]] = []
             let complete = try txn.withCursor(database) { cursor -> Bool in
+                var count = 0
                 var entry = try cursor.seek(atLeast: prefix)
                 while let key = entry?.key, key.hasPrefix(prefix) {
+                    count += 1
+                    if count > limit { return false }
+                    entry = try cursor.nextKey()
+                }
+                guard count > 0 else { return true }
+                keys.reserveCapacity(count)
+                entry = try cursor.seek(atLeast: prefix)
+                while let key = entry?.key, key.hasPrefix(prefix) {
                     keys.append(Array(key))
-                    if keys.count > limit { return false }
                     entry = try cursor.nextKey()
                 }
                 return true

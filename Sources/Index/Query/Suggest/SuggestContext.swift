@@ -56,8 +56,9 @@ struct SuggestContext {
         }
         if acc.wantsCompletions, query.partial != nil {
             let completionKey = Self.completionKey(doc, typos: typos)
-            for list in [doc.sortTitle, doc.aliasWords] {
-                for word in WordList(bytes: list) {
+            // Title words, then alias words (no array of the two lists per document).
+            for list in 0..<2 {
+                for word in WordList(bytes: list == 0 ? doc.sortTitle : doc.aliasWords) {
                     if let d = query.partial!.distance(to: word) {
                         acc.noteCompletion(word, distance: d, key: completionKey, docnum: doc.docnum)
                     }

@@ -136,14 +136,20 @@ extension SuggestContext {
         // first word starts with the first typed word, and the trie lists the documents whose first
         // word does, when they are few: read those first, record the ones that start with the text,
         // and from then on no unread document can.
-        var entered: Set<UInt32> = []
+        // Base documents of that list come in rank order and all start with the text, so once the
+        // entries are full of typo-free startsWith matches no later one can enter (exact titles,
+        // which would, are entered already): they are left to the walk below, which reads them
+        // only if completions still need them ("San Jos" lists 512 San José titles for 10 entries).
+        var entered: [UInt32] = []  // ascending
         if acc.startsWithPossible, acc.entries.limit > 0, let possible = try startsWithCandidates(comparedWith: candidates.count, in: txn) {
             let wanted = acc.wantsCompletions
             acc.wantsCompletions = false  // completions are noted in document order, below
+            let base = generation.baseCount
             for docnum in intersect(candidates, possible) {
+                if docnum < base, acc.entries.isFull, let worst = acc.entries.worst, worst.typos == 0, worst.startsWith { continue }
                 guard let doc = try generation.document(docnum, in: txn), query.startsWith(doc.sortTitle) else { continue }
                 try consider(doc, &acc, filtersHold: true)
-                entered.insert(docnum)
+                entered.append(docnum)
             }
             acc.wantsCompletions = wanted
             acc.startsWithPossible = false
@@ -293,11 +299,11 @@ extension SuggestContext {
 
     /// Reads, verifies and ranks `candidates` (sorted) in document order, skipping the rest of the
     /// base segment once nothing later can change the answer.
-    /// `entered` documents have their entries recorded already.
+    /// `entered` documents (ascending) have their entries recorded already.
     /// `narrowingTo`: an exact partial word whose postings may narrow the candidates left once
     /// ``narrowingProbe`` of them were read without settling the answer.
     private mutating func rank(_ candidates: [UInt32], _ acc: inout SuggestAccumulator, filtersHold: Bool,
-                               entered: Set<UInt32> = [], completionLimit: Int, narrowingTo prefix: [UInt8]? = nil,
+                               entered: [UInt32] = [], completionLimit: Int, narrowingTo prefix: [UInt8]? = nil,
                       in txn: borrowing ReadTransaction) throws {
         let base = generation.baseCount
         var candidates = candidates
@@ -336,7 +342,7 @@ extension SuggestContext {
             if docnum < base {
                 last = CandidateKey(typos: 0, field: 0, startsWith: false, weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
             }
-            if try consider(doc, &acc, filtersHold: filtersHold, entryKnown: !entered.isEmpty && entered.contains(docnum)) {
+            if try consider(doc, &acc, filtersHold: filtersHold, entryKnown: !entered.isEmpty && contains(entered, docnum)) {
                 matched += 1
             }
         }
