@@ -53,7 +53,9 @@ let package = Package(
         // OpenSSL: libcrypto's HMAC-SHA256 for search keys, libssl's TLS for the servers.
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         // epoll, accept4, eventfd: Linux calls that Swift's Glibc module does not surface.
-        .target(name: "CSystem"),
+        // jemalloc is the processes' allocator: linked here, where every server's modules meet,
+        // its malloc replaces glibc's for the whole process (see csystem.h).
+        .target(name: "CSystem", linkerSettings: [.linkedLibrary("jemalloc")]),
 
         .target(name: "Storage", dependencies: ["CLMDB"]),
         .target(name: "Analysis", dependencies: ["CUTF8Proc"]),

@@ -12,6 +12,7 @@ packages=(
   libyajl-dev      # streaming JSON parser for catalogs (Catalog module)
   libsqlite3-dev   # SQLite FTS5, the benchmark's peer
   libssl-dev       # libcrypto's HMAC-SHA256 for search keys (Wire module)
+  libjemalloc-dev  # the processes' allocator: returns freed memory to the kernel by itself (CSystem module)
   pkg-config
   lmdb-utils       # mdb_stat / mdb_dump for operators and tests
   nghttp2-client   # h2load for benchmarks

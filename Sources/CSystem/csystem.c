@@ -2,7 +2,8 @@
 #include "csystem.h"
 
 #include <errno.h>
-#include <malloc.h>
+#include <jemalloc/jemalloc.h>
+#include <stdbool.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -169,18 +170,44 @@ uint64_t csystem_monotonic_ns(void) {
 
 int csystem_set_thread_name(const char *name) { return pthread_setname_np(pthread_self(), name); }
 
-int csystem_release_free_memory(void) { return malloc_trim(0); }
+int csystem_release_free_memory(void) {
+    // Every arena's dirty pages back to the kernel now (MALLCTL_ARENAS_ALL), rather than after
+    // their decay time.
+    char name[64];
+    snprintf(name, sizeof name, "arena.%u.purge", (unsigned)MALLCTL_ARENAS_ALL);
+    return mallctl(name, NULL, NULL, NULL, 0) == 0 ? 1 : 0;
+}
 
-int csystem_tune_allocator(size_t mmap_threshold, size_t trim_threshold) {
-    if (mallopt(M_MMAP_THRESHOLD, (int)mmap_threshold) != 1) return -1;
-    if (mallopt(M_TRIM_THRESHOLD, (int)trim_threshold) != 1) return -1;
+int csystem_tune_allocator(long dirty_decay_ms) {
+    bool enable = true;
+    if (mallctl("background_thread", NULL, NULL, &enable, sizeof enable) != 0) return -1;
+    ssize_t decay = (ssize_t)dirty_decay_ms;
+    // New arenas, then the ones that exist already.
+    if (mallctl("arenas.dirty_decay_ms", NULL, NULL, &decay, sizeof decay) != 0) return -1;
+    unsigned arenas = 0;
+    size_t size = sizeof arenas;
+    if (mallctl("arenas.narenas", &arenas, &size, NULL, 0) != 0) return -1;
+    for (unsigned i = 0; i < arenas; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "arena.%u.dirty_decay_ms", i);
+        // An arena index that was never initialised refuses (EFAULT): nothing to set there.
+        (void)mallctl(name, NULL, NULL, &decay, sizeof decay);
+    }
     return 0;
 }
 
 void csystem_heap_statistics(uint64_t *in_use, uint64_t *free_bytes) {
-    struct mallinfo2 info = mallinfo2();
-    *in_use = (uint64_t)info.uordblks + (uint64_t)info.hblkhd;
-    *free_bytes = (uint64_t)info.fordblks;
+    // jemalloc's statistics are a snapshot taken when the epoch advances.
+    uint64_t epoch = 1;
+    size_t size = sizeof epoch;
+    mallctl("epoch", &epoch, &size, &epoch, size);
+    size_t allocated = 0, resident = 0;
+    size = sizeof allocated;
+    if (mallctl("stats.allocated", &allocated, &size, NULL, 0) != 0) allocated = 0;
+    size = sizeof resident;
+    if (mallctl("stats.resident", &resident, &size, NULL, 0) != 0) resident = allocated;
+    *in_use = (uint64_t)allocated;
+    *free_bytes = resident > allocated ? (uint64_t)(resident - allocated) : 0;
 }
 
 int csystem_set_thread_nice(int nice) { return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice); }

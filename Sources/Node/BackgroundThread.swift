@@ -53,8 +53,8 @@ final class BackgroundThread: Sendable {
     }
 
     /// Queues `job` for the background thread and returns at once (jobs run in order, one at a
-    /// time). Then the build releases the memory it freed (``csystem_release_free_memory``):
-    /// a build's peak would otherwise stay resident in the serving process.
+    /// time). Then the build's freed memory is purged at once (``csystem_release_free_memory``)
+    /// rather than after the allocator's decay time: a build frees hundreds of megabytes at once.
     func start(_ job: @escaping @Sendable () -> Void) {
         jobs.withLock {
             $0.append {

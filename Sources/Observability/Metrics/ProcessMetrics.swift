@@ -14,8 +14,8 @@ import Foundation
 ///   this is the figure that grows when the process keeps more
 /// - `process_open_fds`, `process_max_fds`
 /// - `process_cpu_seconds_total`, `process_start_time_seconds`
-/// - `typeahead_heap_bytes{state="in_use"|"free"}`: glibc's count of bytes handed out and not
-///   freed, and of bytes freed but kept for reuse (fragmentation when it grows)
+/// - `typeahead_heap_bytes{state="in_use"|"free"}`: the allocator's (jemalloc's) count of bytes
+///   handed out and not freed, and of bytes resident beyond them (freed pages not yet returned)
 ///
 /// Read from `/proc/self` at scrape time (Linux); on other systems the `/proc` series are absent.
 public enum ProcessMetrics {

@@ -1,39 +1,34 @@
 internal import CSystem
 import Foundation
 
-/// How a long-running server process uses glibc's allocator: fixed thresholds, and freed memory
-/// handed back to the kernel now and then. Called by `typeahead node` and `typeahead coordinator`
-/// at start; libraries and tests leave the allocator alone.
+/// How a long-running server process uses its allocator (jemalloc, linked through CSystem: see
+/// `csystem.h`): freed pages returned to the kernel after a short decay time by a background
+/// thread, and purged at once now and then. Called by `typeahead node` and `typeahead
+/// coordinator` at start; libraries, tests and short-lived commands leave the allocator alone.
 ///
-/// Why: glibc keeps freed memory in its arenas for reuse. Its thresholds rise with the largest
-/// block freed, so after one index build or merge (hundreds of megabytes of arrays) every arena
-/// keeps up to 64 MiB of free top and serves blocks of up to 32 MiB from the heap, where they
-/// fragment it. `scripts/soak.sh` saw nodes' resident memory grow ~20% over 30 minutes of
-/// writes and merges while the heap in use stayed flat (33 MiB); jemalloc would decay such pages
-/// on its own, glibc needs to be told.
+/// Why: a serving node's caches turn over all day (every write empties the version-keyed ones),
+/// and merges and reindexes free hundreds of megabytes at once. With glibc's allocator that
+/// memory stayed resident, scattered over its arenas: `scripts/soak.sh` saw nodes grow 13-32%
+/// over 30 minutes while the heap in use stayed flat. jemalloc returns it by itself; the
+/// settings here make that prompt and independent of an arena allocating again.
 public enum ServingAllocator {
-    /// Blocks of at least this many bytes are mapped on their own, and unmapped when freed.
-    public static let mmapThreshold = 1 << 20
-    /// An arena returns its free top beyond this.
-    public static let trimThreshold = 8 << 20
-    /// How often ``startReleasing(every:)`` hands free pages back by default.
+    /// How long freed (dirty) pages stay resident for reuse before they are returned.
+    public static let dirtyDecay: Duration = .seconds(5)
+    /// How often ``startReleasing(every:)`` purges every arena by default: a backstop behind the
+    /// decay, for memory freed by a build in one burst.
     public static let releaseInterval: Duration = .seconds(30)
 
-    /// Fixes the thresholds, unless the operator tuned malloc through the environment
-    /// (`GLIBC_TUNABLES`, `MALLOC_*`): theirs wins. Returns whether they were set.
+    /// Starts the background purging thread and sets the decay time, unless the operator tuned
+    /// the allocator through the environment (`MALLOC_CONF`): theirs wins. Returns whether the
+    /// settings were applied.
     @discardableResult
     public static func configure(environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
-        if environment.keys.contains(where: { $0.hasPrefix("MALLOC_") })
-            || environment["GLIBC_TUNABLES"].map({ $0.contains("malloc") }) == true {
-            return false
-        }
-        return csystem_tune_allocator(mmapThreshold, trimThreshold) == 0
+        if environment["MALLOC_CONF"] != nil { return false }
+        return csystem_tune_allocator(Int(dirtyDecay.nanosecondsClamped / 1_000_000)) == 0
     }
 
-    /// Hands the arenas' free pages back to the kernel (`malloc_trim`), on a utility queue, every
-    /// `interval`: what remains free between live blocks after caches turn over, which no
-    /// threshold returns. Takes each arena's lock for the walk (milliseconds with hundreds of
-    /// megabytes free), so not more often than this. The returned timer runs until cancelled.
+    /// Purges every arena's dirty pages, on a utility queue, every `interval`. The returned timer
+    /// runs until cancelled.
     public static func startReleasing(every interval: Duration = releaseInterval) -> DispatchSourceTimer {
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
         let nanoseconds = Int(interval.nanosecondsClamped)
@@ -41,5 +36,12 @@ public enum ServingAllocator {
         timer.setEventHandler { _ = csystem_release_free_memory() }
         timer.resume()
         return timer
+    }
+
+    /// The allocator's account: bytes in use, and bytes resident beyond them.
+    public static func heapStatistics() -> (inUse: UInt64, free: UInt64) {
+        var inUse: UInt64 = 0, free: UInt64 = 0
+        csystem_heap_statistics(&inUse, &free)
+        return (inUse, free)
     }
 }
