@@ -59,7 +59,7 @@ let package = Package(
 
         .target(name: "Storage", dependencies: ["CLMDB"]),
         .target(name: "Analysis", dependencies: ["CUTF8Proc"]),
-        .target(name: "Catalog", dependencies: ["CYAJL"]),
+        .target(name: "Catalog", dependencies: ["CYAJL", "JSONTree"]),
         .target(name: "Caching"),
         .target(name: "Index", dependencies: ["Storage", "Analysis", "Catalog", "Caching"], exclude: ["Semantics.md"]),
         .target(name: "JSONTree", dependencies: ["CYAJL"]),

@@ -23,7 +23,7 @@ public struct CatalogNotices: OptionSet, Sendable, Hashable, CaseIterable {
     public static let blankDescription = CatalogNotices(rawValue: 1 << 3)
     /// `"weight": ""`: no weight (0).
     public static let blankWeight = CatalogNotices(rawValue: 1 << 4)
-    /// `"weight": "12"`: the integer 12.
+    /// `"weight": "12"` (or `"12.0"`, `"1e3"`): the number, read as the JSON API reads integers.
     public static let weightAsText = CatalogNotices(rawValue: 1 << 5)
     /// `"price": 19.9` or `"new": true` in `"attributes"`: the value's JSON text, "19.9", "true".
     public static let attributeAsText = CatalogNotices(rawValue: 1 << 6)
@@ -41,7 +41,7 @@ public struct CatalogNotices: OptionSet, Sendable, Hashable, CaseIterable {
         case .blankAlias: #""" in "aliases" (left out)"#
         case .blankDescription: #""description": "" (read as no description)"#
         case .blankWeight: #""weight": "" (read as weight 0)"#
-        case .weightAsText: #""weight" as a string of digits (read as the number)"#
+        case .weightAsText: #""weight" as a string (read as the number)"#
         case .attributeAsText: #"number or boolean attribute values (read as their JSON text)"#
         case .nullAttribute: #"null attribute values (left out)"#
         default: "notices \(rawValue)"

@@ -6,6 +6,8 @@
 // 2 is inside a field's array or object. Known fields never go deeper than 2; values of unknown
 // fields may, up to `CatalogLimits.maximumNestingDepth`.
 
+import JSONTree
+
 /// The top-level fields of the format.
 enum CatalogField: UInt8 {
     case id, title, category, categories, weight, aliases, description, attributes, unknown
@@ -49,7 +51,7 @@ enum CatalogField: UInt8 {
         case .id, .category: "a non-empty string"
         case .title: "a non-blank string"
         case .categories, .aliases: "an array of strings"
-        case .weight: "a non-negative integer (or a string of its digits)"
+        case .weight: "a non-negative integer (or a string holding one)"
         case .description: "a string"
         case .attributes: "an object with string, number or boolean values"
         case .unknown: "any value"
@@ -334,8 +336,9 @@ struct EntryBuilder {
             case .string(let bytes) where bytes.count == 0:
                 notices.insert(.blankWeight)
             case .string(let bytes):
-                // What CSV converters write: digits only (no sign, point or exponent).
-                guard bytes.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return failType(got: value.got) }
+                // What CSV converters write. Read by the rules the JSON API reads integer fields
+                // by (proto3 JSON: a number, or a string holding one), so "12", "12.0" and "1e3"
+                // mean the same in a catalog line and in a request.
                 notices.insert(.weightAsText)
                 return readWeight(bytes, value)
             default:
@@ -428,15 +431,16 @@ struct EntryBuilder {
         return true
     }
 
-    /// The weight in `text` (digits, or a JSON number's text): an integer within the limit.
+    /// The weight in `text` (a JSON number's text, or a string's content): a whole number within
+    /// the limit. `WholeNumber` checks the grammar, which yajl has not for a string's content.
     private mutating func readWeight(_ text: UnsafeBufferPointer<UInt8>, _ value: JSONScalar) -> Bool {
-        switch readJSONInteger(text, maximum: limits.maximumWeight) {
-        case .value(let weight):
-            self.weight = weight
+        switch WholeNumber(text: text) {
+        case .value(negative: false, let magnitude) where magnitude <= limits.maximumWeight:
+            weight = magnitude
             return true
-        case .negative, .notAnInteger:
+        case .value(negative: true, _), .notWhole:
             return failType(got: value.got)
-        case .tooLarge:
+        case .value(negative: false, _), .tooLarge:
             return fail(
                 "field \"weight\": expected a non-negative integer of at most \(limits.maximumWeight), "
                     + "got \(value.got)")

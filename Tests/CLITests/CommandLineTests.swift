@@ -51,7 +51,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(indexed.status, 0, indexed.stderr)
         XCTAssertTrue(indexed.stdout.contains("indexed 2 entries"), indexed.stdout)
         for warning in [#"1 line has "category": "" (read as no category): line 1"#,
-                        #"1 line has "weight" as a string of digits (read as the number): line 1"#,
+                        #"1 line has "weight" as a string (read as the number): line 1"#,
                         #"1 line has number or boolean attribute values (read as their JSON text): line 1"#,
                         #"1 line has "" in "categories" (left out): line 2"#] {
             XCTAssertTrue(indexed.stderr.contains("typeahead index: warning: " + warning), indexed.stderr)

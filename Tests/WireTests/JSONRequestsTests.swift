@@ -49,6 +49,14 @@ final class JSONRequestsTests: XCTestCase {
         }
         XCTAssertEqual(try suggest(#"{"limits":{"entries":1e1}}"#).limits?.entries, 10, "a whole exponent form")
         XCTAssertEqual(try suggest(#"{"limits":{"entries":"7"}}"#).limits?.entries, 7)
+        // One reading with the catalog's weight (`WholeNumber`): exact beyond 2^53, a string holding
+        // any JSON number, and nothing that is not one.
+        XCTAssertEqual(try suggest(#"{"revision":1e19}"#).revision, 10_000_000_000_000_000_000)
+        XCTAssertEqual(try suggest(#"{"revision":"9007199254740993.0"}"#).revision, 9_007_199_254_740_993)
+        XCTAssertEqual(try suggest(#"{"limits":{"entries":"1e1"}}"#).limits?.entries, 10)
+        for text in [#"{"revision":"+1"}"#, #"{"revision":"01"}"#, #"{"revision":" 1"}"#, #"{"revision":""}"#] {
+            XCTAssertTrue(refusal(text).contains("must be a whole number"), text)
+        }
     }
 
     /// The proto3 JSON mapping's leniencies: proto names, null as absent, enums by number.

@@ -5,7 +5,7 @@ import JSONTree
 ///   but not both;
 /// - `null` is the field's default, as if absent;
 /// - integers as JSON numbers (exactly: a uint64 of 2^64 + 1 is refused, not wrapped) or as
-///   strings; exponent and fraction forms only when they are whole and exact in a double;
+///   strings holding one; exponent and fraction forms when their value is whole (`WholeNumber`);
 /// - enums by name or by number;
 /// - any other member refused by name (a misspelt field silently ignored is a bug the caller
 ///   never sees).
@@ -66,7 +66,8 @@ struct JSONFields {
     func integer<T: FixedWidthInteger>(_ field: String, as type: T.Type) throws(GRPCStatus) -> T? {
         guard let node = values[field] else { return nil }
         let parsed: T? = switch node {
-        case .number(let text), .string(let text): Self.wholeNumber(text, as: T.self)
+        // One reading for every integer read from JSON, the catalog's weight included.
+        case .number(let text), .string(let text): WholeNumber(text: text).integer(as: T.self)
         default: nil
         }
         guard let parsed else { throw GRPCStatus(.invalidArgument, "\(path)\(field) must be a whole number from \(T.min) to \(T.max)") }
@@ -80,20 +81,11 @@ struct JSONFields {
         switch node {
         case .string(let name): return try text(name)
         case .number(let number):
-            guard let value = Self.wholeNumber(number, as: Int32.self) else {
+            guard let value = WholeNumber(text: number).integer(as: Int32.self) else {
                 throw GRPCStatus(.invalidArgument, "\(path)\(field) must be a name or a 32-bit number, got \(number)")
             }
             return E(rawValue: value)
         default: throw GRPCStatus(.invalidArgument, "\(path)\(field) must be a name (a string) or a number")
         }
-    }
-
-    /// `text` as an integer of type `T`, exactly: decimal digits with an optional minus sign, or a
-    /// fraction or exponent form whose value is whole and below 2^53 (where a double is exact).
-    static func wholeNumber<T: FixedWidthInteger>(_ text: String, as type: T.Type) -> T? {
-        if let value = T(text) { return value }
-        guard text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }), let double = Double(text),
-              double.rounded() == double, abs(double) < 9_007_199_254_740_992 else { return nil }
-        return T(exactly: double)
     }
 }
