@@ -8,7 +8,8 @@
 // (shown wrapped here; in a file it is one line). Parts of the module:
 //
 // - `CatalogEntry` (this file) and `CatalogEntry.jsonLine()` (CatalogEntry+JSON.swift): the model
-//   and its canonical encoding.
+//   and its canonical encoding; `normalised()` (CatalogEntry+Normalised.swift): the parser's
+//   reading of blanks, for entries that come from elsewhere (gRPC upserts).
 // - `CatalogLimits`: every size limit the validator enforces, one place to raise them.
 // - `parseCatalogLine(_:line:limits:)`: validates one line. Built on `JSONLineParser`
 //   (JSONLineParser.swift, the only file that touches yajl) and `EntryBuilder` (a pure-Swift state
@@ -29,9 +30,10 @@
 
 /// One suggestible item of a catalog.
 ///
-/// Values are kept as written in the catalog (quirk 5 of the module notes), with two
-/// normalisations applied by the parser: duplicate categories are removed (first occurrence wins)
-/// and empty aliases are dropped.
+/// Values are kept as written in the catalog (quirk 5 of the module notes), with the parser's
+/// normalisations: blank optional fields are absent (an empty category or alias is left out, an
+/// empty description is none) and duplicate categories are removed (first occurrence wins).
+/// Entries from elsewhere get the same through ``normalised()``.
 ///
 /// Example:
 /// ```swift

@@ -140,11 +140,14 @@ extension Typeahead_V1_Entry {
 }
 
 extension CatalogEntry {
-    /// No validation here: `Shard.upsert` and `Shard.buildGeneration` validate entries (and name
-    /// the bad one) whatever their source.
+    /// Read as the catalog parser reads a line (``CatalogEntry/normalised()``): an empty string in
+    /// `categories` or `aliases` is left out and an empty `description` is none, as a blank
+    /// optional field of a catalog line is absent, so an upsert and a catalog line of the same
+    /// values index the same entry. No validation here: `Shard.upsert` and `Shard.buildGeneration`
+    /// validate entries (and name the bad one) whatever their source.
     public init(_ message: Typeahead_V1_Entry) {
-        self.init(id: message.id, title: message.title, categories: message.categories, weight: message.weight,
-                  aliases: message.aliases, description: message.description, attributes: message.attributes)
+        self = CatalogEntry(id: message.id, title: message.title, categories: message.categories, weight: message.weight,
+                            aliases: message.aliases, description: message.description, attributes: message.attributes).normalised()
     }
 }
 
