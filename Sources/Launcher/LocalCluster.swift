@@ -107,7 +107,7 @@ public final class LocalCluster: Sendable {
     public let dataDirectory: String
     private let ownsDirectory: Bool
     private let children = Mutex<(nodes: [[ChildProcess]], coordinator: ChildProcess?)>(([], nil))
-    /// Told about unexpected exits and restarts.
+    /// Told about unexpected exits and restarts, and the catalogs' warnings (values read as meant).
     private let report: @Sendable (String) -> Void
 
     public init(options: Options, report: @escaping @Sendable (String) -> Void = { _ in }) {
@@ -236,13 +236,15 @@ public final class LocalCluster: Sendable {
     /// `default` lives in `DATA/shard-S/replica-R` (as before collections), another in
     /// `DATA/collections/NAME/shard-S/replica-R`.
     private func build(collection name: String, catalog: String) throws -> (summary: CollectionSummary, directories: [[String]]) {
+        let which = name == CollectionName.default ? "" : "collection \(name): "
         let loaded: (entries: [CatalogEntry], errors: [CatalogLineError], summary: CatalogSummary)
         do {
             loaded = try loadCatalog(path: catalog, policy: options.skipInvalid ? .skipInvalid : .strict)
         } catch let error as CatalogValidationError {
-            let which = name == CollectionName.default ? "" : "collection \(name): "
             throw LocalClusterError("\(which)\(error.description)\nnothing was started. Fix the lines above or pass --skip-invalid.")
         }
+        // One line per kind of value read as meant (blank optional fields…), as `typeahead index` says them.
+        for warning in loaded.summary.notices.warnings { report("warning: \(which)\(warning)") }
         var parts = [[CatalogEntry]](repeating: [], count: options.shards)
         for entry in loaded.entries { parts[ShardAssignment.shard(of: entry.id, shardCount: options.shards)].append(entry) }
         let root = name == CollectionName.default ? dataDirectory : "\(dataDirectory)/collections/\(name)"

@@ -65,6 +65,57 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(first["categories"] as? [String], [])
     }
 
+    /// The same export through standard input, with CRLF and no newline after the last line: the
+    /// mark and the CRs are the reader's, not the file's, so they go the same way.
+    func testRealWorldCatalogThroughStandardInput() throws {
+        let lines = [
+            #"{"id":"1","title":"Red Running Shoes","category":"","weight":"1e2"}"#,
+            #"{"id":"2","title":"Red Shirt","aliases":["",""],"description":"","attributes":{}}"#,
+            #"{"id":"3","title":"Red Cap","category":"","weight":""}"#,
+        ]
+        let shard = directory + "/shard"
+        let indexed = try run(["index", "--catalog", "-", "--dir", shard], stdin: "\u{FEFF}" + lines.joined(separator: "\r\n"))
+        XCTAssertEqual(indexed.status, 0, indexed.stderr)
+        XCTAssertTrue(indexed.stdout.contains("indexed 3 entries"), indexed.stdout)
+        let warnings = indexed.stderr.split(separator: "\n").filter { $0.contains("warning:") }
+        XCTAssertEqual(warnings, [
+            #"typeahead index: warning: 2 lines have "category": "" (read as no category): lines 1, 3"#,
+            #"typeahead index: warning: 1 line has "" in "aliases" (left out): line 2"#,
+            #"typeahead index: warning: 1 line has "description": "" (read as no description): line 2"#,
+            #"typeahead index: warning: 1 line has "weight": "" (read as weight 0): line 3"#,
+            #"typeahead index: warning: 1 line has "weight" as a string (read as the number): line 1"#,
+        ], "one line per kind, with its count and lines")
+        let suggested = try run(["suggest", "--dir", shard, "--json", "red cap"])
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(suggested.stdout.utf8)) as? [String: Any])
+        let first = try XCTUnwrap((json["entries"] as? [[String: Any]])?.first)
+        XCTAssertEqual(first["title"] as? String, "Red Cap", "the last line, without its newline, is read whole")
+    }
+
+    /// Wrong types and oversized values stay errors next to blanks, which stay warnings: the
+    /// catalog is refused with every bad line's number, and a new shard gets no generation at all.
+    func testStrictErrorsAmongBlanksIndexNothing() throws {
+        let lines = [
+            #"{"id":"1","title":"Red Running Shoes","category":""}"#,
+            #"{"id":"2","title":"Red Shirt","category":["Clothing"]}"#,
+            #"{"id":"3","title":"Red Cap","weight":"1.5"}"#,
+            #"{"id":"4","title":"\#(String(repeating: "x", count: 1025))"}"#,
+            #"{"id":"","title":"Red Sock"}"#,
+        ]
+        let shard = directory + "/shard"
+        let refused = try run(["index", "--catalog", try write("mixed.jsonl", lines.joined(separator: "\r\n") + "\r\n"), "--dir", shard])
+        XCTAssertEqual(refused.status, 1, refused.stderr)
+        for expected in [#"line 2: field "category": expected a non-empty string, got an array"#,
+                         #"line 3: field "weight": expected a non-negative integer (or a string holding one), got "1.5""#,
+                         #"line 4: field "title": expected at most 1024 UTF-8 bytes, got 1025"#,
+                         #"line 5: field "id": expected a non-empty string, got """#] {
+            XCTAssertTrue(refused.stderr.contains(expected), "\(expected) in \(refused.stderr)")
+        }
+        XCTAssertFalse(refused.stderr.contains("line 1:"), refused.stderr)
+        let asked = try run(["suggest", "--dir", shard, "--json", "red"])
+        XCTAssertFalse(asked.stdout.contains("Red Running Shoes"), asked.stdout + asked.stderr)
+        XCTAssertNotEqual(asked.status, 0, "no generation was built: \(asked.stdout)")
+    }
+
     func testIndexAndSuggestAsJSON() throws {
         let catalog = try write("good.jsonl", good)
         let shard = directory + "/shard"

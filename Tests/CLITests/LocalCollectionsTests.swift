@@ -34,7 +34,8 @@ final class LocalCollectionsTests: XCTestCase {
 
     func testEachCatalogIsACollection() throws {
         let products = try write("products.jsonl", (1...40).map { #"{"id":"p\#($0)","title":"Red product \#($0)","categories":["Shoes"],"weight":\#($0)}"# })
-        let departments = try write("departments.jsonl", (1...9).map { #"{"id":"d\#($0)","title":"Red department \#($0)","weight":\#($0 * 3)}"# })
+        // Blank categories, as exports write them: read as none, and said once per kind.
+        let departments = try write("departments.jsonl", (1...9).map { #"{"id":"d\#($0)","title":"Red department \#($0)","category":"","weight":\#($0 * 3)}"# })
         let local = try LocalClusterProcess(["--catalog", "products=" + products, "--catalog", "departments=" + departments, "--shards", "2",
                                              "--replicas", "1", "--listen", "127.0.0.1:0", "--data-dir", directory + "/cluster"],
                                             output: directory + "/local.out")
@@ -45,6 +46,9 @@ final class LocalCollectionsTests: XCTestCase {
         XCTAssertTrue(printed.contains("collection products (default) from \(products): 40 entries"), printed)
         XCTAssertTrue(printed.contains("collection departments from \(departments): 9 entries"), printed)
         XCTAssertTrue(printed.contains("&collection=departments"), printed)
+        XCTAssertTrue(printed.contains(#"typeahead local: warning: collection departments: 9 lines have "category": "" (read as no category): lines 1, 2, 3, 4, 5, …"#),
+                      printed)
+        XCTAssertFalse(printed.contains("warning: collection products"), printed)
 
         for (name, catalog) in [("products", products), ("departments", departments)] {
             let alone = directory + "/alone-" + name

@@ -83,6 +83,35 @@ final class CatalogReaderTests: XCTestCase {
         XCTAssertEqual(try readAll(CatalogReader(bytes: text)).entries.map(\.id), ["a"])
     }
 
+    /// An export as Windows tools write it, read from a file (read(2) in chunks, not in memory):
+    /// a byte-order mark, CRLF everywhere but after the last line. Line numbers of errors and
+    /// warnings count CRLF lines as an editor does, and nothing of the "\r" or the mark is kept.
+    func testCRLFFileWithAByteOrderMarkAndNoNewlineAtTheEnd() throws {
+        let lines = [#"{"id":"a","title":"A","category":""}"#, "", #"{"id":"b","title":"B","weight":"7"}"#,
+                     #"{"id":"c","title":"C","weight":-1}"#, #"{"id":"d","title":"D","aliases":["x",""]}"#]
+        let path = try temporaryFile([0xEF, 0xBB, 0xBF] + Array(lines.joined(separator: "\r\n").utf8), self)
+        let reader = try CatalogReader(path: path)
+        let (entries, errors) = try readAll(reader)
+        XCTAssertEqual(entries, [CatalogEntry(id: "a", title: "A"), CatalogEntry(id: "b", title: "B", weight: 7),
+                                 CatalogEntry(id: "d", title: "D", aliases: ["x"])])
+        XCTAssertEqual(errors, [CatalogLineError(line: 4, reason: #"field "weight": expected a non-negative integer (or a string holding one), got -1"#)])
+        XCTAssertEqual(reader.summary.lines, 5)
+        XCTAssertEqual(reader.summary.notices.warnings, [
+            #"1 line has "category": "" (read as no category): line 1"#,
+            #"1 line has "" in "aliases" (left out): line 5"#,
+            #"1 line has "weight" as a string (read as the number): line 3"#,
+        ])
+    }
+
+    /// The mark is only skipped at the start of the file: one on a later line is a JSON error.
+    func testByteOrderMarkOnALaterLineIsAnError() throws {
+        let text = Array((#"{"id":"a","title":"A"}"# + "\r\n").utf8) + [0xEF, 0xBB, 0xBF] + Array(#"{"id":"b","title":"B"}"#.utf8)
+        let (entries, errors) = try readAll(CatalogReader(bytes: text))
+        XCTAssertEqual(entries.map(\.id), ["a"])
+        XCTAssertEqual(errors.map(\.line), [2])
+        XCTAssertTrue(errors.first?.reason.hasPrefix("invalid JSON") ?? false, "\(errors)")
+    }
+
     func testDuplicateIds() throws {
         let lines = [
             #"{"id":"abc","title":"first"}"#, #"{"id":"x","title":"x"}"#, "", #"{"id":"abc","title":"second"}"#,
