@@ -25,6 +25,11 @@ struct SuggestContext {
     /// (every 256 documents: the check is cheap, but not free).
     @inline(__always)
     func checkStop(_ counter: inout Int) throws {
+        try Self.checkStop(&counter, shouldStop)
+    }
+
+    @inline(__always)
+    static func checkStop(_ counter: inout Int, _ shouldStop: (@Sendable () -> Bool)?) throws {
         counter &+= 1
         if counter & 255 == 0, let shouldStop, shouldStop() {
             throw IndexError(.cancelled, "the query was stopped before it finished")

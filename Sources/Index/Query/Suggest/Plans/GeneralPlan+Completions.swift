@@ -15,7 +15,7 @@ extension SuggestContext {
         let hasDelta = try txn.count(generation.schema.deltaTerms) > 0
         var read = 0
         for term in terms {
-            try forEachBasePosting(of: term, in: rest, read: &read, in: txn) { doc, _ in
+            try Self.forEachBasePosting(of: term, in: rest, generation: generation, shouldStop: shouldStop, read: &read, in: txn) { doc, _ in
                 bests.append((doc, term))
                 return false
             }
@@ -79,7 +79,7 @@ extension SuggestContext {
                 for (pass, docs) in passes.enumerated() where !docs.isEmpty {
                     let bound = max(floor, pass)
                     if let best, best.typos < bound { break }
-                    try forEachBasePosting(of: term, in: docs, read: &read, in: txn) { docnum, index in
+                    try Self.forEachBasePosting(of: term, in: docs, generation: generation, shouldStop: shouldStop, read: &read, in: txn) { docnum, index in
                         // At an equal bound, only an earlier document could still be better.
                         if let best, best.typos == bound, docnum > best.docnum { return false }
                         guard let found = try typos(pass: pass, at: index, docnum, &self) else { return true }
@@ -116,13 +116,18 @@ extension SuggestContext {
     /// Calls `body` with each base document of `term`'s name postings (rank order) that is in
     /// sorted `candidates`, and its index there, until it returns false. The postings are galloped
     /// against the candidates, so a run of probes costs O(log gap) each.
-    private func forEachBasePosting(of term: [UInt8], in candidates: [UInt32], read: inout Int, in txn: borrowing ReadTransaction,
-                                    _ body: (UInt32, Int) throws -> Bool) throws {
+    ///
+    /// A static function, not a method: called from a mutating method with a closure that mutates
+    /// the context, a method would make Swift copy the whole context (and retain each of its
+    /// references) on every call, once per word: a fifth of "Fort Wort" (cities, typos on).
+    private static func forEachBasePosting(of term: [UInt8], in candidates: [UInt32], generation: Generation,
+                                           shouldStop: (@Sendable () -> Bool)?, read: inout Int, in txn: borrowing ReadTransaction,
+                                           _ body: (UInt32, Int) throws -> Bool) throws {
         guard let value = try txn.get(generation.schema.terms, term) else { return }
         var postings = try PostingCursor(value)
         var index = 0
         while let docnum = postings.current, index < candidates.count {
-            try checkStop(&read)
+            try checkStop(&read, shouldStop)
             index = gallop(candidates, to: docnum, from: index)
             if index < candidates.count, candidates[index] == docnum, try !body(docnum, index) { return }
             try postings.advance()
