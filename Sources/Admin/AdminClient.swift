@@ -39,6 +39,9 @@ public final class AdminClient: Sendable {
         public var coordinators: [Endpoint]
         /// Every collection of the cluster, the default first (for messages).
         public var collections: [String] = []
+        /// The collection's filterable attributes as the cluster file declares them (a reindex
+        /// builds them into the new generation); nil when a coordinator described the cluster.
+        public var filterableAttributes: [String]? = nil
 
         public init(name: String, collection: String, shards: [ClusterFile.Shard], coordinators: [Endpoint], collections: [String] = []) {
             self.name = name
@@ -100,9 +103,10 @@ public final class AdminClient: Sendable {
                 nodeClient?.shutdown()
                 throw AdminError.unknownCollection(collection ?? "", known: names)
             }
-            return AdminClient(layout: Layout(name: file.name, collection: chosen.name, shards: chosen.shards, coordinators: file.coordinators,
-                                              collections: names),
-                               token: token, client: client, nodeClient: nodeClient)
+            var layout = Layout(name: file.name, collection: chosen.name, shards: chosen.shards, coordinators: file.coordinators,
+                                collections: names)
+            layout.filterableAttributes = chosen.filterableAttributes
+            return AdminClient(layout: layout, token: token, client: client, nodeClient: nodeClient)
         case .coordinator(let endpoint):
             let probe = AdminClient(layout: Layout(name: "", collection: "", shards: [], coordinators: [endpoint]), token: token, client: client)
             let status: Typeahead_V1_ClusterStatusResponse

@@ -82,7 +82,11 @@ public struct Reindex: Sendable {
         let reader = try CatalogReader(path: path)
         var validation = Validation(perShard: Array(repeating: 0, count: shardCount), errors: [], totalErrors: 0, bytes: 0, label: "")
         var fingerprint = Fingerprint()
-        fingerprint.add("shards=\(shardCount);listSize=\(parameters.listSize);heavyThreshold=\(parameters.heavyThreshold)\n")
+        // Filterable attributes change answers, so they are part of what a generation holds (and
+        // left out when there are none, so fingerprints of earlier reindexes stay the same).
+        let filterable = parameters.filterableAttributes.isEmpty ? ""
+            : ";filterable=" + Set(parameters.filterableAttributes).sorted().joined(separator: ",")
+        fingerprint.add("shards=\(shardCount);listSize=\(parameters.listSize);heavyThreshold=\(parameters.heavyThreshold)\(filterable)\n")
         while let result = try reader.next() {
             switch result {
             case .success(let entry):

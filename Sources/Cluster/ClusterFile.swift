@@ -37,7 +37,10 @@ import Wire
 ///   top-level `shards` are the collection named `default`.
 /// - `collections`: optional, more collections (or all of them, without top-level `shards`):
 ///   each a `name` (``CollectionName``: 1 to 64 bytes of `[a-z0-9_-]`, unique) and its `shards`
-///   under the rules above.
+///   under the rules above, and optional `filterableAttributes`.
+/// - `filterableAttributes`: optional, per collection (top level: the collection `default`):
+///   attribute keys whose values become tokens and token chips (``Collection/filterableAttributes``),
+///   each by the collection-name rule and not `category` (reserved), at most 32.
 /// - `defaultCollection`: optional, the collection a request without `collection` reads: by
 ///   default `default` when the file has top-level `shards`, else the first of `collections`.
 /// - `scopes`: optional, what a scoped request searches: each a `name` (the collection-name rule,
@@ -56,9 +59,13 @@ public struct ClusterFile: Sendable, Hashable {
         public var name: String
         /// In assignment order.
         public var shards: [Shard]
-        public init(name: String, shards: [Shard]) {
+        /// Attribute keys whose values are tokens and token chips in this collection, as its
+        /// generations declare them (`typeahead admin reindex` builds them so); sorted.
+        public var filterableAttributes: [String]
+        public init(name: String, shards: [Shard], filterableAttributes: [String] = []) {
             self.name = name
             self.shards = shards
+            self.filterableAttributes = filterableAttributes
         }
     }
 
@@ -203,8 +210,8 @@ public struct ClusterFile: Sendable, Hashable {
         } catch {
             throw fail("", "is not valid JSON")
         }
-        try allowKeys(root, ["name", "shards", "collections", "defaultCollection", "scopes", "coordinators", "settings"],
-                      at: "", fail)
+        try allowKeys(root, ["name", "shards", "filterableAttributes", "collections", "defaultCollection", "scopes", "coordinators",
+                             "settings"], at: "", fail)
         var file = ClusterFile(shards: [])
         if let name = root["name"] {
             guard let text = name as? String, !text.isEmpty else { throw fail("name", "must be a non-empty string") }
@@ -212,7 +219,10 @@ public struct ClusterFile: Sendable, Hashable {
         }
         file.collections = []
         if root["shards"] != nil || root["collections"] == nil {
-            file.collections.append(Collection(name: CollectionName.default, shards: try parseShards(root["shards"], at: "shards", fail)))
+            file.collections.append(Collection(name: CollectionName.default, shards: try parseShards(root["shards"], at: "shards", fail),
+                                               filterableAttributes: try parseFilterable(root["filterableAttributes"], at: "filterableAttributes", fail)))
+        } else if root["filterableAttributes"] != nil {
+            throw fail("filterableAttributes", "belongs to the top-level shards; give each of collections its own")
         }
         if let collections = root["collections"] {
             guard let list = collections as? [Any], !list.isEmpty else {
@@ -221,14 +231,16 @@ public struct ClusterFile: Sendable, Hashable {
             for (index, item) in list.enumerated() {
                 let at = "collections[\(index)]"
                 guard let collection = item as? [String: Any] else { throw fail(at, "must be an object with name and shards") }
-                try allowKeys(collection, ["name", "shards"], at: at, fail)
+                try allowKeys(collection, ["name", "shards", "filterableAttributes"], at: at, fail)
                 guard let name = collection["name"] as? String else { throw fail("\(at).name", "must be a string") }
                 if let problem = CollectionName.problem(name) { throw fail("\(at).name", problem) }
                 if file.collection(named: name) != nil {
                     let top = name == CollectionName.default && root["shards"] != nil ? " (the top-level shards are the collection \"default\")" : ""
                     throw fail("\(at).name", "\"\(name)\" names two collections\(top)")
                 }
-                file.collections.append(Collection(name: name, shards: try parseShards(collection["shards"], at: "\(at).shards", fail)))
+                file.collections.append(Collection(name: name, shards: try parseShards(collection["shards"], at: "\(at).shards", fail),
+                                                   filterableAttributes: try parseFilterable(collection["filterableAttributes"],
+                                                                                             at: "\(at).filterableAttributes", fail)))
             }
         }
         file.defaultCollection = file.collections[0].name
@@ -259,6 +271,22 @@ public struct ClusterFile: Sendable, Hashable {
 
     /// One collection's shards (at `path`: `shards`, `collections[1].shards`): a non-empty array
     /// of `{name, replicas}`, names unique, 1 to 16 replicas each, addresses unique within it.
+    /// A collection's `filterableAttributes`: absent is none; else distinct names by the
+    /// collection-name rule (the token kind rule), not "category", at most 32; returned sorted.
+    private static func parseFilterable(_ value: Any?, at path: String, _ fail: (String, String) -> ClusterFileError)
+        throws(ClusterFileError) -> [String] {
+        guard let value else { return [] }
+        guard let names = value as? [String], names.count <= 32 else {
+            throw fail(path, "must be an array of at most 32 attribute keys")
+        }
+        for (index, name) in names.enumerated() {
+            if let problem = CollectionName.problem(name) { throw fail("\(path)[\(index)]", problem) }
+            if name == "category" { throw fail("\(path)[\(index)]", "\"category\" is reserved (categories are always tokens)") }
+            if names[..<index].contains(name) { throw fail("\(path)[\(index)]", "\"\(name)\" is named twice") }
+        }
+        return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
     private static func parseShards(_ value: Any?, at path: String, _ fail: (String, String) -> ClusterFileError)
         throws(ClusterFileError) -> [Shard] {
         guard let shards = value as? [Any], !shards.isEmpty else {

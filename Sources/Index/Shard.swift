@@ -14,9 +14,15 @@ public struct IndexParameters: Sendable, Hashable {
     public var listSize: Int
     /// A prefix with more postings below it than this gets a heavy node.
     public var heavyThreshold: Int
-    public init(listSize: Int = 32, heavyThreshold: Int = 32) {
+    /// Attribute keys whose values are tokens (filters) and token suggestions, as
+    /// ``SearchToken/Kind`` names ("category" is reserved). Unlike the trie tuning, these change
+    /// answers: a generation keeps them (``MetaKey/filterableAttributes``), and upserts and merges
+    /// index them too.
+    public var filterableAttributes: [String]
+    public init(listSize: Int = 32, heavyThreshold: Int = 32, filterableAttributes: [String] = []) {
         self.listSize = listSize
         self.heavyThreshold = heavyThreshold
+        self.filterableAttributes = filterableAttributes
     }
 }
 
@@ -179,6 +185,10 @@ public final class Shard: Sendable {
     }
 
     /// The number of the generation that serves, if any.
+    /// The attribute keys the current generation declared filterable (sorted; empty without a
+    /// generation, or for one built without them): its token kinds besides "category".
+    public func filterableAttributes() throws -> [String] { try current().filterable }
+
     public var currentGeneration: Int? { state.withLock { $0?.current.number } }
 
     /// The highest generation number this shard has or had (0 for a new shard): a new generation
@@ -411,9 +421,7 @@ public final class Shard: Sendable {
                          format: GenerationFormat) throws -> GenerationInfo {
         try writable()
         if let requested { try Self.checkGenerationNumber(requested) }
-        guard parameters.listSize >= 1, parameters.listSize <= 1024, parameters.heavyThreshold >= 1 else {
-            throw IndexError.invalidArgument("index parameters out of range: \(parameters)")
-        }
+        try Self.check(parameters)
         try EntryValidation.check(entries)
         try Self.checkUniqueIDs(entries, in: "the entries to index")
         let (number, buildLock) = try layout.withLock { () throws -> (Int, Int32) in
@@ -445,6 +453,7 @@ public final class Shard: Sendable {
             var builder = GenerationBuilder()
             builder.parallel = parallelBuilds
             builder.parameters = TrieParameters(listSize: parameters.listSize, heavyThreshold: parameters.heavyThreshold)
+            builder.filterable = try SearchToken.Kind.filterable(parameters.filterableAttributes)
             builder.format = format
             let statistics = try builder.build(entries, at: path)
             if let label { try layout.writeLabel(label, number) }
@@ -540,6 +549,14 @@ public final class Shard: Sendable {
         try Upload(shardDirectory: directory).read().map(Self.info)
     }
 
+    /// Refuses build settings out of range: trie tuning, and filterable attribute names.
+    private static func check(_ parameters: IndexParameters) throws(IndexError) {
+        guard parameters.listSize >= 1, parameters.listSize <= 1024, parameters.heavyThreshold >= 1 else {
+            throw IndexError.invalidArgument("index parameters out of range: \(parameters)")
+        }
+        _ = try SearchToken.Kind.filterable(parameters.filterableAttributes)
+    }
+
     private static func info(_ state: Upload.State) -> UploadInfo {
         UploadInfo(generation: state.generation, label: state.label, batches: state.batches, entries: state.entries, bytes: state.bytes)
     }
@@ -555,9 +572,7 @@ public final class Shard: Sendable {
         try writable()
         try Self.checkGenerationNumber(number)
         guard !label.isEmpty, label.utf8.count <= 256 else { throw IndexError.invalidArgument("label must be 1 to 256 bytes") }
-        guard parameters.listSize >= 1, parameters.listSize <= 1024, parameters.heavyThreshold >= 1 else {
-            throw IndexError.invalidArgument("index parameters out of range: \(parameters)")
-        }
+        try Self.check(parameters)
         return try layout.withLock {
             if layout.isComplete(number), layout.label(number) == label,
                let info = try generations().first(where: { $0.number == number }) {
@@ -573,7 +588,8 @@ public final class Shard: Sendable {
                                  + "upload a number above it (numbers only grow)")
             }
             let state = Upload.State(generation: number, label: label, batches: 0, entries: 0, bytes: 0,
-                                     listSize: parameters.listSize, heavyThreshold: parameters.heavyThreshold)
+                                     listSize: parameters.listSize, heavyThreshold: parameters.heavyThreshold,
+                                     filterableAttributes: parameters.filterableAttributes)
             try upload.start(state)
             return .started(Self.info(state))
         }
@@ -620,7 +636,8 @@ public final class Shard: Sendable {
                              + "entries; the sender sent \(batches) and \(entries)")
         }
         var info = try buildGeneration(from: try upload.entries(state),
-                                       parameters: IndexParameters(listSize: state.listSize, heavyThreshold: state.heavyThreshold),
+                                       parameters: IndexParameters(listSize: state.listSize, heavyThreshold: state.heavyThreshold,
+                                                                   filterableAttributes: state.filterableAttributes ?? []),
                                        number: number, label: state.label)
         try layout.withLock {
             // The writes made to the serving generation while the batches came in.

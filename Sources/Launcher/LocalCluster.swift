@@ -63,6 +63,9 @@ public final class LocalCluster: Sendable {
         public var nodeArguments: [String] = []
         public var coordinatorArguments: [String] = []
         public var parameters = IndexParameters()
+        /// Filterable attributes by collection name (``IndexParameters/filterableAttributes``):
+        /// each collection's generations are built with them, and the cluster file declares them.
+        public var filterable: [String: [String]] = [:]
 
         public init(catalog: String?, executable: String) {
             self.catalog = catalog
@@ -202,7 +205,8 @@ public final class LocalCluster: Sendable {
         let clusterFile = dataDirectory + "/cluster.json"
         let names = built.map(\.summary.name)
         let scopes = options.scopes
-        try DurableFile.replace(clusterFile, with: Data(Self.clusterJSON(endpoints, collections: names, scopes: scopes,
+        let filterable = options.filterable
+        try DurableFile.replace(clusterFile, with: Data(Self.clusterJSON(endpoints, collections: names, filterable: filterable, scopes: scopes,
                                                                           tokenFile: "admin.token").utf8))
         let coordinatorPortFile = "\(run)/coordinator.port"
         try? fm.removeItem(atPath: coordinatorPortFile)
@@ -220,8 +224,8 @@ public final class LocalCluster: Sendable {
         let address = Endpoint(host: options.listen.host == "0.0.0.0" ? "127.0.0.1" : options.listen.host, port: port)
         // Now that its port is known, the file names the coordinator too, so `typeahead admin
         // --cluster` sees it switch generations (the running coordinator has read the file already).
-        try DurableFile.replace(clusterFile, with: Data(Self.clusterJSON(endpoints, collections: names, scopes: scopes, tokenFile: "admin.token",
-                                                                          coordinator: address).utf8))
+        try DurableFile.replace(clusterFile, with: Data(Self.clusterJSON(endpoints, collections: names, filterable: filterable, scopes: scopes,
+                                                                          tokenFile: "admin.token", coordinator: address).utf8))
         try await Self.waitUntilReady(address, timeout: .seconds(60))
         let main = built[0].summary
         return Summary(coordinator: address, nodes: endpoints, entriesPerShard: main.entriesPerShard, skippedLines: main.skippedLines,
@@ -256,7 +260,9 @@ public final class LocalCluster: Sendable {
         let generation = highest + 1
         let jobs = Array(directories.enumerated().flatMap { shard, replicas in replicas.map { (shard, $0) } })
         let failures = Mutex<[String]>([])
-        let parameters = options.parameters
+        var collectionParameters = options.parameters
+        collectionParameters.filterableAttributes = options.filterable[name] ?? []
+        let parameters = collectionParameters
         let shardParts = parts
         DispatchQueue.concurrentPerform(iterations: jobs.count) { index in
             let (shard, directory) = jobs[index]
@@ -275,19 +281,26 @@ public final class LocalCluster: Sendable {
     /// collection named `default` is the top-level `shards`, as before collections; any other is
     /// listed in `collections` (every one over the same nodes), the first being the default;
     /// `scopes`, if any, follow.
-    static func clusterJSON(_ endpoints: [[Endpoint]], collections: [String] = [CollectionName.default], scopes: [ClusterFile.Scope] = [],
-                            tokenFile: String, coordinator: Endpoint? = nil) -> String {
+    static func clusterJSON(_ endpoints: [[Endpoint]], collections: [String] = [CollectionName.default], filterable: [String: [String]] = [:],
+                            scopes: [ClusterFile.Scope] = [], tokenFile: String, coordinator: Endpoint? = nil) -> String {
+        /// A collection's `filterableAttributes` member (names are [a-z0-9_-]: no escaping), if any.
+        func declared(_ name: String, indent: String) -> String {
+            guard let names = filterable[name], !names.isEmpty else { return "" }
+            return "\(indent)\"filterableAttributes\": [" + names.map { "\"\($0)\"" }.joined(separator: ", ") + "],"
+        }
         let shards = endpoints.enumerated().map { shard, replicas in
             "{\"name\": \"shard-\(shard)\", \"replicas\": [" + replicas.map { "\"\($0)\"" }.joined(separator: ", ") + "]}"
         }
         var layout = ""
         if collections.contains(CollectionName.default) {
             layout += "  \"shards\": [\n    " + shards.joined(separator: ",\n    ") + "\n  ],\n"
+            let top = declared(CollectionName.default, indent: "  ")
+            if !top.isEmpty { layout += top + "\n" }
         }
         let named = collections.filter { $0 != CollectionName.default }
         if !named.isEmpty {
             let listed = named.map { name in
-                "    {\"name\": \"\(name)\", \"shards\": [\n      " + shards.joined(separator: ",\n      ") + "\n    ]}"
+                "    {\"name\": \"\(name)\",\(declared(name, indent: " ")) \"shards\": [\n      " + shards.joined(separator: ",\n      ") + "\n    ]}"
             }
             layout += "  \"collections\": [\n" + listed.joined(separator: ",\n") + "\n  ],\n"
             layout += "  \"defaultCollection\": \"\(collections[0])\",\n"

@@ -68,7 +68,8 @@ struct CollectionRouter: TypeaheadService, ShardService {
             Typeahead_V1_DescribeResponse(
                 collections: collections.map { collection in
                     Typeahead_V1_CollectionDescription(name: collection.name, entries: UInt64((try? collection.shard.entryCount()) ?? 0),
-                                                       tokenKinds: Typeahead_V1_DescribeResponse.tokenKinds)
+                                                       tokenKinds: Typeahead_V1_DescribeResponse.tokenKinds(
+                                                           filterable: (try? collection.shard.filterableAttributes()) ?? []))
                 },
                 defaultCollection: collections[0].name, defaultPrompt: Typeahead_V1_DescribeResponse.defaultPrompt)
         }

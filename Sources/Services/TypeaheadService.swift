@@ -65,6 +65,7 @@ extension TypeaheadService {
 extension Typeahead_V1_DescribeResponse {
     /// The prompt of a search field with no scope picked.
     public static let defaultPrompt = "Search"
-    /// The token kinds every collection takes today (attribute kinds come later).
-    public static let tokenKinds = ["category"]
+    /// The token kinds of a collection whose generation declares `filterable` attributes:
+    /// "category" first, then those (sorted).
+    public static func tokenKinds(filterable: [String]) -> [String] { ["category"] + filterable }
 }

@@ -7,14 +7,16 @@ import Wire
 // on the receiver's defaults.
 
 extension SearchToken {
-    /// Validates the kind (only "category" exists) and the value (1 to 256 bytes).
+    /// Validates the kind's name (``SearchToken/Kind``: "category", or an attribute key of 1 to
+    /// 64 bytes of `[a-z0-9_-]`) and the value (1 to 256 bytes). Whether the collection takes an
+    /// attribute kind (declared it filterable) is the index's check, which knows the generation.
     public init(_ message: Typeahead_V1_SearchToken, field: String = "token") throws(IndexError) {
         guard let kind = SearchToken.Kind(rawValue: message.kind) else {
-            let known = SearchToken.Kind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-            throw invalid("\(field).kind", "\"\(message.kind)\" is not a token kind (known: \(known))")
+            throw invalid("\(field).kind", "\"\(message.kind.prefix(80))\" is not a token kind (\"category\", or a filterable "
+                          + "attribute: 1 to \(SearchToken.Kind.maximumNameBytes) bytes of [a-z0-9_-])")
         }
-        guard !message.value.isEmpty, message.value.utf8.count <= WireLimits.maximumTokenValueBytes else {
-            throw invalid("\(field).value", "must be 1 to \(WireLimits.maximumTokenValueBytes) bytes, got \(message.value.utf8.count)")
+        guard !message.value.isEmpty, message.value.utf8.count <= SearchToken.maximumValueBytes else {
+            throw invalid("\(field).value", "must be 1 to \(SearchToken.maximumValueBytes) bytes, got \(message.value.utf8.count)")
         }
         self.init(kind: kind, value: message.value)
     }

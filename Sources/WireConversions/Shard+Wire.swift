@@ -56,23 +56,29 @@ extension QueryCompletion {
 }
 
 extension Typeahead_V1_RankedCategory {
-    /// A shard's chip is its facts: name, this shard's count and typos. Its token (always the
-    /// chip's own category) and replacement text are the coordinator's to present.
+    /// A shard's chip is its facts: name, this shard's count and typos, and for an attribute
+    /// value its token (a category chip's is left out: absent means "category", as nodes before
+    /// attribute tokens sent it). The replacement text is the coordinator's to present.
     public init(_ category: CategorySuggestion) {
-        self.init(suggestion: Typeahead_V1_CategorySuggestion(name: category.name, count: UInt32(clamping: category.count)),
+        let token = category.token.kind.isCategory ? nil : Typeahead_V1_SearchToken(category.token)
+        self.init(suggestion: Typeahead_V1_CategorySuggestion(name: category.name, count: UInt32(clamping: category.count), token: token),
                   typos: UInt32(clamping: category.typos))
     }
 }
 
 extension CategorySuggestion {
-    /// The token is always the chip's own category (a `token` in the message, if any, must say so);
-    /// the replacement text is presented later (``Presenter``), so whatever was sent is kept as is.
+    /// The token is the chip's own: its kind (absent: "category") and the chip's name as the
+    /// value (a `token` whose value is another is refused); the replacement text is presented
+    /// later (``Presenter``), so whatever was sent is kept as is.
     public init(_ message: Typeahead_V1_RankedCategory, field: String = "category") throws(IndexError) {
         guard let suggestion = message.suggestion else { throw invalid("\(field).suggestion", "is missing") }
         guard !suggestion.name.isEmpty else { throw invalid("\(field).suggestion.name", "is empty") }
-        let token = SearchToken.category(suggestion.name)
-        if let sent = suggestion.token, try SearchToken(sent, field: "\(field).suggestion.token") != token {
-            throw invalid("\(field).suggestion.token", "is not the chip's own category")
+        var token = SearchToken.category(suggestion.name)
+        if let sent = suggestion.token {
+            token = try SearchToken(sent, field: "\(field).suggestion.token")
+            guard token.value.utf8.elementsEqual(suggestion.name.utf8) else {
+                throw invalid("\(field).suggestion.token", "is not the chip's own token (its value is not the chip's name)")
+            }
         }
         self.init(name: suggestion.name, count: Int(suggestion.count), token: token,
                   replacementText: suggestion.replacementText, typos: Int(message.typos))
@@ -203,16 +209,18 @@ extension UpdateSummary {
 
 extension Typeahead_V1_IndexParameters {
     public init(_ parameters: IndexParameters) {
-        self.init(listSize: UInt32(clamping: parameters.listSize), heavyThreshold: UInt32(clamping: parameters.heavyThreshold))
+        self.init(listSize: UInt32(clamping: parameters.listSize), heavyThreshold: UInt32(clamping: parameters.heavyThreshold),
+                  filterableAttributes: parameters.filterableAttributes)
     }
 }
 
 extension IndexParameters {
-    /// 0 (absent) takes the default; ranges are checked by `Shard.buildGeneration`.
+    /// 0 (absent) takes the default; ranges and names are checked by `Shard.buildGeneration`.
     public init(_ message: Typeahead_V1_IndexParameters) {
         let defaults = IndexParameters()
         self.init(listSize: message.listSize == 0 ? defaults.listSize : Int(message.listSize),
-                  heavyThreshold: message.heavyThreshold == 0 ? defaults.heavyThreshold : Int(message.heavyThreshold))
+                  heavyThreshold: message.heavyThreshold == 0 ? defaults.heavyThreshold : Int(message.heavyThreshold),
+                  filterableAttributes: message.filterableAttributes)
     }
 }
 

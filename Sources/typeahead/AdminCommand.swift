@@ -67,6 +67,10 @@ enum AdminCommand {
                                  (default 120; counted from its last answer)
           --progress P           terminal, plain or none (default: terminal on a terminal, else plain)
           --list-size N, --heavy-threshold N   index parameters (default 32 and 32)
+          --filterable A,B       attribute keys whose values become tokens and token chips; with
+                                 --cluster, the collection's `filterableAttributes` in the file
+                                 (an option that differs is refused), with --coordinator this
+                                 option alone (default none)
         """,
         "upsert": """
         usage: typeahead admin [...] upsert FILE [--skip-invalid] [--collection NAME]
@@ -115,7 +119,8 @@ enum AdminCommand {
     /// Each command's flags and options (`--collection` on every one), parsed before anything is
     /// contacted: a usage error costs no connection, and the collection chooses the layout.
     private static let commandOptions: [String: (flags: Set<String>, options: Set<String>)] = [
-        "reindex": (["--skip-invalid"], ["--catalog", "--list-size", "--heavy-threshold", "--batch-size", "--patience", "--progress", "--collection"]),
+        "reindex": (["--skip-invalid"], ["--catalog", "--list-size", "--heavy-threshold", "--batch-size", "--patience", "--progress", "--collection",
+                                         "--filterable"]),
         "upsert": (["--skip-invalid"], ["--collection"]),
         "delete": ([], ["--collection"]),
         "status": (["--json"], ["--collection"]),
@@ -207,6 +212,18 @@ enum AdminCommand {
         return source
     }
 
+    /// A reindex's filterable attributes: the cluster file's declaration for the collection
+    /// (`--filterable`, if given, must name the same), or `--filterable` alone without one.
+    static func filterable(_ args: Arguments, declared: [String]?) throws -> [String] {
+        let given = try IndexOptions.filterable(args, command: "admin reindex")
+        guard let declared else { return given ?? [] }
+        if let given, Set(given) != Set(declared) {
+            throw UsageError(description: "typeahead admin reindex: --filterable \(given.joined(separator: ",")) differs from the cluster "
+                             + "file's filterableAttributes [\(declared.joined(separator: ", "))] for this collection; change the file")
+        }
+        return declared
+    }
+
     /// Runs `command` with its parsed arguments (``commandOptions``) on `admin`'s collection.
     static func execute(_ command: String, _ args: Arguments, _ admin: AdminClient) async throws -> Int32 {
         switch command {
@@ -214,7 +231,8 @@ enum AdminCommand {
             var options = Reindex.Options(catalog: try args.required("--catalog"))
             options.skipInvalid = args.flag("--skip-invalid")
             options.parameters = IndexParameters(listSize: try args.integer("--list-size", default: 32, range: 1...1024),
-                                                 heavyThreshold: try args.integer("--heavy-threshold", default: 32, range: 1...1_000_000))
+                                                 heavyThreshold: try args.integer("--heavy-threshold", default: 32, range: 1...1_000_000),
+                                                 filterableAttributes: try filterable(args, declared: admin.layout.filterableAttributes))
             options.batchSize = try args.integer("--batch-size", default: 1000, range: 1...1000)
             options.patience = .seconds(try args.integer("--patience", default: 120, range: 1...86_400))
             let style: ProgressReporter.Style? = switch args.value("--progress") {

@@ -22,11 +22,16 @@ enum IndexCommand {
                               the next one) — every replica of a cluster serves one number
       --list-size N           entries kept per heavy trie node (default 32)
       --heavy-threshold N     postings that make a prefix heavy (default 32)
+      --filterable A,B        attribute keys whose values become tokens ({"kind":"color",
+                              "value":"red"}) and token chips beside categories; the generation
+                              keeps them (upserts and merges index them too). Each 1 to 64 bytes
+                              of [a-z0-9_-], not "category" (default none)
     """
 
     static func run(_ argv: [String]) throws -> Int32 {
         let args = try Arguments(argv, command: "index", flags: ["--skip-invalid"],
-                                 options: ["--catalog", "--dir", "--list-size", "--heavy-threshold", "--shard", "--shards", "--generation"])
+                                 options: ["--catalog", "--dir", "--list-size", "--heavy-threshold", "--shard", "--shards", "--generation",
+                                           "--filterable"])
         if args.wantsHelp { print(help); return 0 }
         guard args.positionals.isEmpty else {
             throw UsageError(description: "typeahead index: unexpected argument \"\(args.positionals[0])\"")
@@ -34,7 +39,8 @@ enum IndexCommand {
         let catalog = try args.required("--catalog")
         let directory = try args.required("--dir")
         let parameters = IndexParameters(listSize: try args.integer("--list-size", default: 32, range: 1...1024),
-                                         heavyThreshold: try args.integer("--heavy-threshold", default: 32, range: 1...1_000_000))
+                                         heavyThreshold: try args.integer("--heavy-threshold", default: 32, range: 1...1_000_000),
+                                         filterableAttributes: try IndexOptions.filterable(args, command: "index") ?? [])
         var part: (shard: Int, of: Int)?
         if args.value("--shard") != nil || args.value("--shards") != nil {
             let count = try args.integer("--shards", default: 0, range: 1...4096)

@@ -38,6 +38,10 @@ enum LocalCommand {
       --listen HOST:PORT   the coordinator's address (default 127.0.0.1:7700)
       --data-dir DIR       keep shards, logs, the cluster file and the admin token here
                            (default: a temporary directory removed on exit)
+      --filterable A,B     attribute keys whose values become tokens and token chips (beside
+                           categories) in every collection; --filterable NAME=A,B in the
+                           collection NAME only (repeatable). The cluster file declares them
+                           (`filterableAttributes`), so `typeahead admin reindex` keeps them
       --skip-invalid       index the catalog's valid lines, report the others
       --query TEXT         answer one suggest through the coordinator, print it, and stop
       --json               with --query: print the answer as JSON
@@ -47,7 +51,8 @@ enum LocalCommand {
 
     static func run(_ argv: [String]) throws -> Int32 {
         let args = try Arguments(argv, command: "local", flags: ["--skip-invalid", "--json"],
-                                 options: ["--shards", "--replicas", "--catalog", "--listen", "--data-dir", "--query", "--log-format", "--log-level"])
+                                 options: ["--shards", "--replicas", "--catalog", "--listen", "--data-dir", "--query", "--log-format", "--log-level",
+                                           "--filterable"])
         if args.wantsHelp { print(help); return 0 }
         guard args.positionals.isEmpty else {
             throw UsageError(description: "typeahead local: unexpected argument \"\(args.positionals[0])\"")
@@ -64,6 +69,7 @@ enum LocalCommand {
             options = LocalCluster.Options(catalog: unnamed, executable: try selfExecutable())
             options.collections = named
         }
+        options.filterable = try filterable(args.all("--filterable"), collections: options.catalogs.map(\.name) + [options.derived?.name].compactMap { $0 })
         options.shards = try args.integer("--shards", default: 2, range: 1...64)
         options.replicas = try args.integer("--replicas", default: 2, range: 1...8)
         let (host, port) = try ListenAddress.parse(args.value("--listen") ?? "127.0.0.1:7700", command: "local")
@@ -99,6 +105,26 @@ enum LocalCommand {
         }
         printSummary(summary)
         while true { sleep(3600) }   // until a signal (above) stops the cluster and exits
+    }
+
+    /// `--filterable A,B` (every collection) and `--filterable NAME=A,B` (the collection NAME,
+    /// which must be one of `collections`), as the filterable attributes of each collection.
+    static func filterable(_ values: [String], collections: [String]) throws -> [String: [String]] {
+        var result: [String: [String]] = [:]
+        for value in values {
+            if let equals = value.firstIndex(of: "=") {
+                let name = String(value[..<equals])
+                guard collections.contains(name) else {
+                    throw UsageError(description: "typeahead local: --filterable \(name)=…: no collection \"\(name)\" (collections: "
+                                     + collections.joined(separator: ", ") + ")")
+                }
+                result[name] = try IndexOptions.filterable(String(value[value.index(after: equals)...]), command: "local")
+            } else {
+                let names = try IndexOptions.filterable(value, command: "local")
+                for collection in collections where result[collection] == nil { result[collection] = names }
+            }
+        }
+        return result
     }
 
     /// `--catalog FILE` (the collection "default", at most once) and `--catalog NAME=FILE` (a

@@ -124,7 +124,7 @@ final class InProcessCluster {
         let cluster = ClusterFile(name: "in-process", collections: collections.map { collection in
             ClusterFile.Collection(name: collection.name, shards: (0..<collection.shards).map { index in
                 ClusterFile.Shard(name: "shard-\(index)", replicas: (0..<replicaCount).map { Endpoint(host: "in-process.shard-\(index)", port: 7800 + $0) })
-            })
+            }, filterableAttributes: parameters.filterableAttributes)
         }, settings: settings)
         let telemetry = ServerTelemetry(label: "coordinator", sink: MemorySink())
         let cores = cluster.collections.enumerated().map { index, collection in

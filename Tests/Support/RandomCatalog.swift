@@ -319,6 +319,27 @@ public enum Workload {
         return requests
     }
 
+    /// The requests, some with an attribute token added (half of them a kind of `kinds`' first,
+    /// else another of `kinds`): a value an entry has, or one no entry has.
+    public static func withAttributeTokens(_ requests: [SuggestRequest], entries: [CatalogEntry], kinds: [String],
+                                           _ rng: inout SeededGenerator) -> [SuggestRequest] {
+        var values: [String: [String]] = [:]
+        for entry in entries {
+            for key in kinds { if let value = entry.attributes[key], !value.isEmpty { values[key, default: []].append(value) } }
+        }
+        return requests.map { request in
+            var request = request
+            let roll = rng.int(0...9)
+            let kind = roll < 3 ? kinds[0] : rng.pick(kinds)
+            if roll < 4, let known = values[kind] {
+                request.tokens.append(SearchToken(kind: .init(kind), value: rng.pick(known)))
+            } else if roll == 4 {
+                request.tokens.append(SearchToken(kind: .init(kind), value: "no such value"))
+            }
+            return request
+        }
+    }
+
     /// Search requests with the same texts and tokens.
     public static func searchRequests(from suggests: [SuggestRequest], pageSizes: ClosedRange<Int> = 1...7,
                                _ rng: inout SeededGenerator) -> [SearchRequest] {

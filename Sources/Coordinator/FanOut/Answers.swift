@@ -150,8 +150,10 @@ enum Answers {
         let completions = presentCompletions(merged.completions, presenter: &presenter)
         let categories = merged.categories.map { category in
             let name = String(decoding: category.name, as: UTF8.self)
-            var presented = CategorySuggestion(name: name, count: category.mergeCount, token: .category(name), replacementText: "",
-                                               typos: category.mergeTypos)
+            // The kind was checked (``RankedCategoryView/checkMergeable(_:)``).
+            let kind = SearchToken.Kind(String(decoding: category.kind, as: UTF8.self))
+            var presented = CategorySuggestion(name: name, count: category.mergeCount, token: SearchToken(kind: kind, value: name),
+                                               replacementText: "", typos: category.mergeTypos)
             presenter.present(&presented)
             return Typeahead_V1_CategorySuggestion(presented)
         }

@@ -80,7 +80,7 @@ final class CollectionDispatch: TypeaheadService {
             },
             collections: routers.enumerated().map { index, router in
                 Typeahead_V1_CollectionDescription(name: router.core.collection, entries: index < counts.count ? counts[index] : 0,
-                                                   tokenKinds: Typeahead_V1_DescribeResponse.tokenKinds)
+                                                   tokenKinds: router.core.tokenKinds)
             },
             defaultCollection: defaultRouter.core.collection, defaultPrompt: Typeahead_V1_DescribeResponse.defaultPrompt)))
     }

@@ -30,12 +30,13 @@ public protocol MergeableCompletion {
     var mergeTerm: Term { get }
 }
 
-/// A category chip the suggest merge can add up by name and order.
+/// A token chip (a category or an attribute value) the suggest merge can add up by kind and
+/// name and order.
 public protocol MergeableCategory {
-    associatedtype Name: Hashable & Comparable
-    /// The name as a key: equal, hashed and ordered by its UTF-8 bytes.
-    var mergeName: Name { get }
-    /// Entries in this category (added up across shards).
+    associatedtype Text: Hashable & Comparable
+    /// The token's kind and the name as a key: equal, hashed and ordered by their UTF-8 bytes.
+    var mergeName: ChipName<Text> { get }
+    /// Entries carrying the chip's token (added up across shards).
     var mergeCount: Int { get set }
     /// Edits between the partial word and the name (the least across shards).
     var mergeTypos: Int { get set }
@@ -57,7 +58,7 @@ extension QueryCompletion: MergeableCompletion {
 }
 
 extension CategorySuggestion: MergeableCategory {
-    public var mergeName: UTF8Key { UTF8Key(name) }
+    public var mergeName: ChipName<UTF8Key> { ChipName(kind: UTF8Key(token.kind.rawValue), name: UTF8Key(name)) }
     public var mergeCount: Int {
         get { count }
         set { count = newValue }

@@ -8,7 +8,7 @@ import WireConversions
 ///
 /// Merged only once ``checkMergeable(_:)`` passed.
 extension RankedCategoryView: MergeableCategory {
-    public var mergeName: UTF8Bytes { UTF8Bytes(name) }
+    public var mergeName: ChipName<UTF8Bytes> { ChipName(kind: UTF8Bytes(kind), name: UTF8Bytes(name)) }
     public var mergeCount: Int {
         get { Int(count) }
         set { count = UInt32(clamping: newValue) }
@@ -19,7 +19,8 @@ extension RankedCategoryView: MergeableCategory {
     }
 
     /// Throws unless every chip is one, as its conversion to an Index value checks: a
-    /// suggestion with a name, and a token (shards send none) that is the chip's own category.
+    /// suggestion with a name, and a token (shards send one for attribute chips only) whose value
+    /// is the chip's name, of a valid kind.
     static func checkMergeable(_ categories: [RankedCategoryView]) throws(IndexError) {
         for (index, view) in categories.enumerated() {
             guard view.hasSuggestion else { throw IndexError(.invalidArgument, "categories[\(index)].suggestion: is missing") }

@@ -51,7 +51,7 @@ public struct SuggestMerge<Hit: MergeableHit, Completion: MergeableCompletion, C
     /// Every shard's completions, each list in completion order: a word's first one met in the
     /// merged order is its best.
     private var completions = RankedLists<Completion>(by: ranksBefore)
-    private var categories: [Category.Name: Category] = [:]
+    private var categories: [ChipName<Category.Text>: Category] = [:]
     /// Some shard matched more categories than it could list; chips may differ from a single node's.
     public private(set) var categoriesTruncated = false
 
@@ -98,9 +98,9 @@ public struct SuggestMerge<Hit: MergeableHit, Completion: MergeableCompletion, C
             result.completions.append(completion)
         }
         result.categories = categories.values.sorted { a, b in
-            if a.mergeTypos != b.mergeTypos { return a.mergeTypos < b.mergeTypos }
-            if a.mergeCount != b.mergeCount { return a.mergeCount > b.mergeCount }
-            return a.mergeName < b.mergeName
+            let x = a.mergeName, y = b.mergeName
+            return ChipOrder.precedes(typos: a.mergeTypos, count: a.mergeCount, kind: x.kind, name: x.name,
+                                      before: b.mergeTypos, count: b.mergeCount, kind: y.kind, name: y.name)
         }
         if result.categories.count > limits.categories { result.categories.removeLast(result.categories.count - limits.categories) }
         return result

@@ -1,4 +1,5 @@
 import Cluster
+import Services
 import HTTP2
 import RPC
 import Wire
@@ -10,6 +11,8 @@ import Wire
 final class CoordinatorCore: Sendable {
     /// The collection's name, as every shard call and health check names it to the nodes.
     let collection: String
+    /// The token kinds the collection takes (Describe): "category" and its filterable attributes.
+    let tokenKinds: [String]
     let settings: ClusterFile.Settings
     let shardNames: [String]
     let replicas: [Replica]
@@ -26,6 +29,7 @@ final class CoordinatorCore: Sendable {
     init(collection: ClusterFile.Collection, settings: ClusterFile.Settings, replicas: [Replica], telemetry: CoordinatorTelemetry,
          nodeToken: String?) {
         self.collection = collection.name
+        tokenKinds = Typeahead_V1_DescribeResponse.tokenKinds(filterable: collection.filterableAttributes)
         self.settings = settings
         shardNames = collection.shards.map(\.name)
         self.replicas = replicas

@@ -38,6 +38,8 @@ struct GenerationBuilder {
     var format = GenerationFormat.current
     /// Analyse on every core (true) or on the calling thread (see ``Shard/parallelBuilds``).
     var parallel = true
+    /// The attribute keys declared filterable (checked and sorted: ``SearchToken/Kind/filterable(_:)``).
+    var filterable: [String] = []
     let analyzer = Analyzer()
 
     func build(_ entries: [CatalogEntry], at path: String) throws -> BuildStatistics {
@@ -60,15 +62,16 @@ struct GenerationBuilder {
         }
         clock.mark("rank")
 
-        // Words to numbers, and (word, document) pairs; categories become filter pseudo-terms.
-        // Keyed by bytes, not String: category names are not normalised, and Swift's String
-        // equality would merge canonically equal spellings.
+        // Words to numbers, and (word, document) pairs; tokens (categories, filterable attribute
+        // values) become filter pseudo-terms. Keyed by bytes, not String: names are not
+        // normalised, and Swift's String equality would merge canonically equal spellings
+        // (SearchToken hashes and compares bytes).
         var termIDs: [[UInt8]: UInt32] = [:]
         termIDs.reserveCapacity(entries.count)
         var terms: [[UInt8]] = []
         var namePairs: [UInt64] = []
         var descriptionPairs: [UInt64] = []
-        var categoryCounts: [[UInt8]: UInt64] = [:]
+        var chipCounts: [SearchToken: UInt64] = [:]
         var firstWords = FlatStrings()
         func intern(_ term: [UInt8]) -> UInt64 {
             if let id = termIDs[term] { return UInt64(id) }
@@ -83,9 +86,9 @@ struct GenerationBuilder {
             firstWords.append(doc.titleWords.first ?? "")
             for term in doc.nameTerms { namePairs.append(intern(Array(term.utf8)) << 32 | number) }
             for term in doc.descriptionWords { descriptionPairs.append(intern(Array(term.utf8)) << 32 | number) }
-            for category in doc.categories {
-                categoryCounts[Array(category.utf8), default: 0] += 1
-                namePairs.append(intern(Schema.tokenTerm(.category(category))) << 32 | number)
+            for token in doc.tokens(filterable: filterable) {
+                chipCounts[token, default: 0] += 1
+                namePairs.append(intern(Schema.tokenTerm(token)) << 32 | number)
             }
         }
         clock.mark("intern")
@@ -157,12 +160,14 @@ struct GenerationBuilder {
             }
             statistics.heavyNodes = nodes.count
 
-            // Categories and the words of their names.
-            for (name, count) in categoryCounts {
-                try txn.put(schema.categories, name, count)
-                for word in Set(analyzer.terms(in: String(decoding: name, as: UTF8.self))) {
-                    try txn.put(schema.categoryWords, word, name)
-                }
+            // Chips (categories, attribute values) and the words of their values.
+            for (token, count) in chipCounts {
+                let place = try schema.chipDatabases(token)
+                try txn.put(place.counts, place.key, count)
+                for word in Set(analyzer.terms(in: token.value)) { try txn.put(place.words, word, place.key) }
+            }
+            if !filterable.isEmpty {
+                try txn.put(schema.meta, MetaKey.filterableAttributes, filterable.joined(separator: ","))
             }
             try txn.put(schema.meta, MetaKey.format, MetaKey.formatValue(layout: format.layout))
             try txn.put(schema.meta, MetaKey.baseCount, UInt32(order.count))

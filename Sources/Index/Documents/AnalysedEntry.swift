@@ -58,4 +58,9 @@ struct AnalysedEntry: Sendable {
         categories = entry.categories.filter { categorySet.insert(Array($0.utf8)).inserted }
     }
 
+    /// The tokens the entry is listed and counted under (see ``EntryTokens``).
+    func tokens(filterable: [String]) -> [SearchToken] {
+        EntryTokens.of(categories: categories, attributes: entry.attributes.lazy.map { ($0.key, $0.value) }, filterable: filterable)
+    }
+
 }

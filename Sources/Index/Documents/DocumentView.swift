@@ -191,6 +191,23 @@ struct DocumentView {
         return found
     }
 
+    /// Whether the document carries a token: its category, or its attribute's value (bytes).
+    func carries(_ filter: TokenFilter) throws -> Bool {
+        guard let key = filter.attribute else { return try hasCategory(filter.value) }
+        var found = false
+        try forEachAttribute { k, v in
+            if !found, k.elementsEqual(key), v.elementsEqual(filter.value) { found = true }
+        }
+        return found
+    }
+
+    /// The tokens the document is listed and counted under (see ``EntryTokens``).
+    func tokens(filterable: [String]) throws -> [SearchToken] {
+        var attributes: [(key: String, value: String)] = []
+        if !filterable.isEmpty { try forEachAttribute { attributes.append(($0.string, $1.string)) } }
+        return EntryTokens.of(categories: try categories, attributes: attributes, filterable: filterable)
+    }
+
     var categories: [String] {
         get throws {
             var result: [String] = []

@@ -27,7 +27,8 @@ import Glibc
 ///
 /// ```
 /// DIR/upload/
-///   UPLOAD        {"generation":7,"label":"…","batches":12,"entries":12000,"bytes":3841210,"listSize":32,"heavyThreshold":32}
+///   UPLOAD        {"generation":7,"label":"…","batches":12,"entries":12000,"bytes":3841210,"listSize":32,"heavyThreshold":32,
+///                 "filterableAttributes":["color"]}
 ///   entries.jsonl the batches so far, one catalog entry per line
 ///   changes.jsonl writes made meanwhile: "+" and a catalog entry, or "-" and a JSON string id, per line
 /// ```
@@ -42,6 +43,8 @@ struct Upload {
         var bytes: Int
         var listSize: Int
         var heavyThreshold: Int
+        /// The generation's filterable attributes; absent in uploads begun before attribute tokens.
+        var filterableAttributes: [String]?
     }
 
     let directory: String

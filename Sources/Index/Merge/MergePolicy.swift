@@ -61,6 +61,8 @@ public struct PendingMerge: Sendable {
     /// The delta it folds in.
     public let delta: DeltaSize
     let parameters: TrieParameters
+    /// The generation's filterable attributes: the new revision declares them too.
+    let filterable: [String]
 }
 
 /// A finished merge.

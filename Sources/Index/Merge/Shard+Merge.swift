@@ -88,7 +88,7 @@ extension Shard {
                 return entries
             }
             return PendingMerge(generation: generation.number, revision: revision, entries: entries, delta: delta,
-                                parameters: generation.parameters)
+                                parameters: generation.parameters, filterable: generation.filterable)
         } catch {
             merging.withLock { $0 = nil }
             throw error
@@ -110,6 +110,7 @@ extension Shard {
             var builder = GenerationBuilder()
             builder.parallel = parallelBuilds
             builder.parameters = pending.parameters
+            builder.filterable = pending.filterable
             return try builder.build(pending.entries, at: path)
         } catch {
             abandonMerge(pending)

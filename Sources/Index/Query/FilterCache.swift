@@ -52,6 +52,7 @@ enum FilterCache {
     /// lists that can be 10⁵ long.
     struct CategoryCountKey: Hashable, Sendable {
         var filter: Key
+        /// The chip's token, as its filter pseudo-term (``Schema/tokenTerm(_:)``).
         var category: [UInt8]
     }
 

@@ -8,8 +8,8 @@ struct PreparedQuery {
     var partial: QueryWord?
     /// Distinct tokens.
     let tokens: [SearchToken]
-    /// Category names the tokens require, as bytes.
-    let tokenCategories: [[UInt8]]
+    /// The tokens as bytes, to check documents against.
+    let tokenFilters: [TokenFilter]
     /// The bytes a title must start with to rank as "starts with the typed text".
     let startsWithPrefix: [UInt8]
 
@@ -29,13 +29,23 @@ struct PreparedQuery {
         partial = parsed.partialWord.map { QueryWord($0, isPartial: true, typos: typos) }
         var seen = Set<SearchToken>()
         self.tokens = tokens.filter { seen.insert($0).inserted }
-        tokenCategories = self.tokens.filter { $0.kind == .category }.map { Array($0.value.utf8) }
+        tokenFilters = self.tokens.map(TokenFilter.init)
         var prefix = Array(parsed.completeWords.joined(separator: " ").utf8)
         if let partial = parsed.partialWord {
             if !prefix.isEmpty { prefix.append(0x20) }
             prefix.append(contentsOf: partial.utf8)
         }
         startsWithPrefix = prefix
+    }
+
+    /// Refuses a token of a kind the generation does not take: neither "category" nor one of its
+    /// `filterable` attributes (sorted).
+    static func checkKinds(_ tokens: [SearchToken], filterable: [String]) throws(IndexError) {
+        for (index, token) in tokens.enumerated() where !token.kind.isCategory && !filterable.contains(token.kind.rawValue) {
+            let known = (["category"] + filterable).map { "\"\($0)\"" }.joined(separator: ", ")
+            throw .invalidArgument("tokens[\(index)].kind: \"\(token.kind)\" is not a token kind of this collection "
+                                   + "(known: \(known); an attribute is a kind once declared filterable)")
+        }
     }
 
     var hasWords: Bool { !complete.isEmpty || partial != nil }

@@ -69,9 +69,10 @@ public struct Presenter {
         for index in response.hits.indices { present(&response.hits[index]) }
     }
 
-    /// A chip as the client sees it: choosing it adds the category token and removes the partial word.
+    /// A chip as the client sees it: choosing it adds its token (its kind, its name as the value)
+    /// and removes the partial word.
     public func present(_ category: inout CategorySuggestion) {
-        category.token = .category(category.name)
+        category.token = SearchToken(kind: category.token.kind, value: category.name)
         category.replacementText = textBeforePartial
     }
 

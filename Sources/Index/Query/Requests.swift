@@ -54,14 +54,14 @@ public enum TypoMode: String, Sendable, Hashable, CaseIterable {
     case off
 }
 
-/// A filter chip. Only the `category` kind exists today; the kind is a separate field so that
-/// attribute-valued kinds (`color=red`) can be added without changing the wire format.
+/// A filter chip: a kind (``Kind/category``, or an attribute a generation declares filterable,
+/// such as `color`) and the exact value an entry must carry.
 public struct SearchToken: Sendable, Hashable, Comparable {
-    public enum Kind: String, Sendable, Hashable, CaseIterable {
-        case category
-    }
+    /// The longest value a token may have, in bytes; longer attribute values are not indexed.
+    public static let maximumValueBytes = 256
+
     public var kind: Kind
-    /// The exact value, e.g. the category name as written in the catalog.
+    /// The exact value: the category name, or the attribute's value, as written in the catalog.
     public var value: String
 
     public init(kind: Kind, value: String) {
@@ -86,7 +86,7 @@ public struct SearchToken: Sendable, Hashable, Comparable {
     }
 
     public static func < (a: SearchToken, b: SearchToken) -> Bool {
-        if a.kind != b.kind { return a.kind.rawValue < b.kind.rawValue }
+        if a.kind != b.kind { return a.kind < b.kind }
         return a.value.utf8.lexicographicallyPrecedes(b.value.utf8)
     }
 }

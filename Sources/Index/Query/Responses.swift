@@ -49,9 +49,11 @@ public struct Attribute: Sendable, Hashable, Comparable {
 }
 
 /// A category whose name matches the partial word: choosing it turns the typing into a chip.
+/// A token chip: a category, or a value of a filterable attribute (``token`` says which kind).
 public struct CategorySuggestion: Sendable, Hashable {
+    /// The category's name, or the attribute's value (the token's value).
     public var name: String
-    /// Entries that match the rest of the query (complete words and tokens) in this category.
+    /// Entries that match the rest of the query (complete words and tokens) carrying the token.
     public var count: Int
     /// The token to add when chosen.
     public var token: SearchToken

@@ -19,6 +19,7 @@ struct SearchEngine {
             throw IndexError.invalidArgument("pageSize must be between 1 and \(SearchRequest.maximumPageSize), got \(request.pageSize)")
         }
         var query = try PreparedQuery(text: request.text, tokens: request.tokens, typos: request.typos, analyzer: analyzer)
+        try PreparedQuery.checkKinds(query.tokens, filterable: generation.filterable)
         let fingerprint = PageToken.fingerprint(of: query, sort: request.sort, typos: request.typos)
         var after: RankKey?
         if let text = request.pageToken, !text.isEmpty {
@@ -82,8 +83,8 @@ struct SearchEngine {
     ///   check (complete words still do: their field and distance rank the hit).
     private func evaluate(_ doc: DocumentView, _ query: inout PreparedQuery, filtersHold: Bool) throws -> CandidateKey? {
         if !filtersHold {
-            for category in query.tokenCategories {
-                guard try doc.hasCategory(category) else { return nil }
+            for filter in query.tokenFilters {
+                guard try doc.carries(filter) else { return nil }
             }
         }
         var typos = 0, field = 0

@@ -360,26 +360,46 @@ extension Generation {
         return try HeavyNode(decoding: value, prefix: prefix)
     }
 
-    /// Live entries per category (every category the generation has seen).
-    func categoryCount(_ name: [UInt8], in txn: borrowing ReadTransaction) throws -> Int {
-        guard let value = try txn.get(schema.categories, name), value.count == 8 else { return 0 }
+    /// Live entries carrying a token: a category, or a filterable attribute's value (every chip
+    /// the generation has seen; 0 for others).
+    func chipCount(_ token: SearchToken, in txn: borrowing ReadTransaction) throws -> Int {
+        guard token.kind.isCategory || schema.attributeValues != nil else { return 0 }
+        let place = try schema.chipDatabases(token)
+        guard let value = try txn.get(place.counts, place.key), value.count == 8 else { return 0 }
         return Int(value.loadBigEndian(UInt64.self, at: 0))
     }
 
-    /// Categories whose name has a word the partial word matches, with the smallest distance.
-    /// A walk with typos is kept per read snapshot (``categoryMatches``): it is made on every
-    /// keystroke, and updates change the category words.
-    func categories(matching word: QueryWord, in txn: borrowing ReadTransaction) throws -> [[UInt8]: Int] {
-        guard word.budget > 0 else { return try walkCategories(matching: word, in: txn) }
+    /// Chips (categories, and values of filterable attributes) with a word the partial word
+    /// matches, with the smallest distance. A walk with typos is kept per read snapshot
+    /// (``categoryMatches``): it is made on every keystroke, and updates change the chip words.
+    func categories(matching word: QueryWord, in txn: borrowing ReadTransaction) throws -> [SearchToken: Int] {
+        guard word.budget > 0 else { return try walkChips(matching: word, in: txn) }
         let key = TermMatchCache.SnapshotKey(snapshot: txn.snapshotID,
                                              word: TermMatchCache.Key(word: word.scalars, budget: word.budget, prefixMode: word.isPartial))
-        return try categoryMatches.value(key) { try walkCategories(matching: word, in: txn) }
+        return try categoryMatches.value(key) { try walkChips(matching: word, in: txn) }
     }
 
-    private func walkCategories(matching word: QueryWord, in txn: borrowing ReadTransaction) throws -> [[UInt8]: Int] {
-        var matches: [[UInt8]: Int] = [:]
-        var words: [(term: [UInt8], distance: Int)] = []
-        try txn.withCursor(schema.categoryWords) { cursor in
+    private func walkChips(matching word: QueryWord, in txn: borrowing ReadTransaction) throws -> [SearchToken: Int] {
+        var matches: [SearchToken: Int] = [:]
+        try walkWords(schema.categoryWords, matching: word, in: txn) { name, distance in
+            let token = SearchToken.category(String(decoding: name, as: UTF8.self))
+            matches[token] = min(matches[token] ?? distance, distance)
+        }
+        if !filterable.isEmpty, let attributeWords = schema.attributeWords {
+            try walkWords(attributeWords, matching: word, in: txn) { key, distance in
+                guard let token = Schema.attributeToken(key) else { return }
+                matches[token] = min(matches[token] ?? distance, distance)
+            }
+        }
+        return matches
+    }
+
+    /// Calls `body` with every value listed under a word of `database` that the word matches, and
+    /// the word's distance.
+    private func walkWords(_ database: Database, matching word: QueryWord, in txn: borrowing ReadTransaction,
+                           _ body: (Bytes, Int) throws -> Void) throws {
+        try txn.withCursor(database) { cursor in
+            let words: [(term: [UInt8], distance: Int)]
             if word.budget == 0 {
                 words = try TermWalk.keys(&cursor, withPrefix: word.bytes).map { ($0, 0) }
             } else {
@@ -388,14 +408,12 @@ extension Generation {
             }
             for (term, distance) in words {
                 var entry = try cursor.seek(term)
-                while let name = entry?.value {
-                    let key = Array(name)
-                    matches[key] = min(matches[key] ?? distance, distance)
+                while let value = entry?.value {
+                    try body(value, distance)
                     entry = try cursor.nextDuplicate()
                 }
             }
         }
-        return matches
     }
 }
 

@@ -20,6 +20,9 @@ final class Generation: Sendable {
     /// Documents 0..<baseCount are the base segment, in static rank order.
     let baseCount: UInt32
     let parameters: TrieParameters
+    /// Attribute keys declared filterable, sorted by bytes (empty in generations without the meta
+    /// key): the token kinds this generation takes besides "category".
+    let filterable: [String]
     /// Typo-tolerant walks of the base term trie, remembered (see ``TermMatchCache``): the terms
     /// a complete word matches, and a partial word's regions with their terms.
     let termMatches: StripedCache<TermMatchCache.Key, [(term: [UInt8], distance: Int)]> = TermMatchCache.make {
@@ -30,10 +33,11 @@ final class Generation: Sendable {
         TermMatchCache.bytes(ofTerms: found.regions.lazy.map(\.prefix)) + 8 * found.regions.count
             + (found.terms.map { TermMatchCache.bytes(ofTerms: $0.lazy.map(\.term)) } ?? 0)
     }
-    /// The categories a partial word's walk of the category words found, by read snapshot.
-    let categoryMatches: StripedCache<TermMatchCache.SnapshotKey, [[UInt8]: Int]> = TermMatchCache.makeBySnapshot { found in
-        // A dictionary slot (key and value, 16 bytes) at a load of three quarters, plus its key.
-        found.keys.reduce(64) { $0 + 22 + TermMatchCache.arrayBytes($1) }
+    /// The chips a partial word's walk of the chip words found, by read snapshot.
+    let categoryMatches: StripedCache<TermMatchCache.SnapshotKey, [SearchToken: Int]> = TermMatchCache.makeBySnapshot { found in
+        // A dictionary slot (a token of two strings and a distance, 40 bytes) at a load of three
+        // quarters, plus the strings' bytes (a small one lives in the slot).
+        found.keys.reduce(64) { $0 + 54 + $1.kind.rawValue.utf8.count + $1.value.utf8.count }
     }
     /// The documents passing a query's complete words and tokens, by read snapshot (see ``FilterCache``).
     let filtered: StripedCache<FilterCache.Key, FilterCache.Value> = FilterCache.make()
@@ -53,7 +57,7 @@ final class Generation: Sendable {
         environment = try Environment(path: path, options: options)
         schema = try Schema(environment: environment, create: false)
         let schema = self.schema
-        let facts: (UInt32, TrieParameters)? = try environment.read { txn in
+        let facts: (UInt32, TrieParameters, [String])? = try environment.read { txn in
             guard schema.layout != nil else {
                 throw IndexError.corrupt("\(path) is not a typeahead generation (format mismatch)")
             }
@@ -64,12 +68,15 @@ final class Generation: Sendable {
             }
             let parts = trie.string.split(separator: ",").compactMap { Int($0) }
             guard parts.count == 2 else { throw IndexError.corrupt("\(path) has bad trie parameters") }
-            return (base.loadBigEndian(UInt32.self, at: 0), TrieParameters(listSize: parts[0], heavyThreshold: parts[1]))
+            let filterable = try txn.get(schema.meta, MetaKey.filterableAttributes).map { value in
+                value.string.split(separator: ",").map(String.init)
+            } ?? []
+            return (base.loadBigEndian(UInt32.self, at: 0), TrieParameters(listSize: parts[0], heavyThreshold: parts[1]), filterable)
         }
         guard let facts else {
             throw IndexError(.failedPrecondition, "generation \(number) at \(path) is incomplete (its build did not finish)")
         }
-        (baseCount, parameters) = facts
+        (baseCount, parameters, filterable) = facts
     }
 }
 

@@ -14,6 +14,8 @@ import Storage
 /// | `deleted`        | u32be document number       | empty: base documents deleted or replaced|
 /// | `categories`     | category name, UTF-8        | u64be live entry count                   |
 /// | `category_words` | analysed word (dupsort)     | category name whose name has that word   |
+/// | `attribute_values` | kind, 0x00, value (UTF-8) | u64be live entries with that value of a filterable attribute |
+/// | `attribute_words`  | analysed word (dupsort)   | kind, 0x00, value: a filterable attribute value with that word |
 /// | `titles`         | ``TitleKey``: sortTitle, 0x00, u32be document number | empty         |
 ///
 /// The *base segment* is written once by a build, with document numbers 0..<baseCount in static rank
@@ -26,6 +28,12 @@ import Storage
 /// `titles` lists every document (base and delta; deleted base documents stay, as in `terms`) by
 /// its analysed title, so the documents whose title starts with typed words are one key range.
 /// Generations written before it have none (``titles`` is nil) and are read without it.
+/// `attribute_values` and `attribute_words` are to the values of filterable attributes (the
+/// ``MetaKey/filterableAttributes`` of the generation) what `categories` and `category_words` are
+/// to categories: the counts and words of their token chips. A kind name never holds 0x00, so the
+/// first 0x00 of a key ends the kind. Generations written before them have neither (nil) and no
+/// filterable attributes. Only values of 1 to ``SearchToken/maximumValueBytes`` bytes are indexed
+/// (filters, counts, words): no token can name another.
 struct Schema {
     let meta: Database
     let docs: Database
@@ -37,6 +45,9 @@ struct Schema {
     let deleted: Database
     let categories: Database
     let categoryWords: Database
+    /// Nil in generations written before attribute tokens.
+    let attributeValues: Database?
+    let attributeWords: Database?
     /// Nil in generations written before titles were indexed.
     let titles: Database?
     /// How `docs` is keyed in this file (see ``DocumentKey``).
@@ -71,6 +82,15 @@ struct Schema {
         deleted = try environment.database(named: "deleted", create: create)
         categories = try environment.database(named: "categories", create: create)
         categoryWords = try environment.database(named: "category_words", flags: [.duplicateSort], create: create)
+        func optional(_ name: String, flags: DatabaseFlags = []) throws -> Database? {
+            do {
+                return try environment.database(named: name, flags: flags, create: create)
+            } catch let error as StorageError where error.isNotFound {
+                return nil
+            }
+        }
+        attributeValues = try optional("attribute_values")
+        attributeWords = try optional("attribute_words", flags: [.duplicateSort])
         do {
             titles = try environment.database(named: "titles", create: create && format.titles)
         } catch let error as StorageError where error.isNotFound {
@@ -98,7 +118,29 @@ struct Schema {
 
     /// The pseudo-term that lists the entries carrying a token.
     static func tokenTerm(_ token: SearchToken) -> [UInt8] {
-        [0x01] + Array(token.kind.rawValue.utf8) + [0x00] + Array(token.value.utf8)
+        [0x01] + attributeKey(token)
+    }
+
+    /// A token's key in `attribute_values` (and value in `attribute_words`): kind, 0x00, value.
+    static func attributeKey(_ token: SearchToken) -> [UInt8] {
+        Array(token.kind.rawValue.utf8) + [0x00] + Array(token.value.utf8)
+    }
+
+    /// The token of an `attribute_values` key.
+    static func attributeToken(_ key: some Collection<UInt8>) -> SearchToken? {
+        guard let end = key.firstIndex(of: 0x00),
+              let kind = SearchToken.Kind(rawValue: String(decoding: key[..<end], as: UTF8.self)) else { return nil }
+        return SearchToken(kind: kind, value: String(decoding: key[key.index(after: end)...], as: UTF8.self))
+    }
+
+    /// Where a token's chip is counted and its words listed: `categories` and `category_words`
+    /// (keyed by the name), or `attribute_values` and `attribute_words` (by ``attributeKey(_:)``).
+    func chipDatabases(_ token: SearchToken) throws(IndexError) -> (counts: Database, words: Database, key: [UInt8]) {
+        if token.kind.isCategory { return (categories, categoryWords, Array(token.value.utf8)) }
+        guard let attributeValues, let attributeWords else {
+            throw .corrupt("a generation written before attribute tokens cannot index attribute \"\(token.kind)\"")
+        }
+        return (attributeValues, attributeWords, Self.attributeKey(token))
     }
 }
 
@@ -127,6 +169,10 @@ enum MetaKey {
     static let complete = "complete"
     /// Trie parameters as "listSize,heavyThreshold".
     static let trieParameters = "trie_parameters"
+    /// The attribute keys declared filterable (token kinds besides "category"), sorted by bytes
+    /// and joined by "," (kind names hold no comma). Generations built before attribute tokens,
+    /// or without any declared, have none: they have no filterable attributes.
+    static let filterableAttributes = "filterable_attributes"
 }
 
 /// A key of the `docs` database: a document number, native-endian in an integer-key database

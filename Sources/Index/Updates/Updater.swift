@@ -19,7 +19,7 @@ public struct UpdateSummary: Sendable, Hashable {
 ///
 /// New versions go to the delta segment (`delta_terms`, document numbers from `next_document` on);
 /// a replaced or deleted base document is marked in `deleted`, a replaced delta document is removed
-/// outright. Category counts and category words are kept in step, so every cached figure the query
+/// outright. Chip counts and words (categories, filterable attribute values) are kept in step, so every cached figure the query
 /// path reads is exact after the call returns. Within a batch, a later entry with the same id wins.
 struct Updater {
     let generation: Generation
@@ -53,12 +53,13 @@ struct Updater {
                 }
                 for term in doc.nameTerms { try txn.put(schema.deltaTerms, term, Self.posting(number, field: 0)) }
                 for term in doc.descriptionWords { try txn.put(schema.deltaTerms, term, Self.posting(number, field: 1)) }
-                for category in doc.categories {
-                    try txn.put(schema.deltaTerms, Schema.tokenTerm(.category(category)), Self.posting(number, field: 0))
-                    let count = try Self.readU64(txn.get(schema.categories, category), default: 0)
-                    try txn.put(schema.categories, category, count + 1)
+                for token in doc.tokens(filterable: generation.filterable) {
+                    try txn.put(schema.deltaTerms, Schema.tokenTerm(token), Self.posting(number, field: 0))
+                    let place = try schema.chipDatabases(token)
+                    let count = try Self.readU64(txn.get(place.counts, place.key), default: 0)
+                    try txn.put(place.counts, place.key, count + 1)
                     if count == 0 {
-                        for word in Set(analyzer.terms(in: category)) { try txn.put(schema.categoryWords, word, category) }
+                        for word in Set(analyzer.terms(in: token.value)) { try txn.put(place.words, word, place.key) }
                     }
                 }
                 live += 1
@@ -97,14 +98,15 @@ struct Updater {
         }
         // Copy what is needed: values read in a write transaction die at the next write.
         let view = try DocumentView(docnum: docnum, record: record)
-        let categories = try view.categories
+        let tokens = try view.tokens(filterable: generation.filterable)
         let nameTerms = Array(Set(WordList(bytes: view.sortTitle).map { Array($0) })) + WordList(bytes: view.aliasWords).map { Array($0) }
         let descriptionTerms = WordList(bytes: try view.descriptionWords).map { Array($0) }
         let titleKey = TitleKey.make(sortTitle: view.sortTitle, docnum: docnum)
 
-        for category in categories {
-            let count = try Self.readU64(txn.get(schema.categories, category), default: 0)
-            try txn.put(schema.categories, category, count > 0 ? count - 1 : 0)
+        for token in tokens {
+            let place = try schema.chipDatabases(token)
+            let count = try Self.readU64(txn.get(place.counts, place.key), default: 0)
+            try txn.put(place.counts, place.key, count > 0 ? count - 1 : 0)
         }
         if docnum < generation.baseCount {
             try txn.put(schema.deleted, docnum, [UInt8]())
@@ -112,8 +114,8 @@ struct Updater {
         }
         for term in nameTerms { try txn.delete(schema.deltaTerms, term, value: Self.posting(docnum, field: 0)) }
         for term in descriptionTerms { try txn.delete(schema.deltaTerms, term, value: Self.posting(docnum, field: 1)) }
-        for category in categories {
-            try txn.delete(schema.deltaTerms, Schema.tokenTerm(.category(category)), value: Self.posting(docnum, field: 0))
+        for token in tokens {
+            try txn.delete(schema.deltaTerms, Schema.tokenTerm(token), value: Self.posting(docnum, field: 0))
         }
         if let titles = schema.titles { try txn.delete(titles, titleKey) }
         try txn.delete(schema.docs, schema.documentKey(docnum))

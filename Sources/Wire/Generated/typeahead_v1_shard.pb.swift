@@ -814,7 +814,8 @@ public struct Typeahead_V1_DeleteResponse: ProtoMessage {
     }
 }
 
-/// Tuning of the on-disk trie; results never depend on it, only speed and size do.
+/// How a generation is built: tuning of the on-disk trie (results never depend on it, only speed
+/// and size do), and the attributes it indexes as tokens (which do change results).
 public struct Typeahead_V1_IndexParameters: ProtoMessage {
     public static let protoMessageName = "typeahead.v1.IndexParameters"
 
@@ -826,19 +827,29 @@ public struct Typeahead_V1_IndexParameters: ProtoMessage {
     ///
     /// `uint32 heavy_threshold = 2`
     public var heavyThreshold: UInt32 = 0
+    /// Attribute keys declared filterable: each becomes a SearchToken kind of the generation (an
+    /// entry carries the token {kind: key, value: its attribute's value}) and its values token
+    /// chips. Each 1 to 64 bytes of [a-z0-9_-], not "category" (reserved); at most 32; any order,
+    /// duplicates ignored. Absent: none (tokens of kind "category" only). The generation keeps them:
+    /// upserts and merges index them too.
+    ///
+    /// `repeated string filterable_attributes = 3`
+    public var filterableAttributes: [String] = []
     /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
     public var unknownFields = ProtoUnknownFields()
 
     public init() {}
 
-    public init(listSize: UInt32 = 0, heavyThreshold: UInt32 = 0) {
+    public init(listSize: UInt32 = 0, heavyThreshold: UInt32 = 0, filterableAttributes: [String] = []) {
         self.listSize = listSize
         self.heavyThreshold = heavyThreshold
+        self.filterableAttributes = filterableAttributes
     }
 
     public func encode(to writer: inout ProtoWriter) {
         writer.write(ProtoUInt32.self, 1, self.listSize)
         writer.write(ProtoUInt32.self, 2, self.heavyThreshold)
+        writer.writeRepeated(ProtoString.self, 3, self.filterableAttributes)
         writer.writeUnknown(self.unknownFields)
     }
 
@@ -847,6 +858,7 @@ public struct Typeahead_V1_IndexParameters: ProtoMessage {
             switch tag.number {
             case 1: self.listSize = try reader.read(ProtoUInt32.self, tag, "list_size")
             case 2: self.heavyThreshold = try reader.read(ProtoUInt32.self, tag, "heavy_threshold")
+            case 3: try reader.readRepeated(ProtoString.self, tag, "filterable_attributes", into: &self.filterableAttributes)
             default: try reader.skip(tag, preserving: &self.unknownFields)
             }
         }

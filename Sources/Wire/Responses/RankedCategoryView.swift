@@ -1,7 +1,7 @@
 /// A `typeahead.v1.RankedCategory` read in place, its `suggestion` flattened into it: numbers
 /// decoded, strings left as checked UTF-8 in the received bytes (a ``MessageBuffer``, whose
-/// lifetime rule applies). The chip's `token`, which shards do not send, is checked as its message
-/// and kept as its bytes.
+/// lifetime rule applies). The chip's `token`, which shards send for attribute chips only (absent:
+/// a category chip), is checked as its message and kept as its bytes, its kind as ``kind``.
 public struct RankedCategoryView: ProtoDecodable, @unchecked Sendable {
     /// Whether `suggestion` was present (its fields below are its last occurrence's).
     public var hasSuggestion = false
@@ -10,6 +10,9 @@ public struct RankedCategoryView: ProtoDecodable, @unchecked Sendable {
     public var name = UnsafeRawBufferPointer(start: nil, count: 0)
     public var count: UInt32 = 0
     public var token: UnsafeRawBufferPointer?
+    /// The token's kind: "category" when the chip has no token (a category chip, as shards send
+    /// them), else the token's `kind` (checked UTF-8 in the received bytes).
+    public var kind = RankedCategoryView.categoryKind
     public var replacementText = UnsafeRawBufferPointer(start: nil, count: 0)
     public var typos: UInt32 = 0
 
@@ -35,7 +38,14 @@ public struct RankedCategoryView: ProtoDecodable, @unchecked Sendable {
                 case 3:
                     try fields.readNested(field, "token") { content throws(ProtoError) in
                         let start = content.position
-                        _ = try Typeahead_V1_SearchToken(decoding: &content)
+                        chip.kind = RankedCategoryView.categoryKind
+                        while let part = try content.nextTag() {
+                            switch part.number {
+                            case 1: chip.kind = try content.readUTF8Bytes(part, "kind")
+                            case 2: _ = try content.readUTF8Bytes(part, "value")
+                            default: try content.skip(part)
+                            }
+                        }
                         chip.token = content.slice(start..<content.position)
                     }
                 case 4: chip.replacementText = try fields.readUTF8Bytes(field, "replacement_text")
@@ -46,6 +56,14 @@ public struct RankedCategoryView: ProtoDecodable, @unchecked Sendable {
         chip.hasSuggestion = true
         self = chip
     }
+
+    /// "category", the kind of a chip without a token: bytes that live as long as the process.
+    nonisolated(unsafe) public static let categoryKind: UnsafeRawBufferPointer = {
+        let bytes = Array("category".utf8)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
+        buffer.copyBytes(from: bytes)
+        return UnsafeRawBufferPointer(buffer)
+    }()
 
     private init(typos: UInt32) {
         self.typos = typos

@@ -34,7 +34,13 @@ struct ReferenceIndex {
         var sortTitle: String
         /// The entry's categories with byte-identical duplicates removed, first kept.
         var categories: [String]
+        /// The tokens it carries (Semantics.md, "Tokens"): a category token per category, and a
+        /// token per filterable attribute whose value is 1 to 256 bytes.
+        var tokens: [SearchToken]
     }
+
+    /// The attribute keys declared filterable.
+    let filterable: [String]
 
     private let analyzer = Analyzer()
     /// Keyed by the id's UTF-8 bytes.
@@ -43,7 +49,8 @@ struct ReferenceIndex {
     /// saves time (the reference is run in debug builds on hundreds of queries).
     private let cache = DistanceCache()
 
-    init(entries: [CatalogEntry]) {
+    init(entries: [CatalogEntry], filterable: [String] = []) {
+        self.filterable = filterable
         upsert(entries)
     }
 
@@ -79,10 +86,14 @@ struct ReferenceIndex {
         for category in entry.categories where !categories.contains(where: { bytesEqual($0, category) }) {
             categories.append(category)
         }
+        var tokens = categories.map { SearchToken(kind: .category, value: $0) }
+        for (key, value) in entry.attributes where filterable.contains(where: { bytesEqual($0, key) }) {
+            if value.utf8.count >= 1 && value.utf8.count <= 256 { tokens.append(SearchToken(kind: .init(key), value: value)) }
+        }
         return Document(entry: entry, titleWords: titleWords, titleTerms: titleTerms,
                         aliasTerms: aliasTerms, descriptionTerms: descriptionTerms,
                         nameTerms: titleTerms + aliasTerms,
-                        sortTitle: titleTerms.joined(separator: " "), categories: categories)
+                        sortTitle: titleTerms.joined(separator: " "), categories: categories, tokens: tokens)
     }
 
     // MARK: - Query words
@@ -138,12 +149,7 @@ struct ReferenceIndex {
     }
 
     private func carriesEveryToken(_ doc: Document, _ tokens: [SearchToken]) -> Bool {
-        for token in tokens {
-            switch token.kind {
-            case .category:
-                if !doc.categories.contains(where: { bytesEqual($0, token.value) }) { return false }
-            }
-        }
+        for token in tokens where !doc.tokens.contains(where: { tokensEqual($0, token) }) { return false }
         return true
     }
 
@@ -266,38 +272,31 @@ struct ReferenceIndex {
                                                best: candidate.key))
         }
 
-        // Categories: every category (of any entry) not already a token whose name has a word
-        // within the partial word's budget, counted over entries that carry it, carry every
-        // token and match every complete word.
-        let completeWords = words.filter { !$0.isPartial }
-        var allCategories: [String] = []
-        var seenCategories: Set<[UInt8]> = []
-        for doc in documents.values {
-            for k in doc.categories where seenCategories.insert(Array(k.utf8)).inserted {
-                allCategories.append(k)
-            }
-        }
-        // Per category, the entries that carry it, carry every token and match every complete
+        // Chips: every token (of any entry: categories and filterable attribute values) not
+        // already a token of the request whose value has a word within the partial word's
+        // budget, counted over entries that carry it, carry every token and match every complete
         // word (the partial word is ignored).
-        var counts: [[UInt8]: Int] = [:]
-        for doc in documents.values
-        where carriesEveryToken(doc, request.tokens) && suggestTypos(doc, completeWords) != nil {
-            for k in doc.categories {
-                counts[Array(k.utf8), default: 0] += 1
+        let completeWords = words.filter { !$0.isPartial }
+        var allTokens: [SearchToken] = []
+        for doc in documents.values {
+            for t in doc.tokens where !allTokens.contains(where: { tokensEqual($0, t) }) {
+                allTokens.append(t)
             }
         }
+        let counted = documents.values.filter { carriesEveryToken($0, request.tokens) && suggestTypos($0, completeWords) != nil }
         var categories: [CategorySuggestion] = []
-        for k in allCategories {
-            if request.tokens.contains(where: { $0.kind == .category && bytesEqual($0.value, k) }) { continue }
-            guard let typos = bestDistance(partial, among: analyzer.terms(in: k)) else { continue }
-            let count = counts[Array(k.utf8)] ?? 0
+        for t in allTokens {
+            if request.tokens.contains(where: { tokensEqual($0, t) }) { continue }
+            guard let typos = bestDistance(partial, among: analyzer.terms(in: t.value)) else { continue }
+            let count = counted.filter { doc in doc.tokens.contains(where: { tokensEqual($0, t) }) }.count
             if count == 0 { continue }
-            categories.append(CategorySuggestion(name: k, count: count, token: .category(k),
+            categories.append(CategorySuggestion(name: t.value, count: count, token: t,
                                                  replacementText: parsed.textBeforePartial, typos: typos))
         }
         categories.sort { a, b in
             if a.typos != b.typos { return a.typos < b.typos }
             if a.count != b.count { return a.count > b.count }
+            if !bytesEqual(a.token.kind.rawValue, b.token.kind.rawValue) { return bytesPrecede(a.token.kind.rawValue, b.token.kind.rawValue) }
             return bytesPrecede(a.name, b.name)
         }
         return SuggestResponse(entries: entries,
@@ -397,6 +396,11 @@ func referencePrecedes(_ a: RankKey, _ b: RankKey) -> Bool {
 func rankKeysEqual(_ a: RankKey, _ b: RankKey) -> Bool {
     a.typos == b.typos && a.field == b.field && a.exact == b.exact && a.startsWith == b.startsWith && a.weight == b.weight
         && bytesEqual(a.sortTitle, b.sortTitle) && bytesEqual(a.id, b.id)
+}
+
+/// Same kind and same value bytes.
+func tokensEqual(_ a: SearchToken, _ b: SearchToken) -> Bool {
+    bytesEqual(a.kind.rawValue, b.kind.rawValue) && bytesEqual(a.value, b.value)
 }
 
 func bytesPrecede(_ a: String, _ b: String) -> Bool {

@@ -8,8 +8,9 @@ struct SuggestAccumulator {
     /// Every completion word noted, with its distance and best entry so far.
     var completions = TermTable<CompletionCandidate>()
     var wantsCompletions: Bool
-    /// Non-nil when counting categories of entries matching the complete words and tokens.
-    var categoryCounts: [[UInt8]: Int]?
+    /// Non-nil when counting chips (categories, attribute values) of entries matching the
+    /// complete words and tokens.
+    var categoryCounts: [SearchToken: Int]?
 
     mutating func noteCompletion(_ term: Bytes, distance: Int, key: CandidateKey, docnum: UInt32) {
         term.withUnsafeBytes { noteCompletion($0, distance: distance, key: key, docnum: docnum) }

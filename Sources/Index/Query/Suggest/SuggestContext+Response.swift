@@ -49,29 +49,25 @@ extension SuggestContext {
         return response
     }
 
+    /// Chips of every kind in one list, by (typos, count descending, kind bytes, value bytes)
+    /// (Semantics.md); chips already among the tokens are left out.
     private func categorySuggestions(_ acc: SuggestAccumulator, in txn: borrowing ReadTransaction) throws -> [CategorySuggestion] {
-        let selected = Set(query.tokenCategories)
-        var suggestions: [(name: [UInt8], typos: Int, count: Int)] = []
-        for (name, typos) in matchingCategories where !selected.contains(name) {
+        let selected = Set(query.tokens)
+        var suggestions: [CategorySuggestion] = []
+        for (token, typos) in matchingCategories where !selected.contains(token) {
             let count: Int
             if let counts = acc.categoryCounts {
-                count = counts[name] ?? 0
+                count = counts[token] ?? 0
             } else if query.complete.isEmpty && query.tokens.isEmpty {
-                count = try generation.categoryCount(name, in: txn)
+                count = try generation.chipCount(token, in: txn)
             } else {
                 count = 0  // unreachable: counts are gathered whenever the rest of the query filters
             }
-            if count > 0 { suggestions.append((name, typos, count)) }
+            if count > 0 {
+                suggestions.append(CategorySuggestion(name: token.value, count: count, token: token, replacementText: "", typos: typos))
+            }
         }
-        suggestions.sort { a, b in
-            if a.typos != b.typos { return a.typos < b.typos }
-            if a.count != b.count { return a.count > b.count }
-            return a.name.lexicographicallyPrecedes(b.name)
-        }
-        return suggestions.map { item in
-            let name = String(decoding: item.name, as: UTF8.self)
-            return CategorySuggestion(name: name, count: item.count, token: .category(name), replacementText: "",
-                                      typos: item.typos)
-        }
+        suggestions.sort(by: CategorySuggestion.chipOrder)
+        return suggestions
     }
 }

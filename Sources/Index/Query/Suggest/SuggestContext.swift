@@ -11,9 +11,9 @@ struct SuggestContext {
     var query: PreparedQuery
     /// Deleted base documents, or nil when there are none.
     let deleted: DeletedSet?
-    /// Categories with a name word the partial word matches, with the smallest distance (empty
-    /// when no category suggestions are wanted).
-    let matchingCategories: [[UInt8]: Int]
+    /// Chips (categories and filterable attribute values) with a word the partial word matches,
+    /// with the smallest distance (empty when no token suggestions are wanted).
+    let matchingCategories: [SearchToken: Int]
     /// Polled between candidates; true stops the query with `IndexError.Code.cancelled`.
     let shouldStop: (@Sendable () -> Bool)?
     /// The exact tier's entries, found by the first ``newAccumulator(countCategories:in:)``.
@@ -48,8 +48,8 @@ struct SuggestContext {
     mutating func consider(_ doc: DocumentView, _ acc: inout SuggestAccumulator,
                            filtersHold: Bool = false, entryKnown: Bool = false) throws -> Bool {
         if !filtersHold {
-            for category in query.tokenCategories {
-                guard try doc.hasCategory(category) else { return false }
+            for filter in query.tokenFilters {
+                guard try doc.carries(filter) else { return false }
             }
         }
         guard let typos = typos(of: doc, filtersHold: filtersHold) else { return false }
@@ -141,8 +141,8 @@ struct SuggestContext {
                 if let deleted, try deleted.contains(docnum, in: txn) { return true }
             }
             guard let doc = try generation.document(docnum, in: txn), query.isExact(doc.sortTitle) else { return true }
-            for category in query.tokenCategories {
-                guard try doc.hasCategory(category) else { return true }
+            for filter in query.tokenFilters {
+                guard try doc.carries(filter) else { return true }
             }
             try tier.insert(CandidateKey(typos: 0, field: 0, exact: true, startsWith: true, weight: doc.weight,
                                          sortTitle: doc.sortTitle, id: doc.id), doc)

@@ -26,7 +26,8 @@ struct SuggestEngine {
     func suggest(_ request: SuggestRequest, in txn: borrowing ReadTransaction) throws -> SuggestAnswer {
         try Self.validate(request.limits)
         let query = try PreparedQuery(text: request.text, tokens: request.tokens, typos: request.typos, analyzer: analyzer)
-        var matchingCategories: [[UInt8]: Int] = [:]
+        try PreparedQuery.checkKinds(query.tokens, filterable: generation.filterable)
+        var matchingCategories: [SearchToken: Int] = [:]
         if let partial = query.partial, request.limits.categories > 0 {
             matchingCategories = try generation.categories(matching: partial, in: txn)
         }

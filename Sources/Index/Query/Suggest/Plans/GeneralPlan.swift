@@ -34,15 +34,15 @@ extension SuggestContext {
             acc.startsWithPossible = false
         }
 
-        // 2. Category counts: |rest ∩ category|.
+        // 2. Chip counts: |rest ∩ category| (or attribute value).
         if acc.categoryCounts != nil {
-            var counts: [[UInt8]: Int] = [:]
+            var counts: [SearchToken: Int] = [:]
             // Kept per read snapshot, as are the category's documents: the keystrokes of a word
             // after complete ones count the same categories of the same documents.
             let filter = FilterCache.Key(snapshot: txn.snapshotID, words: query.complete, tokens: query.tokens, includeDescription: false)
-            for name in matchingCategories.keys {
-                counts[name] = try generation.filteredCategoryCounts.value(FilterCache.CategoryCountKey(filter: filter, category: name)) {
-                    let token = SearchToken.category(String(decoding: name, as: UTF8.self))
+            for token in matchingCategories.keys {
+                let key = FilterCache.CategoryCountKey(filter: filter, category: Schema.tokenTerm(token))
+                counts[token] = try generation.filteredCategoryCounts.value(key) {
                     let members = try generation.filteredDocuments(words: [], tokens: [token], includeDescription: false, in: txn).docs ?? []
                     return intersectionCount(rest, members)
                 }

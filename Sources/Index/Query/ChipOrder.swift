@@ -1,0 +1,32 @@
+/// The one order of token chips (Semantics.md, "categories"): fewer typos first, then more
+/// entries, then the token's kind and then its value, each by bytes. Chips of every kind (categories and
+/// attribute values) share it, so one list holds them all; a node sorts its chips by it and a
+/// coordinator merges the shards' chips by it, so a cluster's chips are one node's.
+public enum ChipOrder {
+    /// Whether chip `a` comes before chip `b`; `kind` and `name` compare as UTF-8 bytes.
+    @inline(__always)
+    public static func precedes<Text: Comparable>(typos a: Int, count aCount: Int, kind aKind: Text, name aName: Text,
+                                                  before b: Int, count bCount: Int, kind bKind: Text, name bName: Text) -> Bool {
+        if a != b { return a < b }
+        if aCount != bCount { return aCount > bCount }
+        if aKind != bKind { return aKind < bKind }
+        return aName < bName
+    }
+}
+
+extension CategorySuggestion {
+    /// ``ChipOrder`` for Index values.
+    static func chipOrder(_ a: CategorySuggestion, _ b: CategorySuggestion) -> Bool {
+        ChipOrder.precedes(typos: a.typos, count: a.count, kind: ByteOrder(a.token.kind.rawValue), name: ByteOrder(a.name),
+                           before: b.typos, count: b.count, kind: ByteOrder(b.token.kind.rawValue), name: ByteOrder(b.name))
+    }
+}
+
+/// A string ordered by its UTF-8 bytes (Swift's String order is by Unicode scalars' canonical
+/// equivalence, not bytes).
+struct ByteOrder: Comparable {
+    let text: String
+    init(_ text: String) { self.text = text }
+    static func < (a: ByteOrder, b: ByteOrder) -> Bool { a.text.utf8.lexicographicallyPrecedes(b.text.utf8) }
+    static func == (a: ByteOrder, b: ByteOrder) -> Bool { a.text.utf8.elementsEqual(b.text.utf8) }
+}
