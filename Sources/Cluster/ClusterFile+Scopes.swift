@@ -76,15 +76,19 @@ extension ClusterFile {
                 guard !covered.contains(collection) else { throw fail("\(at).collections[\(c)]", "\"\(collection)\" is listed twice") }
                 covered.append(collection)
             }
-            let tokens = try parseTokens(object["tokens"], at: "\(at).tokens", fail)
+            // A scope's token goes to every collection it covers: its kind must be one they all take.
+            let shared = covered.compactMap { name in collections.first { $0.name == name }?.filterableAttributes }
+                .reduce(nil as Set<String>?) { common, next in common.map { $0.intersection(next) } ?? Set(next) } ?? []
+            let tokens = try parseTokens(object["tokens"], at: "\(at).tokens", kinds: ["category"] + shared.sorted(), fail)
             scopes.append(Scope(name: name, label: label, prompt: prompt, collections: covered, tokens: tokens))
         }
         return scopes
     }
 
-    /// A scope's fixed tokens: `{"kind": "category", "value": NAME}` each (the only kind today),
-    /// values within the API's limit, at most the API's token count.
-    private static func parseTokens(_ value: Any?, at path: String, _ fail: (String, String) -> ClusterFileError)
+    /// A scope's fixed tokens: `{"kind": KIND, "value": VALUE}` each, KIND one of `kinds`
+    /// ("category", or an attribute every collection of the scope declares filterable), values
+    /// within the API's limit, at most the API's token count.
+    private static func parseTokens(_ value: Any?, at path: String, kinds: [String], _ fail: (String, String) -> ClusterFileError)
         throws(ClusterFileError) -> [Typeahead_V1_SearchToken] {
         guard let value else { return [] }
         guard let list = value as? [Any], list.count <= WireLimits.maximumTokens else {
@@ -95,8 +99,9 @@ extension ClusterFile {
             let at = "\(path)[\(index)]"
             guard let object = item as? [String: Any] else { throw fail(at, "must be an object with kind and value") }
             try allowKeys(object, ["kind", "value"], at: at, fail)
-            guard let kind = object["kind"] as? String, kind == "category" else {
-                throw fail("\(at).kind", "must be \"category\" (the only token kind today)")
+            guard let kind = object["kind"] as? String, kinds.contains(kind) else {
+                throw fail("\(at).kind", "must be " + kinds.map { "\"\($0)\"" }.joined(separator: " or ")
+                           + " (\"category\", or an attribute every collection of the scope declares filterable)")
             }
             guard let text = object["value"] as? String, (1...WireLimits.maximumTokenValueBytes).contains(text.utf8.count) else {
                 throw fail("\(at).value", "must be a string of 1 to \(WireLimits.maximumTokenValueBytes) bytes")

@@ -11,7 +11,8 @@ import Foundation
 
 /// A chip in the search field that filters what is searched (SwiftUI's search token).
 public struct SearchToken: Codable, Sendable, Hashable, Identifiable {
-    /// What the token filters on: today `category`.
+    /// What the token filters on: `category`, or an attribute the collection declares filterable
+    /// (`DescribeResponse` lists a collection's kinds).
     public var kind: String
     /// The exact value, as written in the catalog.
     public var value: String
@@ -112,7 +113,8 @@ public struct EntryHit: Codable, Sendable, Hashable, Identifiable {
     }
 }
 
-/// A token the person may add ("filter by Shoes"), with the text the field keeps once it is added.
+/// A token the person may add ("filter by Shoes", or an attribute value: "color: Red"), with the
+/// text the field keeps once it is added. `token.kind` says which; `name` is the token's value.
 public struct TokenSuggestion: Codable, Sendable, Hashable {
     public var name: String
     public var count: Int

@@ -11,7 +11,7 @@ enum QueryOptions {
         try args.all("--token").map { text in
             let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2, let kind = SearchToken.Kind(rawValue: parts[0]), !parts[1].isEmpty else {
-                throw UsageError(description: "typeahead \(args.command): --token must look like category=NAME, got \"\(text)\"")
+                throw UsageError(description: "typeahead \(args.command): --token must look like category=NAME or ATTRIBUTE=VALUE, got \"\(text)\"")
             }
             return SearchToken(kind: kind, value: parts[1])
         }
@@ -35,7 +35,8 @@ enum SuggestCommand {
       --dir DIR               the shard directory
       --json                  print the response as JSON (the API's JSON mapping)
       --typos auto|off        allow edits in words of 4+ characters (default auto)
-      --token category=NAME   keep only entries of this category (repeatable)
+      --token category=NAME   keep only entries of this category (repeatable); ATTRIBUTE=VALUE
+                              for an attribute the generation declares filterable (color=red)
       --limit N               entries to return, 0–100 (default 10)
       --categories N          category suggestions, 0–100 (default 3)
       --completions N         query completions, 0–100 (default 5)
@@ -152,7 +153,8 @@ enum SearchCommand {
       --dir DIR                  the shard directory
       --json                     print the response as JSON (the API's JSON mapping)
       --typos auto|off           allow edits in words of 4+ characters (default auto)
-      --token category=NAME      keep only entries of this category (repeatable)
+      --token category=NAME      keep only entries of this category (repeatable); ATTRIBUTE=VALUE
+                                 for an attribute the generation declares filterable (color=red)
       --page-size N              hits per page, 1–100 (default 20)
       --page-token T             continue after the page that returned T
       --sort relevance|weight    order of hits (default relevance)

@@ -39,6 +39,22 @@ final class ClusterFileScopeTests: XCTestCase {
         XCTAssertEqual(none.scopes, [], "scopes are optional")
     }
 
+    /// A scope's token may be of an attribute kind that every collection it covers declares.
+    func testScopeTokensOfADeclaredAttribute() throws {
+        let declared = #""collections":[{"name":"products","filterableAttributes":["color","size"],"shards":[{"name":"s","replicas":["a:1"]}]},"#
+            + #"{"name":"departments","filterableAttributes":["color"],"shards":[{"name":"s","replicas":["a:1"]}]}]"#
+        func scopes(_ text: String) throws(ClusterFileError) -> ClusterFile {
+            try ClusterFile.parse(Array("{\(declared),\"scopes\":\(text)}".utf8), name: "c.json")
+        }
+        let file = try scopes(#"[{"name":"red","label":"Red","prompt":"Red things","collections":["products","departments"],"#
+                              + #""tokens":[{"kind":"color","value":"red"}]}]"#)
+        XCTAssertEqual(file.scopes[0].tokens, [Typeahead_V1_SearchToken(kind: "color", value: "red")])
+        XCTAssertThrowsError(try scopes(#"[{"name":"m","label":"M","prompt":"P","collections":["products","departments"],"#
+                                        + #""tokens":[{"kind":"size","value":"m"}]}]"#)) { error in
+            XCTAssertTrue("\(error)".contains(#"scopes[0].tokens[0].kind must be "category" or "color""#), "\(error)")
+        }
+    }
+
     func testEveryRuleIsRefusedWithItsPath() {
         let ok = #""label":"L","prompt":"P","collections":["products"]"#
         let long = String(repeating: "x", count: 257)
@@ -59,7 +75,7 @@ final class ClusterFileScopeTests: XCTestCase {
             (#"[{"name":"a","label":"L","prompt":"P","collections":["products","products"]}]"#,
              #"c.json: scopes[0].collections[1] "products" is listed twice"#),
             (#"[{"name":"a",\#(ok),"tokens":[{"kind":"color","value":"red"}]}]"#,
-             #"c.json: scopes[0].tokens[0].kind must be "category" (the only token kind today)"#),
+             #"c.json: scopes[0].tokens[0].kind must be "category" ("category", or an attribute every collection of the scope declares filterable)"#),
             (#"[{"name":"a",\#(ok),"tokens":[{"kind":"category","value":""}]}]"#, "c.json: scopes[0].tokens[0].value must be a string of 1 to 256 bytes"),
             (#"[{"name":"a",\#(ok),"tokens":[{"kind":"category","value":"x","extra":1}]}]"#,
              "c.json: scopes[0].tokens[0].extra is not a known key (known: kind, value)"),

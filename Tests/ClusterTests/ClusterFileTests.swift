@@ -50,6 +50,15 @@ final class ClusterFileTests: XCTestCase {
                        "without defaultCollection: the first")
     }
 
+    /// Filterable attributes per collection (top level: the collection `default`), sorted; none
+    /// when absent.
+    func testFilterableAttributesPerCollection() throws {
+        let file = try parse(#"{"shards":\#(shards("a:1")),"filterableAttributes":["size","color"],"#
+                             + #""collections":[{"name":"people","shards":\#(shards("a:1")),"filterableAttributes":["team"]},"#
+                             + #"{"name":"help","shards":\#(shards("a:1"))}]}"#)
+        XCTAssertEqual(file.collections.map(\.filterableAttributes), [["color", "size"], ["team"], []])
+    }
+
     func testEveryRuleIsRefusedWithItsPath() {
         let one = shards("a:1")
         for (text, expected) in [
@@ -63,7 +72,17 @@ final class ClusterFileTests: XCTestCase {
             (#"{"collections":[{"name":"a","shards":\#(shards("x:1", "x:1"))}]}"#, "c.json: collections[0].shards[1].replicas[0] x:1 is listed twice"),
             (#"{"collections":[{"name":"a","shards":[{"name":"s","replicas":["nope"]}]}]}"#,
              #"collections[0].shards[0].replicas[0] must be "host:port""#),
-            (#"{"collections":[{"name":"a","shards":\#(one),"replicas":2}]}"#, "c.json: collections[0].replicas is not a known key (known: name, shards)"),
+            (#"{"collections":[{"name":"a","shards":\#(one),"replicas":2}]}"#, "c.json: collections[0].replicas is not a known key (known: filterableAttributes, name, shards)"),
+            (#"{"collections":[{"name":"a","shards":\#(one),"filterableAttributes":["Color"]}]}"#,
+             #"c.json: collections[0].filterableAttributes[0] must be 1 to 64 bytes of a-z, 0-9, _ and -, got "Color""#),
+            (#"{"collections":[{"name":"a","shards":\#(one),"filterableAttributes":["category"]}]}"#,
+             #"c.json: collections[0].filterableAttributes[0] "category" is reserved"#),
+            (#"{"collections":[{"name":"a","shards":\#(one),"filterableAttributes":["size","size"]}]}"#,
+             #"c.json: collections[0].filterableAttributes[1] "size" is named twice"#),
+            (#"{"collections":[{"name":"a","shards":\#(one),"filterableAttributes":"color"}]}"#,
+             "c.json: collections[0].filterableAttributes must be an array of at most 32 attribute keys"),
+            (#"{"collections":[{"name":"a","shards":\#(one)}],"filterableAttributes":["color"]}"#,
+             "c.json: filterableAttributes belongs to the top-level shards"),
             (#"{"collections":[{"name":"a","shards":\#(one)}],"defaultCollection":"b"}"#,
              #"c.json: defaultCollection "b" is not a collection of this file (collections: a)"#),
             (#"{"shards":\#(one),"defaultCollection":7}"#, "c.json: defaultCollection must be a string"),

@@ -30,12 +30,15 @@ public final class SampleCluster: @unchecked Sendable {
     /// named after `name`. `scoped`: as `typeahead local` with no catalog, the sample as the
     /// collections products (the default) and departments with the scope `all`
     /// (``Launcher/SampleCollections``); else the sample as the one collection `default`.
-    public static func start(_ name: String, scoped: Bool = false) async throws -> SampleCluster {
+    /// `filterable`: attribute keys declared filterable, by collection name (the unscoped
+    /// sample's collection is "default").
+    public static func start(_ name: String, scoped: Bool = false, filterable: [String: [String]] = [:]) async throws -> SampleCluster {
         let directory = TemporaryDirectory(name)
         var options = scoped ? .sample(catalog: catalog, executable: BuiltProducts.typeahead.path)
             : LocalCluster.Options(catalog: catalog, executable: BuiltProducts.typeahead.path)
         options.shards = 2
         options.replicas = 1
+        options.filterable = filterable
         options.listen = Endpoint(host: "127.0.0.1", port: 0)
         options.dataDirectory = directory.path + "/cluster"
         let cluster = LocalCluster(options: options)

@@ -11,10 +11,7 @@ import XCTest
 final class SearchModelTests: XCTestCase {
     nonisolated(unsafe) static var sample: SampleCluster?
 
-    var client: TypeaheadClient {
-        let endpoint = Self.sample!.summary.coordinator
-        return TypeaheadClient(baseURL: URL(string: "http://\(endpoint.host):\(endpoint.port)")!)
-    }
+    var client: TypeaheadClient { Self.sample!.client }
 
     override func setUp() async throws {
         guard FileManager.default.isExecutableFile(atPath: BuiltProducts.typeahead.path) else {

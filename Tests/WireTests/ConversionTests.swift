@@ -41,8 +41,12 @@ final class ConversionTests: XCTestCase {
                 XCTAssertEqual((error as? IndexError)?.message, expected, line: line)
             }
         }
-        assertInvalid(.init(tokens: [.init(kind: "category", value: "a"), .init(kind: "color", value: "red")]),
-                      "tokens[1].kind: \"color\" is not a token kind (known: \"category\")")
+        // An attribute kind passes the name rule here; whether the collection declares it is the
+        // index's check (AttributeTokenTests).
+        XCTAssertEqual(try SuggestRequest(.init(tokens: [.init(kind: "color", value: "red")])).tokens,
+                       [SearchToken(kind: .init("color"), value: "red")])
+        assertInvalid(.init(tokens: [.init(kind: "category", value: "a"), .init(kind: "Color", value: "red")]),
+                      "tokens[1].kind: \"Color\" is not a token kind (\"category\", or a filterable attribute: 1 to 64 bytes of [a-z0-9_-])")
         assertInvalid(.init(tokens: [.init(kind: "category", value: "")]), "tokens[0].value: must be 1 to 256 bytes, got 0")
         assertInvalid(.init(tokens: Array(repeating: .init(kind: "category", value: "a"), count: 33)), "tokens: at most 32 tokens, got 33")
         assertInvalid(.init(limits: .init(completions: 101)), "limits.completions: must be 0 to 100, got 101")
@@ -112,14 +116,24 @@ final class ConversionTests: XCTestCase {
         XCTAssertEqual(back, shoes)
     }
 
-    func testMalformedShardAnswersAreRefused() {
+    func testMalformedShardAnswersAreRefused() throws {
         XCTAssertThrowsError(try SuggestResponse(Typeahead_V1_ShardSuggestResponse(entries: [.init(hit: .init())]))) { error in
             XCTAssertEqual((error as? IndexError)?.message, "entries[0].rank: is missing")
         }
         XCTAssertThrowsError(try SuggestResponse(Typeahead_V1_ShardSuggestResponse(
-            categories: [.init(suggestion: .init(name: "x", token: .init(kind: "size", value: "x")))]))) { error in
-            XCTAssertEqual((error as? IndexError)?.message, "categories[0].suggestion.token.kind: \"size\" is not a token kind (known: \"category\")")
+            categories: [.init(suggestion: .init(name: "x", token: .init(kind: "", value: "x")))]))) { error in
+            XCTAssertEqual((error as? IndexError)?.message,
+                           "categories[0].suggestion.token.kind: \"\" is not a token kind (\"category\", or a filterable attribute: 1 to 64 bytes of [a-z0-9_-])")
         }
+        XCTAssertThrowsError(try SuggestResponse(Typeahead_V1_ShardSuggestResponse(
+            categories: [.init(suggestion: .init(name: "x", token: .init(kind: "size", value: "y")))]))) { error in
+            XCTAssertEqual((error as? IndexError)?.message,
+                           "categories[0].suggestion.token: is not the chip's own token (its value is not the chip's name)")
+        }
+        // An attribute chip keeps its kind through the wire.
+        let chip = try SuggestResponse(Typeahead_V1_ShardSuggestResponse(
+            categories: [.init(suggestion: .init(name: "m", token: .init(kind: "size", value: "m")))])).categories
+        XCTAssertEqual(chip.map(\.token), [SearchToken(kind: .init("size"), value: "m")])
     }
 
     func testUpdatesAndGenerations() throws {

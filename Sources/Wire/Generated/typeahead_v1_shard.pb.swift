@@ -12,8 +12,8 @@
 // takes the first N. Clients never call this service.
 //
 // Shard answers carry facts, not presentation: hits without `completion` and `highlights`,
-// completions with the word's `spelling` but no `text`, chips without `token` and
-// `replacement_text`. The coordinator merges the facts and presents them (completion strings,
+// completions with the word's `spelling` but no `text`, chips without `replacement_text` (and
+// without `token` for a category chip). The coordinator merges the facts and presents them (completion strings,
 // replacement texts, highlights) for the client's text, so a client sees one behaviour whatever
 // the sharding.
 //
@@ -251,17 +251,19 @@ public struct Typeahead_V1_RankedCompletion: ProtoMessage {
     }
 }
 
-/// A category chip with what a coordinator needs to merge chips across shards.
+/// A token chip with what a coordinator needs to merge chips across shards.
 public struct Typeahead_V1_RankedCategory: ProtoMessage {
     public static let protoMessageName = "typeahead.v1.RankedCategory"
 
-    /// The chip: `name` and this shard's `count` (the coordinator adds the counts of one name across
-    /// shards); `token` and `replacement_text` are not set by shards.
+    /// The chip: `name` and this shard's `count` (the coordinator adds the counts of one kind and
+    /// name across shards); `token` only for an attribute chip (its kind, `name` as the value;
+    /// absent: a category chip, as nodes before attribute tokens sent every chip); no
+    /// `replacement_text`.
     ///
     /// `CategorySuggestion suggestion = 1`
     public var suggestion: Typeahead_V1_CategorySuggestion? = nil
     /// Edits needed for the partial word to match the name: 0..2. Chips are ordered by (typos,
-    /// count descending, name bytes).
+    /// count descending, kind bytes, name bytes).
     ///
     /// `uint32 typos = 2`
     public var typos: UInt32 = 0

@@ -86,15 +86,17 @@ public enum Typeahead_V1_Typos: ProtoEnum {
 public struct Typeahead_V1_SearchToken: ProtoMessage {
     public static let protoMessageName = "typeahead.v1.SearchToken"
 
-    /// What the token filters on. The only kind today is "category" (the entry has the category
-    /// `value`); any other kind is refused. A string, not an enum, so that the JSON form reads
-    /// {"kind":"category","value":"Shoes"} and attribute kinds ("color") can be added later without a
-    /// new enum value. Required.
+    /// What the token filters on: "category" (the entry has the category `value`), or an attribute
+    /// key the collection declares filterable (the entry's attribute of that key is `value`; see
+    /// DescribeResponse's token_kinds). A string, not an enum, so that the JSON form reads
+    /// {"kind":"category","value":"Shoes"} or {"kind":"color","value":"red"}. Required: 1 to 64 bytes
+    /// of [a-z0-9_-]; a kind neither "category" nor declared by the collection is refused with
+    /// INVALID_ARGUMENT.
     ///
     /// `string kind = 1`
     public var kind: String = ""
-    /// The exact value, compared as bytes: for "category", the category name as written in the
-    /// catalog. Required (non-empty); at most 256 bytes.
+    /// The exact value, compared as bytes: the category name, or the attribute's value, as written
+    /// in the catalog. Required (non-empty); at most 256 bytes.
     ///
     /// `string value = 2`
     public var value: String = ""
@@ -416,20 +418,24 @@ public struct Typeahead_V1_EntryHit: ProtoMessage {
     }
 }
 
-/// A category whose name matches the word being typed: choosing it turns the typing into a chip.
+/// A token chip whose value matches the word being typed: a category, or a value of an attribute
+/// the collection declares filterable (`token.kind` says which). Choosing it turns the typing into
+/// a chip. One list holds both kinds, ordered by (fewer typos, higher count, kind bytes, name
+/// bytes).
 public struct Typeahead_V1_CategorySuggestion: ProtoMessage {
     public static let protoMessageName = "typeahead.v1.CategorySuggestion"
 
-    /// The category's name as written in the catalog.
+    /// The category's name, or the attribute's value, as written in the catalog.
     ///
     /// `string name = 1`
     public var name: String = ""
-    /// Entries that match the rest of the query (complete words and tokens) in this category; at
+    /// Entries that match the rest of the query (complete words and tokens) and carry the token; at
     /// least 1.
     ///
     /// `uint32 count = 2`
     public var count: UInt32 = 0
-    /// The token to add when the chip is chosen (kind "category", value `name`).
+    /// The token to add when the chip is chosen: its kind ("category", or the attribute's key) and
+    /// `name` as the value.
     ///
     /// `SearchToken token = 3`
     public var token: Typeahead_V1_SearchToken? = nil
@@ -1181,7 +1187,9 @@ public struct Typeahead_V1_CollectionDescription: ProtoMessage {
     ///
     /// `uint64 entries = 2`
     public var entries: UInt64 = 0
-    /// The SearchToken kinds its requests take: "category" today.
+    /// The SearchToken kinds its requests take: "category", then the attributes the collection
+    /// declares filterable (sorted by bytes). A coordinator answers from its cluster file's
+    /// filterableAttributes; a node from the generation each collection serves.
     ///
     /// `repeated string token_kinds = 3`
     public var tokenKinds: [String] = []
