@@ -150,6 +150,35 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(next["nextPageToken"] as? String, "")
     }
 
+    /// `index --filterable` declares attribute tokens: `--token ATTRIBUTE=VALUE` filters by one,
+    /// its values are chips, an undeclared kind and a bad declaration are refused.
+    func testIndexWithFilterableAttributes() throws {
+        let catalog = try write("attributes.jsonl", """
+            {"id":"1","title":"Red Running Shoes","categories":["Shoes"],"weight":50,"attributes":{"color":"Red"}}
+            {"id":"2","title":"Blue Shirt","category":"Clothing","weight":80,"attributes":{"color":"Blue"}}
+            {"id":"3","title":"Reading Lamp","category":"Lamps","weight":10,"attributes":{"color":"Red"}}
+
+            """)
+        let shard = directory + "/shard"
+        let indexed = try run(["index", "--catalog", catalog, "--dir", shard, "--filterable", "color"])
+        XCTAssertEqual(indexed.status, 0, indexed.stderr)
+        let searched = try run(["search", "--dir", shard, "--json", "--token", "color=Red", ""])
+        XCTAssertEqual(searched.status, 0, searched.stderr)
+        let page = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(searched.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(page["totalHits"] as? Int, 2)
+        let suggested = try run(["suggest", "--dir", shard, "--json", "--categories", "5", "re"])
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(suggested.stdout.utf8)) as? [String: Any])
+        let chips = try XCTUnwrap(json["categories"] as? [[String: Any]])
+        XCTAssertEqual(chips.first?["token"] as? [String: String], ["kind": "color", "value": "Red"])
+        XCTAssertEqual(chips.first?["count"] as? Int, 2)
+        let refused = try run(["search", "--dir", shard, "--token", "size=m", ""])
+        XCTAssertNotEqual(refused.status, 0)
+        XCTAssertTrue(refused.stderr.contains("\"size\" is not a token kind of this collection"), refused.stderr)
+        let bad = try run(["index", "--catalog", catalog, "--dir", directory + "/other", "--filterable", "category"])
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertTrue(bad.stderr.contains("\"category\" is reserved"), bad.stderr)
+    }
+
     func testBadCatalogIsRefusedWithLineNumbersAndTheServingIndexIsUntouched() throws {
         let shard = directory + "/shard"
         XCTAssertEqual(try run(["index", "--catalog", try write("good.jsonl", good), "--dir", shard]).status, 0)

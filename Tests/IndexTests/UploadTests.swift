@@ -48,6 +48,30 @@ final class UploadTests: XCTestCase {
         XCTAssertEqual(try uploaded.generations().first { $0.number == 5 }?.label, "cat-A")
     }
 
+    /// An upload's filterable attributes (a reindex's, from the cluster file) survive a restart of
+    /// the node between batches and are built into the generation, as a direct build's are.
+    func testAnUploadBuildsItsFilterableAttributes() throws {
+        var catalog = Self.entries(120)
+        for index in catalog.indices where index % 3 == 0 { catalog[index].attributes["color"] = index % 2 == 0 ? "red" : "blue" }
+        let parameters = IndexParameters(filterableAttributes: ["color"])
+        let directory = TemporaryDirectory("upload-filterable")
+        let direct = try Shard(directory: directory.path + "/direct")
+        try direct.build(from: catalog, parameters: parameters)
+        var uploaded: Shard? = try Shard(directory: directory.path + "/uploaded")
+        _ = try uploaded!.beginUpload(generation: 1, label: "L", parameters: parameters)
+        let batches = Self.batches(catalog, size: 50)
+        _ = try uploaded!.appendUpload(generation: 1, batch: 0, entries: batches[0])
+        uploaded = try Shard(directory: directory.path + "/uploaded")   // the node restarts
+        for number in 1..<batches.count { _ = try uploaded!.appendUpload(generation: 1, batch: number, entries: batches[number]) }
+        _ = try uploaded!.finishUpload(generation: 1, batches: batches.count, entries: catalog.count)
+        try uploaded!.activate(generation: 1)
+        XCTAssertEqual(try uploaded!.filterableAttributes(), ["color"])
+        try assertSameAnswers(direct, uploaded!)
+        let red = SearchRequest(text: "", tokens: [SearchToken(kind: .init("color"), value: "red")], pageSize: 100)
+        XCTAssertEqual(try uploaded!.search(red), try direct.search(red))
+        XCTAssertEqual(try uploaded!.search(red).totalHits, catalog.filter { $0.attributes["color"] == "red" }.count)
+    }
+
     /// A reopened shard (a restarted node) resumes where the upload stood; repeated batches are
     /// acknowledged without being appended twice, batches past the next are refused.
     func testResumesAfterReopenAndIgnoresRepeats() throws {
