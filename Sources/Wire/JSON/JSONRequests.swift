@@ -177,7 +177,7 @@ public enum JSONRequests {
     private static func token(_ text: String) throws(GRPCStatus) -> Typeahead_V1_SearchToken {
         let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 2 else {
-            throw GRPCStatus(.invalidArgument, "token must look like category:NAME, got \"\(text)\"")
+            throw GRPCStatus(.invalidArgument, "token must look like category:NAME or ATTRIBUTE:VALUE, got \"\(text)\"")
         }
         return Typeahead_V1_SearchToken(kind: parts[0], value: parts[1])
     }
