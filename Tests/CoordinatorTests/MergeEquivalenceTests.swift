@@ -236,6 +236,24 @@ final class MergeEquivalenceTests: XCTestCase {
         tally.finish()
     }
 
+    /// One random batch of upserts and deletes applied to every layout (`recolour`: most upserts
+    /// get a random `color`), then some shards merge. Shards fold their deltas in at different
+    /// times (each node by its own policy): the cluster's answer must not depend on which shards
+    /// have merged. Returns the entries now.
+    static func applyRandomBatch(_ layouts: Layouts, _ generator: inout RandomCatalog, _ entries: [CatalogEntry], recolour: Bool,
+                                 _ rng: inout SeededGenerator) throws -> [CatalogEntry] {
+        var (upserts, deletes) = generator.randomUpdateBatch(&rng, current: entries)
+        if recolour {
+            for index in upserts.indices where rng.chance(0.6) { upserts[index].attributes["color"] = generator.randomWord(&rng) }
+        }
+        try layouts.apply(upserts: upserts, deletes: deletes)
+        for shard in [layouts.single] + layouts.sharded.values.flatMap({ $0 }) where rng.chance(0.3) { try shard.merge() }
+        var byID = Dictionary(entries.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
+        for entry in upserts { byID[entry.id] = entry }
+        for id in deletes { byID[id] = nil }
+        return Array(byID.values)
+    }
+
     /// Upserts and deletes routed to their shard keep every sharding equal to the single shard.
     func testUpdatesKeepShardingsEquivalent() throws {
         let tally = Tally("updates")
@@ -245,15 +263,7 @@ final class MergeEquivalenceTests: XCTestCase {
         var entries = generator.randomEntries(200, &rng)
         let layouts = try Layouts(entries: entries, parameters: IndexParameters(listSize: 3, heavyThreshold: 4))
         for batch in 0..<Self.scaled(12) {
-            let (upserts, deletes) = generator.randomUpdateBatch(&rng, current: entries)
-            try layouts.apply(upserts: upserts, deletes: deletes)
-            // Shards fold their deltas in at different times (each node by its own policy): the
-            // cluster's answer must not depend on which shards have merged.
-            for shard in [layouts.single] + layouts.sharded.values.flatMap({ $0 }) where rng.chance(0.3) { try shard.merge() }
-            var byID = Dictionary(entries.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
-            for entry in upserts { byID[entry.id] = entry }
-            for id in deletes { byID[id] = nil }
-            entries = Array(byID.values)
+            entries = try Self.applyRandomBatch(layouts, &generator, entries, recolour: false, &rng)
             let context = "seed \(seed), after batch \(batch + 1)"
             let suggests = Workload.suggestRequests(entries: entries, categories: generator.categories, vocabulary: generator.vocabulary,
                                                     count: 60, &rng)
@@ -261,6 +271,29 @@ final class MergeEquivalenceTests: XCTestCase {
             for request in Workload.searchRequests(from: Array(suggests.prefix(8)), &rng) {
                 compareSearch(request, layouts, tally, context)
             }
+        }
+        tally.finish()
+    }
+
+    /// Attribute tokens and chips (`color`, `price` declared filterable): every sharding equals
+    /// the single shard, through updates and merges at different times per shard.
+    func testAttributeTokensKeepShardingsEquivalent() throws {
+        let tally = Tally("attribute tokens")
+        let seed = Self.baseSeed &+ 200
+        var rng = SeededGenerator(seed: seed)
+        var generator = RandomCatalog(vocabularySize: 25, rng: &rng)
+        var entries = generator.randomEntries(250, &rng)
+        for index in entries.indices where rng.chance(0.5) { entries[index].attributes["color"] = generator.randomWord(&rng) }
+        let kinds = ["color", "price"]
+        let layouts = try Layouts(entries: entries, parameters: IndexParameters(listSize: 3, heavyThreshold: 4, filterableAttributes: kinds))
+        for batch in 0..<Self.scaled(4) {
+            if batch > 0 { entries = try Self.applyRandomBatch(layouts, &generator, entries, recolour: true, &rng) }
+            let context = "seed \(seed), attribute tokens, batch \(batch)"
+            let suggests = Workload.withAttributeTokens(Workload.suggestRequests(entries: entries, categories: generator.categories,
+                                                                                 vocabulary: generator.vocabulary, count: 120, &rng),
+                                                        entries: entries, kinds: kinds, &rng)
+            for request in suggests { compareSuggest(request, layouts, tally, context) }
+            for request in Workload.searchRequests(from: Array(suggests.prefix(20)), &rng) { compareSearch(request, layouts, tally, context) }
         }
         tally.finish()
     }
