@@ -163,6 +163,12 @@ extension SearchPage {
     $("error").hidden = false;
   }
 
+  // What a token or chip shows: a category's name alone, an attribute's value after its kind
+  // ("color: Red"), so a colour and a category of one name are told apart.
+  function tokenLabel(kind, value) {
+    return kind === "category" ? value : kind + ": " + value;
+  }
+
   function renderTokens() {
     const box = $("tokens");
     box.replaceChildren();
@@ -170,7 +176,7 @@ extension SearchPage {
       const chip = element("span", "token");
       chip.dataset.kind = token.kind;
       chip.dataset.value = token.value;
-      chip.append(token.value);
+      chip.append(tokenLabel(token.kind, token.value));
       const remove = element("button", "remove", "×");
       remove.type = "button";
       remove.setAttribute("aria-label", "Remove " + token.value);
@@ -238,7 +244,7 @@ extension SearchPage {
   function renderChips(chips, categories) {
     chips.replaceChildren();
     for (const category of categories || []) {
-      const chip = countedButton("chip", category.name, category.count);
+      const chip = countedButton("chip", tokenLabel(category.token.kind, category.name), category.count);
       chip.addEventListener("mousedown", (event) => { event.preventDefault(); addToken(category.token, category.replacementText); });
       chips.append(chip);
     }

@@ -139,8 +139,11 @@ def suggestions_match(page, text):
 
 
 def label(counted):
-    """A chip's or facet's textContent: the name, then the count in its own span."""
-    return f"{counted['name']}{counted['count']}"
+    """A chip's or facet's textContent: the name (an attribute chip's after its kind, "color: Red"),
+    then the count in its own span."""
+    kind = (counted.get("token") or {}).get("kind", "category")
+    name = counted["name"] if kind == "category" else f"{kind}: {counted['name']}"
+    return f"{name}{counted['count']}"
 
 
 def main():
