@@ -18,8 +18,9 @@ import Wire
 ///   cluster does not have (``CollectionName``), before anything is sent.
 /// - A `scope` (never with a collection: refused before this, ``ScopeAddressed``) asks each of
 ///   its collections at once, with the scope's tokens forced on, and answers one section per
-///   collection (``Answers/scopedSuggest(_:request:message:format:)``). An unknown scope is
-///   NOT_FOUND.
+///   collection (``Answers/scopedSuggest(_:request:message:format:)``); a collection that fails
+///   as a whole is an empty section saying why, unless the request requires every shard. An
+///   unknown scope is NOT_FOUND.
 final class CollectionDispatch: TypeaheadService {
     /// A scope with its collections' query paths, in the scope's order.
     struct ServedScope: Sendable {
@@ -128,7 +129,7 @@ final class CollectionDispatch: TypeaheadService {
             return reply(.failure(GRPCStatus(describing: error)))
         }
         let message = base
-        let parts = ScopeGather(served) { parts in reply(parts.flatMap { answer($0, request, message) }) }
+        let parts = ScopeGather(served) { parts in reply(answer(parts, request, message)) }
         for (index, router) in served.routers.enumerated() {
             var one = message
             one.collection = router.core.collection
@@ -138,16 +139,18 @@ final class CollectionDispatch: TypeaheadService {
 }
 
 /// Collects the fan-outs of a scoped call, one per collection, and calls `done` once all have
-/// reported: with every part in the scope's order, or with the first failure in that order.
+/// reported, with every part in the scope's order, failed ones included (whether a collection's
+/// failure fails the call or leaves its section empty is the answer's to decide:
+/// ``Answers/sections(_:requireAll:parts:section:)``).
 ///
 /// Why a lock: each fan-out reports on the call's loop today, but a lock costs little next to a
 /// fan-out and keeps this correct if a collection's path ever answers elsewhere.
 private final class ScopeGather: Sendable {
     private let routers: [QueryRouter]
     private let state: Mutex<(results: [Result<QueryRouter.Gathered, GRPCStatus>?], left: Int)>
-    private let done: @Sendable (Result<[Answers.ScopedPart], GRPCStatus>) -> Void
+    private let done: @Sendable ([Answers.ScopedPart]) -> Void
 
-    init(_ served: CollectionDispatch.ServedScope, done: @escaping @Sendable (Result<[Answers.ScopedPart], GRPCStatus>) -> Void) {
+    init(_ served: CollectionDispatch.ServedScope, done: @escaping @Sendable ([Answers.ScopedPart]) -> Void) {
         routers = served.routers
         state = Mutex((Array(repeating: nil, count: served.routers.count), served.routers.count))
         self.done = done
@@ -161,13 +164,6 @@ private final class ScopeGather: Sendable {
             return state.left == 0 ? state.results.map { $0! } : nil
         }
         guard let complete else { return }
-        var parts: [Answers.ScopedPart] = []
-        for (router, result) in zip(routers, complete) {
-            switch result {
-            case .success(let gathered): parts.append(Answers.ScopedPart(core: router.core, gathered: gathered))
-            case .failure(let status): return done(.failure(Answers.scoped(status, collection: router.core.collection)))
-            }
-        }
-        done(.success(parts))
+        done(zip(routers, complete).map { Answers.ScopedPart(core: $0.core, gathered: $1) })
     }
 }

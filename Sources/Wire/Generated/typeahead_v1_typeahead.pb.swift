@@ -28,6 +28,7 @@ public enum Typeahead_V1_TypeaheadProto {
         Typeahead_V1_ShardStatus.self,
         Typeahead_V1_SuggestResponse.self,
         Typeahead_V1_SuggestSection.self,
+        Typeahead_V1_SectionError.self,
         Typeahead_V1_SearchRequest.self,
         Typeahead_V1_Facet.self,
         Typeahead_V1_SearchResponse.self,
@@ -214,6 +215,8 @@ public struct Typeahead_V1_SuggestRequest: ProtoMessage {
     /// Whether a coordinator fails the call with UNAVAILABLE when some shard has no healthy replica
     /// or misses the deadline, instead of answering from the shards that did answer (`shards` then
     /// says which failed). Default false: partial results. A node answering directly ignores it.
+    /// With a scope, every shard of every collection is required (a collection that fails fails the
+    /// call, naming it); without it, a collection that fails as a whole is an empty section.
     ///
     /// `bool require_all_shards = 8`
     public var requireAllShards: Bool = false
@@ -230,7 +233,10 @@ public struct Typeahead_V1_SuggestRequest: ProtoMessage {
     /// them merged at the top level. A scope's fixed tokens are added to `tokens` for every
     /// collection. Same name rule as `collection`; an unknown scope is NOT_FOUND. Naming both a
     /// collection and a scope is INVALID_ARGUMENT. Only a coordinator serves scopes: a node refuses
-    /// a scoped request with INVALID_ARGUMENT. Empty: no scope (one collection, as `collection`).
+    /// a scoped request with INVALID_ARGUMENT. A collection that fails as a whole (no shard of it
+    /// answers) leaves its section empty with `error` set, and the call answers from the others,
+    /// unless `require_all_shards` is set; the call fails only when every collection fails.
+    /// Empty: no scope (one collection, as `collection`).
     ///
     /// `string scope = 10`
     public var scope: String = ""
@@ -674,21 +680,29 @@ public struct Typeahead_V1_SuggestSection: ProtoMessage {
     ///
     /// `repeated QueryCompletion completions = 4`
     public var completions: [Typeahead_V1_QueryCompletion] = []
-    /// Which of its shards answered, and the generation they read.
+    /// Which of its shards answered, and the generation they read. A collection none of whose shards
+    /// answered counts 0 of N (its entries, categories and completions are then empty, and `error`
+    /// says why).
     ///
     /// `ShardStatus shards = 5`
     public var shards: Typeahead_V1_ShardStatus? = nil
+    /// Set only when the collection failed as a whole (see SectionError); the other sections and
+    /// the merged completions still answer.
+    ///
+    /// `SectionError error = 6`
+    public var error: Typeahead_V1_SectionError? = nil
     /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
     public var unknownFields = ProtoUnknownFields()
 
     public init() {}
 
-    public init(collection: String = "", entries: [Typeahead_V1_EntryHit] = [], categories: [Typeahead_V1_CategorySuggestion] = [], completions: [Typeahead_V1_QueryCompletion] = [], shards: Typeahead_V1_ShardStatus? = nil) {
+    public init(collection: String = "", entries: [Typeahead_V1_EntryHit] = [], categories: [Typeahead_V1_CategorySuggestion] = [], completions: [Typeahead_V1_QueryCompletion] = [], shards: Typeahead_V1_ShardStatus? = nil, error: Typeahead_V1_SectionError? = nil) {
         self.collection = collection
         self.entries = entries
         self.categories = categories
         self.completions = completions
         self.shards = shards
+        self.error = error
     }
 
     public func encode(to writer: inout ProtoWriter) {
@@ -697,6 +711,7 @@ public struct Typeahead_V1_SuggestSection: ProtoMessage {
         for item in self.categories { writer.writeMessage(3, item) }
         for item in self.completions { writer.writeMessage(4, item) }
         if let value = self.shards { writer.writeMessage(5, value) }
+        if let value = self.error { writer.writeMessage(6, value) }
         writer.writeUnknown(self.unknownFields)
     }
 
@@ -708,6 +723,53 @@ public struct Typeahead_V1_SuggestSection: ProtoMessage {
             case 3: self.categories.append(try reader.readMessage(tag, "categories", as: Typeahead_V1_CategorySuggestion.self))
             case 4: self.completions.append(try reader.readMessage(tag, "completions", as: Typeahead_V1_QueryCompletion.self))
             case 5: self.shards = try reader.readMessage(tag, "shards", as: Typeahead_V1_ShardStatus.self)
+            case 6: self.error = try reader.readMessage(tag, "error", as: Typeahead_V1_SectionError.self)
+            default: try reader.skip(tag, preserving: &self.unknownFields)
+            }
+        }
+    }
+}
+
+/// Why a section of a scoped answer is empty because its collection failed as a whole: no shard of
+/// it answered (or none serves a generation yet), where a call naming that collection alone would
+/// have failed. A scoped call answers with the other collections' sections instead, unless the
+/// request sets `require_all_shards` (then the call fails, naming the collection) or every
+/// collection failed (then the call fails with the first collection's error, as a call naming it
+/// would).
+public struct Typeahead_V1_SectionError: ProtoMessage {
+    public static let protoMessageName = "typeahead.v1.SectionError"
+
+    /// The status code the call naming the collection alone would have failed with, in the Connect
+    /// spelling of the JSON API's errors: "unavailable" (no shard answered or none is ready) or
+    /// "deadline_exceeded" (no shard answered in time).
+    ///
+    /// `string code = 1`
+    public var code: String = ""
+    /// That call's message (which shards failed, and the first failure).
+    ///
+    /// `string message = 2`
+    public var message: String = ""
+    /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
+    public var unknownFields = ProtoUnknownFields()
+
+    public init() {}
+
+    public init(code: String = "", message: String = "") {
+        self.code = code
+        self.message = message
+    }
+
+    public func encode(to writer: inout ProtoWriter) {
+        writer.write(ProtoString.self, 1, self.code)
+        writer.write(ProtoString.self, 2, self.message)
+        writer.writeUnknown(self.unknownFields)
+    }
+
+    public init(decoding reader: inout ProtoReader) throws(ProtoError) {
+        while let tag = try reader.nextTag() {
+            switch tag.number {
+            case 1: self.code = try reader.read(ProtoString.self, tag, "code")
+            case 2: self.message = try reader.read(ProtoString.self, tag, "message")
             default: try reader.skip(tag, preserving: &self.unknownFields)
             }
         }
@@ -996,22 +1058,28 @@ public struct Typeahead_V1_SearchSection: ProtoMessage {
     ///
     /// `string next_page_token = 5`
     public var nextPageToken: String = ""
-    /// Which of its shards answered, and the generation they read.
+    /// Which of its shards answered, and the generation they read; 0 of N when the collection failed
+    /// as a whole (no hits, total 0, and `error` says why).
     ///
     /// `ShardStatus shards = 6`
     public var shards: Typeahead_V1_ShardStatus? = nil
+    /// Set only when the collection failed as a whole (see SectionError).
+    ///
+    /// `SectionError error = 7`
+    public var error: Typeahead_V1_SectionError? = nil
     /// Fields this version of the schema does not know, passed on unchanged by `encode(to:)`.
     public var unknownFields = ProtoUnknownFields()
 
     public init() {}
 
-    public init(collection: String = "", hits: [Typeahead_V1_EntryHit] = [], totalHits: UInt32 = 0, facets: [Typeahead_V1_Facet] = [], nextPageToken: String = "", shards: Typeahead_V1_ShardStatus? = nil) {
+    public init(collection: String = "", hits: [Typeahead_V1_EntryHit] = [], totalHits: UInt32 = 0, facets: [Typeahead_V1_Facet] = [], nextPageToken: String = "", shards: Typeahead_V1_ShardStatus? = nil, error: Typeahead_V1_SectionError? = nil) {
         self.collection = collection
         self.hits = hits
         self.totalHits = totalHits
         self.facets = facets
         self.nextPageToken = nextPageToken
         self.shards = shards
+        self.error = error
     }
 
     public func encode(to writer: inout ProtoWriter) {
@@ -1021,6 +1089,7 @@ public struct Typeahead_V1_SearchSection: ProtoMessage {
         for item in self.facets { writer.writeMessage(4, item) }
         writer.write(ProtoString.self, 5, self.nextPageToken)
         if let value = self.shards { writer.writeMessage(6, value) }
+        if let value = self.error { writer.writeMessage(7, value) }
         writer.writeUnknown(self.unknownFields)
     }
 
@@ -1033,6 +1102,7 @@ public struct Typeahead_V1_SearchSection: ProtoMessage {
             case 4: self.facets.append(try reader.readMessage(tag, "facets", as: Typeahead_V1_Facet.self))
             case 5: self.nextPageToken = try reader.read(ProtoString.self, tag, "next_page_token")
             case 6: self.shards = try reader.readMessage(tag, "shards", as: Typeahead_V1_ShardStatus.self)
+            case 7: self.error = try reader.readMessage(tag, "error", as: Typeahead_V1_SectionError.self)
             default: try reader.skip(tag, preserving: &self.unknownFields)
             }
         }

@@ -14,6 +14,7 @@ extension ResponseJSON {
                     json.object { json in json.key("text"); json.string(completion.text) }
                 }
                 if let shards = section.shards { json.key("shards"); write(shards, to: &json) }
+                if let error = section.error { json.key("error"); write(error, to: &json) }
             }
         }
     }
@@ -28,7 +29,16 @@ extension ResponseJSON {
                 json.key("facets"); write(section.facets, to: &json)
                 json.key("nextPageToken"); json.string(section.nextPageToken)
                 if let shards = section.shards { json.key("shards"); write(shards, to: &json) }
+                if let error = section.error { json.key("error"); write(error, to: &json) }
             }
+        }
+    }
+
+    /// A section's `error` (set only when its collection failed as a whole).
+    static func write(_ error: Typeahead_V1_SectionError, to json: inout JSONWriter) {
+        json.object { json in
+            json.key("code"); json.string(error.code)
+            json.key("message"); json.string(error.message)
         }
     }
 
