@@ -25,6 +25,11 @@ public struct IndexError: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Reason: String, Sendable, Hashable {
         /// AppendUpload got a batch past the next one: `metadata["expectedBatch"]` is the next.
         case uploadBatchOutOfOrder = "UPLOAD_BATCH_OUT_OF_ORDER"
+        /// A Search's page token was issued for another collection (or a scoped Search carried
+        /// one): `metadata["issuedFor"]` names the token's collection (absent for a token issued
+        /// before tokens named theirs), `metadata["collection"]` or `metadata["scope"]` what the
+        /// request named.
+        case pageTokenOtherCollection = "PAGE_TOKEN_OTHER_COLLECTION"
     }
 
     public var code: Code

@@ -40,8 +40,10 @@ struct NodeServices: TypeaheadService, ShardService {
     }
 
     func search(_ request: Typeahead_V1_SearchRequest, _ context: CallContext, _ reply: @escaping RPCMethod.Reply<[UInt8]>) {
-        node.run(.readPool, reply) { [shard] in
-            let search = try SearchRequest(request)
+        node.run(.readPool, reply) { [shard, collection] in
+            try SearchPages.checkCollection(ofToken: request.pageToken, collection: collection.name, isDefault: collection.isDefault)
+            var search = try SearchRequest(request)
+            search.collection = collection.name
             let response = try Self.index(context) { try shard.search(search, shouldStop: context.shouldStop) }
             return context.encode(Typeahead_V1_SearchResponse(response, shards: .singleNode(generation: shard.currentGeneration)), json: .search)
         }
@@ -63,9 +65,10 @@ struct NodeServices: TypeaheadService, ShardService {
 
     func shardSearch(_ request: Typeahead_V1_ShardSearchRequest, _ context: CallContext,
                      _ reply: @escaping RPCMethod.Reply<Typeahead_V1_ShardSearchResponse>) {
-        node.run(.readPool, stallable: true, reply) { [shard] in
+        node.run(.readPool, stallable: true, reply) { [shard, collection] in
             guard let message = request.request else { throw GRPCStatus(.invalidArgument, "request is required") }
-            let search = try SearchRequest(message)
+            var search = try SearchRequest(message)
+            search.collection = collection.name
             let pinned = request.generation == 0 ? nil : Int(clamping: request.generation)
             let response = try Self.index(context) {
                 try shard.search(search, form: .shardPart, generation: pinned, shouldStop: context.shouldStop)

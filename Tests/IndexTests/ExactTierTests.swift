@@ -143,8 +143,11 @@ final class ExactTierTests: XCTestCase {
     func testPageTokensCarryTheTierAndReadTokensWrittenBeforeIt() throws {
         for (exact, startsWith) in [(true, true), (false, true), (false, false)] {
             let key = RankKey(typos: 0, field: 0, exact: exact, startsWith: startsWith, weight: 12, sortTitle: "", id: "koba")
-            let token = PageToken(sort: .relevance, fingerprint: 0xFEED, after: key)
-            XCTAssertEqual(try PageToken(decoding: token.encoded()).after, key)
+            for collection in [nil, "", "products"] {
+                let token = try PageToken(decoding: PageToken(sort: .relevance, fingerprint: 0xFEED, after: key, collection: collection).encoded())
+                XCTAssertEqual(token.after, key)
+                XCTAssertEqual(token.collection, collection)
+            }
         }
         // Version, sort, fingerprint, typos 0, field 0, then the tiers byte, weight 12, id "k".
         func token(tiers: UInt8) -> String {
@@ -154,6 +157,7 @@ final class ExactTierTests: XCTestCase {
         XCTAssertEqual(try PageToken(decoding: token(tiers: 1)).after,
                        RankKey(typos: 0, field: 0, exact: false, startsWith: true, weight: 12, sortTitle: "", id: "k"))
         XCTAssertEqual(try PageToken(decoding: token(tiers: 3)).after.exact, true)
+        XCTAssertNil(try PageToken(decoding: token(tiers: 3)).collection, "a version 1 token names no collection")
         XCTAssertThrowsError(try PageToken(decoding: token(tiers: 4)))
     }
 }

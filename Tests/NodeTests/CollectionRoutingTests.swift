@@ -96,9 +96,24 @@ final class CollectionRoutingTests: XCTestCase {
                 XCTAssertEqual(shardPart, try fixture.call(fixture.alone[name]!, Typeahead_V1_ShardService.shardSuggest, part).get())
             }
             var search = Typeahead_V1_SearchRequest(text: request.text, collection: "departments")
-            let routed = try fixture.call(fixture.both, Typeahead_V1_TypeaheadService.search, search).get()
+            var routed = try fixture.call(fixture.both, Typeahead_V1_TypeaheadService.search, search).get()
             search.collection = ""
-            XCTAssertEqual(routed, try fixture.call(fixture.alone["departments"]!, Typeahead_V1_TypeaheadService.search, search).get())
+            var alone = try fixture.call(fixture.alone["departments"]!, Typeahead_V1_TypeaheadService.search, search).get()
+            // Equal but for the page token, which names the collection: the node alone calls its
+            // collection "default".
+            XCTAssertEqual(routed.nextPageToken.isEmpty, alone.nextPageToken.isEmpty)
+            if !routed.nextPageToken.isEmpty {
+                // The node pages a collection with its own tokens only.
+                search.pageToken = routed.nextPageToken
+                let other = fixture.call(fixture.both, Typeahead_V1_TypeaheadService.search, search).failure
+                XCTAssertEqual(other?.code, .invalidArgument)
+                XCTAssertEqual(other?.reason, IndexError.Reason.pageTokenOtherCollection.rawValue)
+                search.collection = "departments"
+                XCTAssertNoThrow(try fixture.call(fixture.both, Typeahead_V1_TypeaheadService.search, search).get())
+            }
+            routed.nextPageToken = ""
+            alone.nextPageToken = ""
+            XCTAssertEqual(routed, alone)
         }
         XCTAssertGreaterThan(found, 200, "the keystrokes find entries in both collections")
     }

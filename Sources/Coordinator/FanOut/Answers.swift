@@ -188,6 +188,10 @@ enum Answers {
     /// One collection's shards' pages merged (``SearchMerge``) and presented for the client's text.
     static func searchSection(_ parts: [ShardSearchResponseView], shards: Typeahead_V1_ShardStatus, request: SearchRequest,
                               core: CoordinatorCore) -> Result<SearchSection, GRPCStatus> {
+        // The next page's token names the collection, as its own node's would (a request naming
+        // none reads the default, by its name).
+        var request = request
+        request.collection = core.collection
         var merge = SearchMerge<RankedEntryView>(request: request)
         do throws(IndexError) {
             for part in parts {

@@ -4,6 +4,7 @@ import RPC
 import Services
 import Synchronization
 import Wire
+import WireConversions
 
 /// The coordinator's client-facing ``TypeaheadService``: each call goes to the query path
 /// (``QueryRouter``) of the collection it names, or of every collection of the scope it names,
@@ -21,6 +22,8 @@ import Wire
 ///   collection (``Answers/scopedSuggest(_:request:message:format:)``); a collection that fails
 ///   as a whole is an empty section saying why, unless the request requires every shard. An
 ///   unknown scope is NOT_FOUND.
+/// - A Search's page token continues only the collection it was issued for
+///   (``SearchPages/checkCollection(ofToken:collection:isDefault:)``); a scoped Search takes none.
 final class CollectionDispatch: TypeaheadService {
     /// A scope with its collections' query paths, in the scope's order.
     struct ServedScope: Sendable {
@@ -67,7 +70,16 @@ final class CollectionDispatch: TypeaheadService {
 
     func search(_ message: Typeahead_V1_SearchRequest, _ context: CallContext, _ reply: @escaping RPCMethod.Reply<[UInt8]>) {
         guard message.scope.isEmpty else { return scopedSearch(message, context, reply) }
-        do { try router(for: message.collection).search(message, context, reply) } catch { reply(.failure(error)) }
+        let router: QueryRouter
+        do {
+            router = try self.router(for: message.collection)
+            try SearchPages.checkCollection(ofToken: message.pageToken, collection: router.core.collection, isDefault: router === defaultRouter)
+        } catch let status as GRPCStatus {
+            return reply(.failure(status))
+        } catch {
+            return reply(.failure(GRPCStatus(describing: error)))
+        }
+        router.search(message, context, reply)
     }
 
     /// The scopes, the collections with their entry counts, the default collection and prompt.
@@ -99,9 +111,7 @@ final class CollectionDispatch: TypeaheadService {
     /// As ``scopedSuggest(_:_:_:)``, for a Search (a scoped search has no page token: a section
     /// pages on with a Search naming its collection).
     private func scopedSearch(_ message: Typeahead_V1_SearchRequest, _ context: CallContext, _ reply: @escaping RPCMethod.Reply<[UInt8]>) {
-        guard message.pageToken.isEmpty else {
-            return reply(.failure(GRPCStatus(.invalidArgument, "a scoped search takes no pageToken: page a section with a Search naming its collection")))
-        }
+        do { try SearchPages.checkNoToken(message.pageToken, scope: message.scope) } catch { return reply(.failure(error.grpcStatus)) }
         federate(message, context, reply, convert: SearchRequest.init, gather: { $0.gatherSearch($1, context, $2) }) { parts, request, message in
             Answers.scopedSearch(parts, request: request, message: message, format: context.format)
         }

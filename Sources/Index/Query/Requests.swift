@@ -110,9 +110,14 @@ public struct SearchRequest: Sendable, Hashable {
     public var sort: Sort
     public var facets: Bool
     public var typos: TypoMode
+    /// The collection the request reads, by its name: the page tokens of its answers name it, so
+    /// a token continues only its own collection (``SearchPages/checkCollection(ofToken:collection:isDefault:)``).
+    /// Empty: none named (an index read alone, as `typeahead search --dir` does).
+    public var collection: String
 
     public init(text: String, tokens: [SearchToken] = [], pageSize: Int = 20, pageToken: String? = nil,
-                sort: Sort = .relevance, facets: Bool = true, typos: TypoMode = .auto) {
+                sort: Sort = .relevance, facets: Bool = true, typos: TypoMode = .auto, collection: String = "") {
+        self.collection = collection
         self.text = text
         self.tokens = tokens
         self.pageSize = pageSize

@@ -71,7 +71,8 @@ struct SearchEngine {
             response.hits.append(try HitBuilder.hit(item.doc, key: item.key, words: &words, form: form).materialized())
         }
         if remaining > request.pageSize, let last = page.items.last {
-            response.nextPageToken = PageToken(sort: request.sort, fingerprint: fingerprint, after: last.key.rankKey()).encoded()
+            response.nextPageToken = PageToken(sort: request.sort, fingerprint: fingerprint, after: last.key.rankKey(),
+                                               collection: request.collection).encoded()
         }
         response.facets = facets.map { Facet(name: String(decoding: $0.key, as: UTF8.self), count: $0.value) }
             .sorted { $0.count != $1.count ? $0.count > $1.count : $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }

@@ -794,8 +794,11 @@ public struct Typeahead_V1_SearchRequest: ProtoMessage {
     /// `uint32 page_size = 3`
     public var pageSize: UInt32 = 0
     /// The previous response's `next_page_token` to get the next page; empty for the first page. A
-    /// token only continues the query (text, tokens, sort, typos) it was issued for. At most 2048
-    /// bytes.
+    /// token only continues the query (text, tokens, sort, typos) it was issued for, in the
+    /// collection it was issued for: with another collection, a scope, or no collection when the
+    /// default is another, it is INVALID_ARGUMENT (ErrorInfo reason PAGE_TOKEN_OTHER_COLLECTION,
+    /// metadata `issuedFor` and `collection` or `scope`). Tokens issued before tokens named their
+    /// collection continue the default collection only. At most 2048 bytes.
     ///
     /// `string page_token = 4`
     public var pageToken: String = ""
@@ -1054,7 +1057,9 @@ public struct Typeahead_V1_SearchSection: ProtoMessage {
     ///
     /// `repeated Facet facets = 4`
     public var facets: [Typeahead_V1_Facet] = []
-    /// Send with a Search naming `collection` for its next page; empty on its last page.
+    /// Send with a Search naming `collection` for its next page; empty on its last page. The token
+    /// is bound to `collection`: sent with another collection, a scope, or (unless `collection` is
+    /// the default) no collection, it is refused (see SearchRequest.page_token).
     ///
     /// `string next_page_token = 5`
     public var nextPageToken: String = ""
