@@ -52,6 +52,16 @@ final class Replica: Sendable {
 
     var health: Health { state.withLock { $0 } }
 
+    /// Whether the coordinator has made up its mind about the replica: a check or call answered
+    /// (it is up, or serves nothing yet), or ``failuresToMarkDown`` in a row failed (it is down).
+    /// Readiness waits for this, not for a first outcome: one failed first check is often a node
+    /// only slow to answer its first Stats (a process just started on a loaded machine), and taking
+    /// it for a dead one made the coordinator ready with that shard missing from every answer.
+    var isJudged: Bool {
+        let health = self.health
+        return health.everChecked && (health.consecutiveFailures == 0 || health.consecutiveFailures >= failuresToMarkDown)
+    }
+
     /// A successful health check: the replica is up (if it serves a generation) and holds these
     /// generations.
     func checked(_ stats: Typeahead_V1_StatsResponse, at now: ContinuousClock.Instant) {
@@ -84,7 +94,10 @@ final class Replica: Sendable {
             health.lastFailureWasSlow = slow
             let first = !health.everChecked
             health.everChecked = true
-            guard health.up, health.consecutiveFailures >= failuresToMarkDown else { return first }
+            // Reaching the count is news even for a replica that was never up: it is judged down
+            // now, which readiness waits for (``isJudged``).
+            let judged = health.consecutiveFailures == failuresToMarkDown
+            guard health.up, health.consecutiveFailures >= failuresToMarkDown else { return first || judged }
             health.up = false
             return true
         }

@@ -209,7 +209,7 @@ final class ServedCollection: Sendable {
                                                    "consecutive_failures": "\(health.consecutiveFailures)"]) { $1 })
                 }
             }
-            let checked = core.replicas.allSatisfy { $0.health.everChecked }
+            let checked = core.replicas.allSatisfy(\.isJudged)
             // While the first checks come in, a shard without a replica yet is not news.
             for (shard, replicas) in view.eligible.enumerated() where replicas.isEmpty && checked {
                 logger.warning("shard has no healthy replica", logFields.merging(["shard": core.shardNames[shard]]) { $1 })
@@ -222,8 +222,10 @@ final class ServedCollection: Sendable {
                 state.eventLoop.execute { state.value.adopt(view) }
             }
             // Ready once a generation is served and every shard has a replica for it — or, so that a
-            // dead shard does not keep the whole cluster out of service, once every replica has
-            // been checked at least once (its shard is then answered as missing).
+            // dead shard does not keep the whole cluster out of service, once every replica is
+            // judged (``Replica/isJudged``: answered, or failed enough times in a row to be down;
+            // its shard is then answered as missing). Not after one failed check: a node slow to
+            // answer its first one made the cluster ready with its shard missing.
             let covered = view.eligible.allSatisfy { !$0.isEmpty }
             serving.store(covered || checked ? view.generation ?? 0 : 0, ordering: .relaxed)
         }
