@@ -11,8 +11,10 @@ public struct SuggestSection: Decodable, Sendable, Hashable {
     public var categories: [TokenSuggestion]
     public var completions: [Completion]
     public var shards: ShardStatus?
+    /// Set only when the collection failed as a whole (its shards then count 0 answered).
+    public var error: SectionError?
 
-    enum CodingKeys: String, CodingKey { case collection, entries, categories, completions, shards }
+    enum CodingKeys: String, CodingKey { case collection, entries, categories, completions, shards, error }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -21,6 +23,7 @@ public struct SuggestSection: Decodable, Sendable, Hashable {
         categories = try container.decodeIfPresent([TokenSuggestion].self, forKey: .categories) ?? []
         completions = try container.decodeIfPresent([Completion].self, forKey: .completions) ?? []
         shards = try container.decodeIfPresent(ShardStatus.self, forKey: .shards)
+        error = try container.decodeIfPresent(SectionError.self, forKey: .error)
     }
 }
 
@@ -33,8 +36,10 @@ public struct SearchSection: Decodable, Sendable, Hashable {
     /// Send with a ``SearchRequest`` naming ``collection`` for its next page; empty on its last.
     public var nextPageToken: String
     public var shards: ShardStatus?
+    /// Set only when the collection failed as a whole (no hits, total 0).
+    public var error: SectionError?
 
-    enum CodingKeys: String, CodingKey { case collection, hits, totalHits, facets, nextPageToken, shards }
+    enum CodingKeys: String, CodingKey { case collection, hits, totalHits, facets, nextPageToken, shards, error }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -44,6 +49,7 @@ public struct SearchSection: Decodable, Sendable, Hashable {
         facets = try container.decodeIfPresent([Facet].self, forKey: .facets) ?? []
         nextPageToken = try container.decodeIfPresent(String.self, forKey: .nextPageToken) ?? ""
         shards = try container.decodeIfPresent(ShardStatus.self, forKey: .shards)
+        error = try container.decodeIfPresent(SectionError.self, forKey: .error)
     }
 }
 
