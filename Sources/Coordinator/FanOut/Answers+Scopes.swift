@@ -43,7 +43,7 @@ extension Answers {
     /// collection on any other failure, or with the first failure when every collection failed.
     /// The sections' views point into the decoded answers returned beside them: keep both alive
     /// together.
-    static func sections<Part, Section>(
+    private static func sections<Part, Section>(
         _ scoped: [ScopedPart], requireAll: Bool,
         parts: (QueryRouter.Gathered, CoordinatorCore) -> Result<(parts: [Part], shards: Typeahead_V1_ShardStatus), GRPCStatus>,
         section: ([Part], Typeahead_V1_ShardStatus, CoordinatorCore) -> Result<Section, GRPCStatus>

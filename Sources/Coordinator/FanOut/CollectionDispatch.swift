@@ -151,7 +151,7 @@ final class CollectionDispatch: TypeaheadService {
 /// Collects the fan-outs of a scoped call, one per collection, and calls `done` once all have
 /// reported, with every part in the scope's order, failed ones included (whether a collection's
 /// failure fails the call or leaves its section empty is the answer's to decide:
-/// ``Answers/sections(_:requireAll:parts:section:)``).
+/// ``Answers/failsItsSectionOnly(_:requireAll:)``).
 ///
 /// Why a lock: each fan-out reports on the call's loop today, but a lock costs little next to a
 /// fan-out and keeps this correct if a collection's path ever answers elsewhere.
