@@ -35,20 +35,4 @@ final class ReplicaJudgementTests: XCTestCase {
         replica.failed("a call timed out")
         XCTAssertFalse(replica.isJudged, "one failure of an up replica: not yet down")
     }
-
-    /// A collection whose replica failed its first check is not ready, though every replica has
-    /// been checked once; it is once that replica answers, or is judged down.
-    func testViewReadinessWaitsForAVerdict() {
-        let replicas = (0..<2).map { Replica(id: $0, shard: $0, endpoint: Endpoint(host: "127.0.0.1", port: 7000 + $0), failuresToMarkDown: 2,
-                                             onChange: { _ in }) }
-        var stats = Typeahead_V1_StatsResponse()
-        stats.currentGeneration = 1
-        replicas[0].checked(stats, at: .now)
-        replicas[1].failed("health check: deadline exceeded", slow: true)
-        XCTAssertTrue(replicas.allSatisfy(\.health.everChecked))
-        XCTAssertFalse(replicas.allSatisfy(\.isJudged), "one slow first check: no verdict yet")
-        replicas[1].checked(stats, at: .now)
-        XCTAssertTrue(replicas.allSatisfy(\.isJudged))
-        XCTAssertEqual(ClusterView.build(from: replicas, shardCount: 2).eligible, [[0], [1]])
-    }
 }
