@@ -49,7 +49,7 @@ struct GenerationBuilder {
         // (Keys are gathered first: comparing through `analysed` would copy an entry per comparison;
         // titles and ids are flat bytes, see ``FlatStrings``.)
         let weights = entries.map(\.weight)
-        let titles = analysed.withUnsafeBufferPointer { FlatStrings($0.lazy.map(\.doc.sortTitle)) }
+        let titles = FlatStrings(analysed.lazy.map(\.sortTitle))
         let ids = FlatStrings(entries.lazy.map(\.id))
         let order = analysed.indices.sorted { a, b in
             if weights[a] != weights[b] { return weights[a] > weights[b] }
@@ -79,18 +79,15 @@ struct GenerationBuilder {
             var term = term
             return term.withUTF8 { intern(UnsafeRawBufferPointer($0)) }
         }
-        // Entries are read through a buffer pointer, which lends a field in place: `analysed[i].doc`
-        // copied the whole (entry, record) tuple, retaining each of its arrays and strings.
-        analysed.withUnsafeBufferPointer { analysed in
-            for (docnum, index) in order.enumerated() {
-                let number = UInt64(docnum)
-                firstWords.append(analysed[index].doc.titleWords.first ?? "")
-                for term in analysed[index].doc.nameTerms { namePairs.append(intern(term) << 32 | number) }
-                for term in analysed[index].doc.descriptionWords { descriptionPairs.append(intern(term) << 32 | number) }
-                for token in analysed[index].doc.tokens(filterable: filterable) {
-                    chipCounts[token, default: 0] += 1
-                    namePairs.append(Schema.tokenTerm(token).withUnsafeBytes { intern($0) } << 32 | number)
-                }
+        for (docnum, index) in order.enumerated() {
+            let number = UInt64(docnum)
+            let document = analysed[index]
+            firstWords.append(document.firstWord)
+            for term in document.nameTerms { namePairs.append(intern(term) << 32 | number) }
+            for term in document.descriptionWords { descriptionPairs.append(intern(term) << 32 | number) }
+            for token in document.tokens {
+                chipCounts[token, default: 0] += 1
+                namePairs.append(Schema.tokenTerm(token).withUnsafeBytes { intern($0) } << 32 | number)
             }
         }
         let terms = table.entries.indices.map { table.term(at: $0) }
@@ -114,17 +111,13 @@ struct GenerationBuilder {
                                          postings: namePairs.count + descriptionPairs.count, bytes: 0)
 
         try environment.write { txn in
-            try analysed.withUnsafeBufferPointer { analysed in
-                for (docnum, index) in order.enumerated() {
-                    try txn.put(schema.docs, schema.documentKey(UInt32(docnum)), analysed[index].record, flags: .append)
-                }
+            for (docnum, index) in order.enumerated() {
+                try txn.put(schema.docs, schema.documentKey(UInt32(docnum)), analysed[index].record, flags: .append)
             }
             let byID = order.indices.sorted { ids.compare(order[$0], order[$1]) < 0 }
             for docnum in byID { try txn.put(schema.ids, entries[order[docnum]].id, UInt32(docnum), flags: .append) }
             if let titleIndex = schema.titles {
-                var keys = analysed.withUnsafeBufferPointer { analysed in
-                    order.enumerated().map { TitleKey.make(sortTitle: analysed[$0.element].doc.sortTitle.utf8, docnum: UInt32($0.offset)) }
-                }
+                var keys = order.enumerated().map { TitleKey.make(sortTitle: analysed[$0.element].sortTitle.utf8, docnum: UInt32($0.offset)) }
                 keys.sort { compareBytes($0, $1) < 0 }
                 for key in keys { try txn.put(titleIndex, key, EmptyValue(), flags: .append) }
             }
@@ -195,15 +188,15 @@ struct GenerationBuilder {
 
     /// Analyses and encodes entries on every core (or on this thread alone, unless `parallel`);
     /// the result is in input order.
-    private func analyse(_ entries: [CatalogEntry]) -> [(doc: AnalysedEntry, record: [UInt8])] {
+    private func analyse(_ entries: [CatalogEntry]) -> [BuildDocument] {
         let chunks = max(1, min(256, entries.count / 2048))
         let chunkSize = (entries.count + chunks - 1) / chunks
         let analyzer = self.analyzer
         let recordVersion = format.recordVersion
+        let filterable = self.filterable
         return Array(unsafeUninitializedCapacity: entries.count) { buffer, initialized in
             // Each chunk initialises its own disjoint range of the result in place: joining
-            // per-chunk arrays copied every entry and destroyed the originals (~10% of a cities
-            // build in retains, copies and releases).
+            // per-chunk arrays copied every entry and destroyed the originals.
             nonisolated(unsafe) let base = buffer.baseAddress
             let work = { @Sendable (chunk: Int) in
                 let start = chunk * chunkSize
@@ -214,7 +207,7 @@ struct GenerationBuilder {
                     let doc = AnalysedEntry(entries[index], analyzer: analyzer)
                     writer.removeAll()
                     DocumentRecord.encode(doc, version: recordVersion, into: &writer)
-                    (base + index).initialize(to: (doc, writer.bytes))
+                    (base + index).initialize(to: BuildDocument(doc, record: writer.bytes, filterable: filterable))
                 }
             }
             if parallel {
