@@ -93,14 +93,12 @@ struct GenerationBuilder {
         let terms = table.entries.indices.map { table.term(at: $0) }
         clock.mark("intern")
 
-        // Words in byte order; pairs renumbered to that order and sorted, so postings are grouped.
-        let sortedTerms = terms.indices.sorted { compareBytes(terms[$0], terms[$1]) < 0 }
+        // Words in byte order; pairs renumbered to that order and grouped, so postings are grouped.
+        let sortedTerms = terms.indices.sorted { table.termPrecedes($0, $1) }
         var position = [UInt32](repeating: 0, count: terms.count)
         for (rank, id) in sortedTerms.enumerated() { position[id] = UInt32(rank) }
-        namePairs = namePairs.map { UInt64(position[Int($0 >> 32)]) << 32 | ($0 & 0xFFFF_FFFF) }
-        descriptionPairs = descriptionPairs.map { UInt64(position[Int($0 >> 32)]) << 32 | ($0 & 0xFFFF_FFFF) }
-        namePairs.sort()
-        descriptionPairs.sort()
+        namePairs = Self.groupByTerm(namePairs, position: position)
+        descriptionPairs = Self.groupByTerm(descriptionPairs, position: position)
         clock.mark("sort postings")
 
         var options = Environment.Options()
@@ -184,6 +182,25 @@ struct GenerationBuilder {
         statistics.bytes = try environment.statistics().usedBytes
         statistics.stages = clock.stages
         return statistics
+    }
+
+    /// `pairs` (term << 32 | document), appended in ascending document order, with each term
+    /// renumbered to `position[term]`, in ascending order: a stable counting sort by term, so each
+    /// term's documents stay ascending. That is the array `sort()` gives, in two linear passes
+    /// instead of O(n log n) comparisons (sorting was most of the 0.25-0.30 s "sort postings"
+    /// stage of a cities build, ~1M pairs).
+    private static func groupByTerm(_ pairs: [UInt64], position: [UInt32]) -> [UInt64] {
+        var next = [Int](repeating: 0, count: position.count + 1)
+        for pair in pairs { next[Int(position[Int(pair >> 32)]) + 1] += 1 }
+        for rank in position.indices { next[rank + 1] += next[rank] }
+        return [UInt64](unsafeUninitializedCapacity: pairs.count) { grouped, initialized in
+            for pair in pairs {
+                let rank = Int(position[Int(pair >> 32)])
+                grouped[next[rank]] = UInt64(rank) << 32 | (pair & 0xFFFF_FFFF)
+                next[rank] += 1
+            }
+            initialized = pairs.count
+        }
     }
 
     /// Analyses and encodes entries on every core (or on this thread alone, unless `parallel`);
