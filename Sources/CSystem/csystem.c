@@ -2,7 +2,7 @@
 #include "csystem.h"
 
 #include <errno.h>
-#include <jemalloc/jemalloc.h>
+#include <malloc.h>
 #include <stdbool.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -170,15 +170,26 @@ uint64_t csystem_monotonic_ns(void) {
 
 int csystem_set_thread_name(const char *name) { return pthread_setname_np(pthread_self(), name); }
 
+// jemalloc's control interface (jemalloc/jemalloc.h), declared weak rather than included: a
+// program linked without jemalloc (the fuzz targets, built with the address sanitizer, whose own
+// malloc must stay) still links, and these functions then fall back to glibc's equivalents.
+// The header is not included because its malloc_usable_size prototype conflicts with malloc.h's.
+extern int mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen) __attribute__((weak));
+// MALLCTL_ARENAS_ALL in jemalloc 5: "every arena" in arena.<i>.* names.
+#define CSYSTEM_ARENAS_ALL 4096u
+
+int csystem_allocator_is_jemalloc(void) { return mallctl != NULL; }
+
 int csystem_release_free_memory(void) {
-    // Every arena's dirty pages back to the kernel now (MALLCTL_ARENAS_ALL), rather than after
-    // their decay time.
+    if (mallctl == NULL) return malloc_trim(0);
+    // Every arena's dirty pages back to the kernel now, rather than after their decay time.
     char name[64];
-    snprintf(name, sizeof name, "arena.%u.purge", (unsigned)MALLCTL_ARENAS_ALL);
+    snprintf(name, sizeof name, "arena.%u.purge", CSYSTEM_ARENAS_ALL);
     return mallctl(name, NULL, NULL, NULL, 0) == 0 ? 1 : 0;
 }
 
 int csystem_tune_allocator(long dirty_decay_ms) {
+    if (mallctl == NULL) return -1;
     bool enable = true;
     if (mallctl("background_thread", NULL, NULL, &enable, sizeof enable) != 0) return -1;
     ssize_t decay = (ssize_t)dirty_decay_ms;
@@ -197,6 +208,12 @@ int csystem_tune_allocator(long dirty_decay_ms) {
 }
 
 void csystem_heap_statistics(uint64_t *in_use, uint64_t *free_bytes) {
+    if (mallctl == NULL) {
+        struct mallinfo2 info = mallinfo2();
+        *in_use = (uint64_t)info.uordblks + (uint64_t)info.hblkhd;
+        *free_bytes = (uint64_t)info.fordblks;
+        return;
+    }
     // jemalloc's statistics are a snapshot taken when the epoch advances.
     uint64_t epoch = 1;
     size_t size = sizeof epoch;

@@ -16,6 +16,7 @@ final class ServingAllocatorTests: XCTestCase {
     /// (with glibc's malloc it would count nothing), and a purge after freeing it leaves less
     /// resident beyond what is in use.
     func testJemallocServesTheProcess() {
+        XCTAssertTrue(ServingAllocator.isJemalloc, "jemalloc's mallctl is not linked")
         let before = ServingAllocator.heapStatistics()
         let size = 64 << 20
         let block = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)

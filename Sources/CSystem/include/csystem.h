@@ -78,6 +78,11 @@ int csystem_set_thread_nice(int nice);
 /// Operators tune it with MALLOC_CONF (e.g. `MALLOC_CONF=dirty_decay_ms:1000`), as jemalloc
 /// documents.
 
+/// 1 when jemalloc is the process's allocator, 0 when the program was linked without it (the
+/// fuzz targets, under the address sanitizer): the functions below then use glibc's malloc_trim
+/// and mallinfo2, and csystem_tune_allocator refuses.
+int csystem_allocator_is_jemalloc(void);
+
 /// Purges every arena's dirty pages now (`arena.<all>.purge`) instead of after their decay time:
 /// after a build, whose freed memory would otherwise stay resident for the decay time. 1 if
 /// purged, 0 if jemalloc refused.

@@ -38,6 +38,10 @@ public enum ServingAllocator {
         return timer
     }
 
+    /// Whether jemalloc serves this process (every program linked with CSystem, except the
+    /// sanitizer builds of the fuzz targets).
+    public static var isJemalloc: Bool { csystem_allocator_is_jemalloc() != 0 }
+
     /// The allocator's account: bytes in use, and bytes resident beyond them.
     public static func heapStatistics() -> (inUse: UInt64, free: UInt64) {
         var inUse: UInt64 = 0, free: UInt64 = 0
