@@ -184,11 +184,11 @@ public final class Shard: Sendable {
         return generation
     }
 
-    /// The number of the generation that serves, if any.
     /// The attribute keys the current generation declared filterable (sorted; empty without a
     /// generation, or for one built without them): its token kinds besides "category".
     public func filterableAttributes() throws -> [String] { try current().filterable }
 
+    /// The number of the generation that serves, if any.
     public var currentGeneration: Int? { state.withLock { $0?.current.number } }
 
     /// The highest generation number this shard has or had (0 for a new shard): a new generation

@@ -1,7 +1,7 @@
 import Cluster
-import Services
 import HTTP2
 import RPC
+import Services
 import Wire
 
 /// What every part of one collection's routing shares, immutable after start: the collection's

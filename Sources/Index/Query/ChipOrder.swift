@@ -17,16 +17,7 @@ public enum ChipOrder {
 extension CategorySuggestion {
     /// ``ChipOrder`` for Index values.
     static func chipOrder(_ a: CategorySuggestion, _ b: CategorySuggestion) -> Bool {
-        ChipOrder.precedes(typos: a.typos, count: a.count, kind: ByteOrder(a.token.kind.rawValue), name: ByteOrder(a.name),
-                           before: b.typos, count: b.count, kind: ByteOrder(b.token.kind.rawValue), name: ByteOrder(b.name))
+        ChipOrder.precedes(typos: a.typos, count: a.count, kind: UTF8Key(a.token.kind.rawValue), name: UTF8Key(a.name),
+                           before: b.typos, count: b.count, kind: UTF8Key(b.token.kind.rawValue), name: UTF8Key(b.name))
     }
-}
-
-/// A string ordered by its UTF-8 bytes (Swift's String order is by Unicode scalars' canonical
-/// equivalence, not bytes).
-struct ByteOrder: Comparable {
-    let text: String
-    init(_ text: String) { self.text = text }
-    static func < (a: ByteOrder, b: ByteOrder) -> Bool { a.text.utf8.lexicographicallyPrecedes(b.text.utf8) }
-    static func == (a: ByteOrder, b: ByteOrder) -> Bool { a.text.utf8.elementsEqual(b.text.utf8) }
 }

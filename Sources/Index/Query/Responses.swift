@@ -48,8 +48,8 @@ public struct Attribute: Sendable, Hashable, Comparable {
     public static func < (a: Attribute, b: Attribute) -> Bool { (a.key, a.value) < (b.key, b.value) }
 }
 
-/// A category whose name matches the partial word: choosing it turns the typing into a chip.
-/// A token chip: a category, or a value of a filterable attribute (``token`` says which kind).
+/// A token chip whose name matches the partial word: a category, or a value of a filterable
+/// attribute (``token`` says which kind). Choosing it turns the typing into a chip.
 public struct CategorySuggestion: Sendable, Hashable {
     /// The category's name, or the attribute's value (the token's value).
     public var name: String

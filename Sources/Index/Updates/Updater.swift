@@ -19,8 +19,8 @@ public struct UpdateSummary: Sendable, Hashable {
 ///
 /// New versions go to the delta segment (`delta_terms`, document numbers from `next_document` on);
 /// a replaced or deleted base document is marked in `deleted`, a replaced delta document is removed
-/// outright. Chip counts and words (categories, filterable attribute values) are kept in step, so every cached figure the query
-/// path reads is exact after the call returns. Within a batch, a later entry with the same id wins.
+/// outright. Chip counts and words (categories, filterable attribute values) are kept in step, so
+/// every cached figure the query path reads is exact after the call returns. Within a batch, a later entry with the same id wins.
 struct Updater {
     let generation: Generation
     let analyzer: Analyzer

@@ -1,9 +1,10 @@
 /// A string as a dictionary or set key by its UTF-8 bytes: equal, hashed and ordered by them.
 ///
 /// `String`'s own `==` and hashing follow Unicode canonical equivalence ("é" precomposed equals
-/// "e" + U+0301), but a node groups completions and categories and dedupes titles by bytes, so the
-/// merge must too, or a cluster could fold two keys that one node keeps apart. Hashing the bytes
-/// in one `combine(bytes:)` also spares the per-byte hashing and the array an `[UInt8]` key costs.
+/// "e" + U+0301), but a node groups completions and chips and dedupes titles by bytes, so the
+/// chip order and the coordinator's merge must too, or a cluster could fold two keys that one
+/// node keeps apart. Hashing the bytes in one `combine(bytes:)` also spares the per-byte hashing
+/// and the array an `[UInt8]` key costs.
 ///
 /// ```swift
 /// var seen = Set<UTF8Key>()
