@@ -32,7 +32,7 @@ struct HeavyNode {
     var allTruncated: Bool
     var postings: Int
     /// Full terms (prefix included) with the number of their best document, best first: set by the
-    /// builder. A decoded node leaves them encoded (``completions(first:)``): most readers want
+    /// builder. A decoded node leaves them encoded (``forEachCompletion(first:_:)``): most readers want
     /// only the lists, and the plan that wants completions wants a few.
     var completions: [(term: [UInt8], best: UInt32)] = []
     var completionsTruncated = false
@@ -86,10 +86,12 @@ struct HeavyNode {
     }
 
     /// Calls `body` with each of the first `limit` completions (the full term, lent for the
-    /// call, and its best document), best first: no array per term.
-    func forEachCompletion(first limit: Int, _ body: (_ term: UnsafeRawBufferPointer, _ best: UInt32) throws -> Void) throws {
+    /// call, and its best document), best first, until it returns false: no array per term.
+    func forEachCompletion(first limit: Int, _ body: (_ term: UnsafeRawBufferPointer, _ best: UInt32) throws -> Bool) throws {
         guard let encoded = encodedCompletions else {
-            for (term, best) in completions.prefix(limit) { try term.withUnsafeBytes { try body($0, best) } }
+            for (term, best) in completions.prefix(limit) {
+                guard try term.withUnsafeBytes({ try body($0, best) }) else { return }
+            }
             return
         }
         var reader = ByteReader(encoded)
@@ -99,21 +101,8 @@ struct HeavyNode {
             term.removeSubrange(prefix.count...)
             suffix.withUnsafeBytes { term.append(contentsOf: $0) }
             let best = UInt32(truncatingIfNeeded: try reader.varint())
-            try term.withUnsafeBytes { try body($0, best) }
+            guard try term.withUnsafeBytes({ try body($0, best) }) else { return }
         }
-    }
-
-    /// The first `limit` completions (full terms and their best document), best first.
-    func completions(first limit: Int) throws(IndexError) -> [(term: [UInt8], best: UInt32)] {
-        guard let encoded = encodedCompletions else { return Array(completions.prefix(limit)) }
-        var reader = ByteReader(encoded)
-        var result: [(term: [UInt8], best: UInt32)] = []
-        result.reserveCapacity(min(limit, completionCount))
-        for _ in 0..<min(limit, completionCount) {
-            let suffix = try reader.slice()
-            result.append((prefix + Array(suffix), UInt32(truncatingIfNeeded: try reader.varint())))
-        }
-        return result
     }
 }
 

@@ -24,6 +24,24 @@ struct SuggestEngine {
     static let exactPlans: [any SuggestPlan.Type] = [AllEntriesPlan.self, PartialWordPlan.self, GeneralPlan.self]
 
     func suggest(_ request: SuggestRequest, in txn: borrowing ReadTransaction) throws -> SuggestAnswer {
+        var context = try prepare(request, in: txn)
+        for plan in Self.plans {
+            if let accumulator = try plan.evaluate(&context, in: txn).accumulator {
+                return try context.respond(accumulator, in: txn)
+            }
+        }
+        throw IndexError(.internal, "no suggest plan answered \"\(request.text)\"")
+    }
+
+    /// The plan that answers `request`: which one proved it is invisible in the answer (they all
+    /// answer exactly) and only shows as time, so tests that guard a fast path ask this.
+    func answeringPlan(_ request: SuggestRequest, in txn: borrowing ReadTransaction) throws -> (any SuggestPlan.Type)? {
+        var context = try prepare(request, in: txn)
+        for plan in Self.plans where try plan.evaluate(&context, in: txn).accumulator != nil { return plan }
+        return nil
+    }
+
+    private func prepare(_ request: SuggestRequest, in txn: borrowing ReadTransaction) throws -> SuggestContext {
         try Self.validate(request.limits)
         let query = try PreparedQuery(text: request.text, tokens: request.tokens, typos: request.typos, analyzer: analyzer)
         try PreparedQuery.checkKinds(query.tokens, filterable: generation.filterable)
@@ -31,15 +49,9 @@ struct SuggestEngine {
         if let partial = query.partial, request.limits.categories > 0 {
             matchingCategories = try generation.categories(matching: partial, in: txn)
         }
-        var context = SuggestContext(generation: generation, analyzer: analyzer, request: request, query: query,
-                                     deleted: try generation.deletedSet(in: txn), matchingCategories: matchingCategories,
-                                     shouldStop: shouldStop, form: form)
-        for plan in Self.plans {
-            if let accumulator = try plan.evaluate(&context, in: txn).accumulator {
-                return try context.respond(accumulator, in: txn)
-            }
-        }
-        throw IndexError(.internal, "no suggest plan answered \"\(request.text)\"")
+        return SuggestContext(generation: generation, analyzer: analyzer, request: request, query: query,
+                              deleted: try generation.deletedSet(in: txn), matchingCategories: matchingCategories,
+                              shouldStop: shouldStop, form: form)
     }
 
     /// The first exact plan's matches for the context's query (nil only if none applies, which

@@ -13,11 +13,11 @@ import Storage
 /// `completions`. So the best words at `d` are among the first few of each region's list, the
 /// words of single-term and light regions, and the words of the nearer entries.
 ///
-/// **Exact or nothing.** A list that holds more than was taken, or was truncated when built,
-/// proves nothing past its last word taken: every word it leaves out ranks after that word (a
-/// stored best can only be deleted or nearer, which moves the word later or finds it among the
-/// nearer entries' words). The answer stands when the last word chosen ranks no later than every
-/// such bound. When a distance gives too few words and its entries are too many to read, the lists
+/// **Exact or nothing.** A list that holds more than was read, or was truncated when built,
+/// proves nothing past what was read: every word it leaves out ranks at or after a bound
+/// (``LiveCompletions``: a stored best can only be deleted or nearer, which moves the word later
+/// or finds it among the nearer entries' words). The answer stands when the last word chosen ranks
+/// before every such bound. When a distance gives too few words and its entries are too many to read, the lists
 /// cannot go on, and the caller reads postings (``completeFromPostings``). Delta entries are few and
 /// are all noted, each with its level computed from its own words.
 extension SuggestContext {
@@ -79,7 +79,7 @@ extension SuggestContext {
     private func bestWords(_ regions: [TermRegion], distance: Int, needed: Int, nearer: [(docnum: UInt32, level: Int)],
                            word: inout QueryWord, in txn: borrowing ReadTransaction) throws -> [Ranked]? {
         var candidates: [Ranked] = []
-        // The earliest word some list does not show, if any.
+        // Every word some list does not show ranks at or after this, if any is left out.
         var bound: Ranked?
         for region in regions {
             if !region.isSubtree {
@@ -87,16 +87,11 @@ extension SuggestContext {
                     candidates.append(Ranked(level: distance, best: best, term: region.prefix))
                 }
             } else if let node = try generation.heavyNode(region.prefix, in: txn) {
-                let listed = try node.completions(first: needed)
-                for item in listed {
-                    // A deleted best entry: the word's best is a later posting, if any.
-                    let isDeleted = try deleted?.contains(item.best, in: txn) ?? false
-                    if let best = isDeleted ? try firstLivePosting(of: item.term, in: txn) : item.best {
-                        candidates.append(Ranked(level: distance, best: best, term: item.term))
-                    }
-                }
-                if node.completionsTruncated || node.completionCount > listed.count, let last = listed.last {
-                    let unlisted = Ranked(level: distance, best: last.best, term: last.term)
+                // Each listed word with its live best: a deleted best moves the word later.
+                let live = try liveCompletions(of: node, needed: needed, in: txn)
+                candidates += live.words.map { Ranked(level: distance, best: $0.best, term: $0.term) }
+                if let left = live.bound {
+                    let unlisted = Ranked(level: distance, best: left.best, term: left.term)
                     if bound.map({ unlisted < $0 }) ?? true { bound = unlisted }
                 }
             } else {
@@ -123,7 +118,7 @@ extension SuggestContext {
             if chosen.contains(where: { $0.term == candidate.term }) { continue }
             chosen.append(candidate)
         }
-        if let bound, chosen.count < needed || bound < chosen[chosen.count - 1] { return nil }
+        if let bound, chosen.count < needed || !(chosen[chosen.count - 1] < bound) { return nil }
         return chosen
     }
 
@@ -157,16 +152,5 @@ extension SuggestContext {
             nearer.append((docnum, level))
         }
         return nearer.count <= Self.nearerEntriesLimit
-    }
-
-    /// The first posting of a base name term that is not deleted.
-    private func firstLivePosting(of term: [UInt8], in txn: borrowing ReadTransaction) throws -> UInt32? {
-        guard let value = try txn.get(generation.schema.terms, term) else { return nil }
-        var cursor = try PostingCursor(value)
-        while let doc = cursor.current {
-            if !(try deleted?.contains(doc, in: txn) ?? false) { return doc }
-            try cursor.advance()
-        }
-        return nil
     }
 }

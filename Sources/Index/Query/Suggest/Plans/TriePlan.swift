@@ -79,29 +79,33 @@ extension SuggestContext {
         }
 
         // Completions: the node lists the best terms below the prefix by their most popular
-        // document. The first `limit` of them, merged with the delta's, decide the answer.
+        // document; read with their live best (``LiveCompletions``) and merged with the delta's,
+        // its first words decide the answer.
         guard acc.wantsCompletions else { return acc }
         let wanted = request.limits.completions
-        var completionBound: CandidateKey?
-        var proven = true
         acc.completions.reserveCapacity(terms: wanted, bytes: wanted * 16)
-        try node.forEachCompletion(first: wanted) { term, best in
-            guard proven else { return }
-            if let deleted, try deleted.contains(best, in: txn) { proven = false; return }
-            guard let doc = try generation.document(best, in: txn) else { proven = false; return }
-            let key = Self.completionKey(doc, typos: 0)
-            acc.noteCompletion(term, distance: 0, key: key, docnum: best)
-            // The last listed one's key bounds every unlisted completion.
-            completionBound = key
+        let live = try liveCompletions(of: node, needed: wanted, in: txn)
+        for (term, best) in live.words {
+            guard let doc = try generation.document(best, in: txn) else { return nil }
+            acc.noteCompletion(term, distance: 0, key: Self.completionKey(doc, typos: 0), docnum: best)
         }
-        guard proven else { return nil }
-        let completionsHidden = node.completionsTruncated || typosPossible
-        if completionsHidden {
+        // Every word not noted ranks at or after the bound; the answer's words must rank before it.
+        var boundKey: CandidateKey?
+        if let bound = live.bound {
+            guard let doc = try generation.document(bound.best, in: txn) else { return nil }
+            boundKey = Self.completionKey(doc, typos: 0)
+        }
+        if live.bound != nil || typosPossible {
             let ranked = acc.rankedCompletions()
             guard ranked.count >= wanted else { return nil }
-            for item in ranked.prefix(wanted).lazy.map({ acc.completions.entries[$0].value }) {
+            for index in ranked.prefix(wanted) {
+                let item = acc.completions.entries[index].value
                 guard item.distance == 0 else { return nil }
-                if node.completionsTruncated, let completionBound, completionBound < item.key { return nil }
+                if let bound = live.bound, let boundKey {
+                    if boundKey < item.key { return nil }
+                    if !(item.key < boundKey),
+                       !acc.completions.withTerm(at: index, { $0.lexicographicallyPrecedes(bound.term) }) { return nil }
+                }
             }
         }
         return acc
