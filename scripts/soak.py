@@ -57,10 +57,18 @@ def proc_cmdline(pid):
         return []
 
 
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
 def proc_sample(pid):
-    """RSS, anonymous RSS (KiB), descriptors and threads of a process, or None once it is gone."""
+    """RSS, anonymous RSS (KiB), descriptors, threads and CPU seconds used so far (user plus
+    system: a stall shows who burned the cores) of a process, or None once it is gone."""
     values = {}
     try:
+        with open(f"/proc/{pid}/stat") as f:
+            # The command name (field 2) may hold spaces: fields are counted after its ')'.
+            fields = f.read().rpartition(")")[2].split()
+        cpu_seconds = (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
         with open(f"/proc/{pid}/status") as f:
             for line in f:
                 key, _, rest = line.partition(":")
@@ -70,7 +78,8 @@ def proc_sample(pid):
     except OSError:
         return None
     return {"rss_kib": values.get("VmRSS", 0), "anon_kib": values.get("RssAnon", 0),
-            "file_kib": values.get("RssFile", 0), "threads": values.get("Threads", 0), "fds": fds}
+            "file_kib": values.get("RssFile", 0), "threads": values.get("Threads", 0), "fds": fds,
+            "cpu_s": round(cpu_seconds, 2)}
 
 
 def cluster_processes(data_dir):
@@ -91,6 +100,29 @@ def cluster_processes(data_dir):
         elif argv[1] == "coordinator" and "--cluster" in argv and argv[argv.index("--cluster") + 1].startswith(data_dir):
             found["coordinator"] = int(entry)
     return found
+
+
+def trend(samples, end):
+    """A process's anonymous memory growth over `samples` (those after its warm-up, up to `end`),
+    as the least-squares line's rise from their first instant to `end` over its value there.
+
+    Why a fitted line and not two windows: a node's anonymous memory swings by twice its size
+    around every merge (a shard rebuilt in memory for seconds, about every minute under the soak's
+    writes) and its answer cache refills after every write, so the medians of two one-minute
+    windows move by ±10% with the phase those windows happen to catch. A leak is a slope: a line
+    through every sample after the warm-up measures it, and the swings average out."""
+    points = [(r["t"], r["anon_kib"]) for r in samples]
+    if len(points) < 3:
+        return 0.0
+    n = len(points)
+    mean_t = sum(t for t, _ in points) / n
+    mean_a = sum(a for _, a in points) / n
+    var = sum((t - mean_t) ** 2 for t, _ in points)
+    if var == 0:
+        return 0.0
+    slope = sum((t - mean_t) * (a - mean_a) for t, a in points) / var
+    start = mean_a + slope * (points[0][0] - mean_t)
+    return round(slope * (end - points[0][0]) / max(1.0, start), 4)
 
 
 class Sampler(threading.Thread):
@@ -503,10 +535,12 @@ class Soak:
                               "answerCacheKiB": pair("cache_kib"), "indexCachesKiB": pair("index_caches_kib"),
                               "heapInUseKiB": pair("heap_in_use_kib"), "heapFreeKiB": pair("heap_free_kib"),
                               "anonGrowth": round((anon[1] - anon[0]) / max(1, anon[0]), 4),
-                              "rssGrowth": round((rss[1] - rss[0]) / max(1, rss[0]), 4)})
-                if judged and entry["anonGrowth"] > self.o.max_growth:
-                    self.fail("load", f"{name}: anonymous memory grew {entry['anonGrowth']:.1%} after the warm-up "
-                                         f"({anon[0]} -> {anon[1]} KiB, medians of {window:.0f} s)")
+                              "rssGrowth": round((rss[1] - rss[0]) / max(1, rss[0]), 4),
+                              "anonTrend": trend([r for r in after if r["t"] <= end], end)})
+                if judged and entry["anonTrend"] > self.o.max_growth:
+                    self.fail("load", f"{name}: anonymous memory grew {entry['anonTrend']:.1%} after the warm-up (the "
+                                         f"trend fitted to {len(after)} samples; medians of {window:.0f} s: "
+                                         f"{anon[0]} -> {anon[1]} KiB)")
                 if judged and last["fds"] > baseline["fds"] + self.o.fd_slack:
                     self.fail("consistency", f"{name}: descriptors {baseline['fds']} -> {last['fds']} after the warm-up")
             entry["judged"] = judged
@@ -550,7 +584,7 @@ class Soak:
         inside, outside = self.analyse_load(report)
         growth = self.analyse_samples(sampler.rows)
         with open(os.path.join(self.out, "samples.csv"), "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=["t", "process", "pid", "rss_kib", "anon_kib", "file_kib", "threads", "fds", *SCRAPED])
+            writer = csv.DictWriter(f, fieldnames=["t", "process", "pid", "rss_kib", "anon_kib", "file_kib", "threads", "fds", "cpu_s", *SCRAPED])
             writer.writeheader()
             writer.writerows(sampler.rows)
         result = {"minutes": self.o.minutes, "catalog": self.o.catalog, "entries": len(self.ids), "shards": self.o.shards,
@@ -595,9 +629,10 @@ class Soak:
             f"entries at the end {r['consistency']['entries']} (expected {r['consistency']['expected']}), "
             f"upserted found {r['consistency']['upsertedFound']}/{r['consistency']['upsertedSampled']}, "
             f"deleted found {r['consistency']['deletedFound']}/{r['consistency']['deletedSampled']}",
-            f"  warm-up     until {r['warmupEndsAt']:.0f} s (load from {self.load_started - self.t0:.0f} s); memory compared as medians "
-            f"of the {self.judging_window():.0f} s after it and the last {self.judging_window():.0f} s",
-            "  process               RSS MiB (warm-up -> end, peak)   anon MiB (warm-up -> end)  growth   fds      threads",
+            f"  warm-up     until {r['warmupEndsAt']:.0f} s (load from {self.load_started - self.t0:.0f} s); memory: medians "
+            f"of the {self.judging_window():.0f} s after it and of the last {self.judging_window():.0f} s, and the growth of the line "
+            f"fitted to every sample after it (judged, --max-growth {self.o.max_growth:.0%})",
+            "  process               RSS MiB (warm-up -> end, peak)   anon MiB (warm-up -> end)  growth (fitted)  fds      threads",
         ]
         for name, p in r["processes"].items():
             if "rssKiB" not in p:
@@ -605,7 +640,7 @@ class Soak:
                 continue
             mib = lambda k: k / 1024
             lines.append(f"  {name:<21} {mib(p['rssKiB'][0]):7.1f} -> {mib(p['rssKiB'][1]):7.1f} ({mib(p['peakRssKiB']):7.1f})"
-                         f"      {mib(p['anonKiB'][0]):7.1f} -> {mib(p['anonKiB'][1]):7.1f}   {p['anonGrowth']:+7.1%}"
+                         f"      {mib(p['anonKiB'][0]):7.1f} -> {mib(p['anonKiB'][1]):7.1f}   {p['anonGrowth']:+7.1%} ({p['anonTrend']:+6.1%})"
                          f"  {p['fds'][0]:>3} -> {p['fds'][1]:<3} {p['threads'][0]:>3} -> {p['threads'][1]:<3}"
                          + (f"  answers {p['answerCacheKiB'][1] / 1024:.1f} MiB" if p["answerCacheKiB"][1] != "" else "")
                          + (f"  index caches {p['indexCachesKiB'][1] / 1024:.1f} MiB" if p["indexCachesKiB"][1] != "" else "")
