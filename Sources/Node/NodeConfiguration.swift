@@ -10,9 +10,13 @@ public struct NodeConfiguration: Sendable {
         server.port = 7701
         return server
     }()
-    /// Searches (and other slower reads) running at once; more are refused with RESOURCE_EXHAUSTED
-    /// rather than queued without bound.
+    /// Searches (and other slower reads) running at once; more wait, first in first out.
     public var searchConcurrency = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
+    /// Searches admitted at once (running or waiting); more are refused with RESOURCE_EXHAUSTED
+    /// rather than queued without bound. The wait absorbs a busy moment (both replicas of a
+    /// shard begin a merge on the same write batch) that refusals turned into partial answers;
+    /// each search still stops at its caller's deadline.
+    public var searchQueueLimit = max(16, ProcessInfo.processInfo.activeProcessorCount * 16)
     /// Bytes of encoded Suggest answers kept for the next caller asking the same (see
     /// `SuggestAnswers`: exact, keyed by the data version read); 0 turns the cache off.
     public var answerCacheBytes = 64 << 20

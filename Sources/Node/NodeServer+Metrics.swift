@@ -50,6 +50,17 @@ extension NodeServer {
     }
 
 
+    /// The searches admitted, by state: how close the node is to refusing them.
+    static func registerSearchQueueGauge(_ reads: BoundedQueue, in registry: MetricsRegistry) {
+        registry.gauge(name: "typeahead_search_queue_jobs",
+                       help: "Searches admitted, running or waiting (first in first out); more than the queue's limit are refused.",
+                       labelNames: ["state"], series: {
+            let load = reads.load
+            return [CallbackSample(labelValues: ["running"], value: Double(load.running)),
+                    CallbackSample(labelValues: ["waiting"], value: Double(load.waiting))]
+        })
+    }
+
     /// Every collection's series, labelled `collection`.
     static func registerCollectionGauges(_ collections: [NodeCollection], in registry: MetricsRegistry) {
         func each(_ value: @escaping @Sendable (NodeCollection) -> Double?) -> @Sendable () -> [CallbackSample] {

@@ -81,7 +81,8 @@ public final class NodeServer: Sendable {
         self.configuration = configuration
         self.telemetry = telemetry
         readPool = BoundedQueue(DispatchQueue(label: "typeahead.node.reads", qos: .userInitiated, attributes: .concurrent),
-                                limit: configuration.searchConcurrency, refusal: "too many searches in flight; retry shortly")
+                                concurrency: configuration.searchConcurrency, limit: configuration.searchQueueLimit,
+                                refusal: "too many searches in flight; retry shortly")
         let writer = BoundedQueue(DispatchQueue(label: "typeahead.node.writer", qos: .userInitiated),
                                   limit: configuration.writeQueueLimit, refusal: "too many writes queued; retry shortly")
         self.writer = writer
@@ -92,6 +93,7 @@ public final class NodeServer: Sendable {
         }
         shard = collections[0].shard
         Self.registerGauges(of: shard, in: telemetry.registry)
+        Self.registerSearchQueueGauge(readPool, in: telemetry.registry)
         Self.registerCollectionGauges(self.collections, in: telemetry.registry)
     }
 
