@@ -23,6 +23,10 @@ public struct NodeConfiguration: Sendable {
     /// When the delta that upserts and deletes build up is folded into a new base, in the
     /// background (see `MergeScheduler`); `.never` leaves it to the next reindex.
     public var mergePolicy = MergePolicy()
+    /// Each collection raises the merge thresholds by a share drawn once from `0..<mergeSpread`
+    /// (``MergePolicy/spread(by:)``), so that replicas taking the same writes do not all merge at
+    /// the same moment; 0 keeps the policy exact.
+    public var mergeSpread = 0.5
     /// Queued writes beyond this are refused with RESOURCE_EXHAUSTED.
     public var writeQueueLimit = 64
     /// How long the previous generation stays open after the last read that named it (a

@@ -89,7 +89,9 @@ public final class NodeServer: Sendable {
         let cacheBytes = configuration.answerCacheBytes / collections.count
         self.collections = collections.enumerated().map { index, collection in
             NodeCollection(name: collection.name, shard: collection.shard, isDefault: index == 0, answerCacheBytes: cacheBytes,
-                           mergePolicy: configuration.mergePolicy, writer: writer.queue, telemetry: telemetry)
+                           mergePolicy: configuration.mergePolicy.spread(by: configuration.mergeSpread > 0
+                                                                             ? Double.random(in: 0..<configuration.mergeSpread) : 0),
+                           writer: writer.queue, telemetry: telemetry)
         }
         shard = collections[0].shard
         Self.registerGauges(of: shard, in: telemetry.registry)

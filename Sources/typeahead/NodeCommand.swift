@@ -13,7 +13,7 @@ enum NodeCommand {
     usage: typeahead node --dir DIR [--collection NAME=DIR]... [--listen HOST:PORT] [--admin-token-file F] [--read-token-file F]
                           [--search-key-secret-file F] [--tls-cert F --tls-key F [--tls-client-ca F]]
                           [--threads N] [--max-message-bytes N] [--answer-cache-mb N]
-                          [--merge-delta-percent P] [--merge-minimum N]
+                          [--merge-delta-percent P] [--merge-minimum N] [--merge-spread-percent S]
                           [--log-format logfmt|json] [--log-level L] [--port-file F] [--request-head-timeout S]
 
     Serves one shard over HTTP/2 (cleartext with prior knowledge, or TLS with ALPN): gRPC on the typeahead.v1.Typeahead,
@@ -51,7 +51,9 @@ enum NodeCommand {
                                replaced or deleted) into a new base in the background once it is
                                P percent of the base (default 1; 0 never: only a reindex does).
                                Answers stay the same; queries get back the speed of a fresh build
-      --merge-minimum N        ...and at least N entries (default 100)
+      --merge-minimum N        ...and at least N entries (default 100). Each node raises both by a
+                               share it draws once, up to --merge-spread-percent (default 50), so
+                               replicas taking the same writes do not all merge at once
       --request-head-timeout S seconds a client has to send a whole request head (HTTP/1.1) or
                                header block (HTTP/2), however slowly it trickles (default 10)
       --log-format F           logfmt (default) or json, one line per event on standard error
@@ -65,7 +67,7 @@ enum NodeCommand {
     static func run(_ argv: [String]) throws -> Int32 {
         let args = try Arguments(argv, command: "node", flags: [],
                                  options: ["--dir", "--collection", "--listen", "--admin-token-file", "--read-token-file", "--search-key-secret-file", "--tls-cert", "--tls-key", "--tls-client-ca", "--threads",
-                                           "--max-message-bytes", "--answer-cache-mb", "--merge-delta-percent", "--merge-minimum", "--log-format", "--log-level", "--port-file", "--fault-stall", "--request-head-timeout"])
+                                           "--max-message-bytes", "--answer-cache-mb", "--merge-delta-percent", "--merge-minimum", "--merge-spread-percent", "--log-format", "--log-level", "--port-file", "--fault-stall", "--request-head-timeout"])
         if args.wantsHelp { print(help); return 0 }
         guard args.positionals.isEmpty else {
             throw UsageError(description: "typeahead node: unexpected argument \"\(args.positionals[0])\"")
@@ -81,6 +83,7 @@ enum NodeCommand {
         let mergePercent = try args.double("--merge-delta-percent", default: 1, range: 0...100_000)
         let mergeMinimum = try args.integer("--merge-minimum", default: 100, range: 0...Int(Int32.max))
         configuration.mergePolicy = mergePercent == 0 ? .never : MergePolicy(deltaFraction: mergePercent / 100, minimumDelta: mergeMinimum)
+        configuration.mergeSpread = try args.double("--merge-spread-percent", default: 50, range: 0...1_000) / 100
         configuration.server.adminToken = try Tokens.read(file: args.value("--admin-token-file"), environment: "TYPEAHEAD_ADMIN_TOKEN", command: "node")
         configuration.server.readToken = try Tokens.read(file: args.value("--read-token-file"), environment: nil, command: "node")
         configuration.server.searchKeySecrets = try SearchKeySecrets.read(file: args.value("--search-key-secret-file"), command: "node")

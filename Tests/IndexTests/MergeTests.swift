@@ -174,6 +174,18 @@ final class MergeTests: XCTestCase {
         XCTAssertFalse(MergePolicy(deltaFraction: 0, minimumDelta: 0).isDue(DeltaSize(base: 10, documents: 0, deletedBase: 0)),
                        "an empty delta is never due")
     }
+
+    /// A node's spread raises both thresholds by its share and leaves `never` and a zero share alone.
+    func testASpreadRaisesBothThresholds() {
+        let spread = MergePolicy(deltaFraction: 0.01, minimumDelta: 100).spread(by: 0.5)
+        XCTAssertEqual(spread.deltaFraction, 0.015, accuracy: 1e-12)
+        XCTAssertEqual(spread.minimumDelta, 150)
+        XCTAssertFalse(spread.isDue(DeltaSize(base: 1_000_000, documents: 14_999, deletedBase: 0)), "below 1.5%")
+        XCTAssertTrue(spread.isDue(DeltaSize(base: 1_000_000, documents: 15_000, deletedBase: 0)))
+        XCTAssertFalse(spread.isDue(DeltaSize(base: 1_000, documents: 149, deletedBase: 0)), "below the raised minimum")
+        XCTAssertEqual(MergePolicy.never.spread(by: 0.5), .never)
+        XCTAssertEqual(MergePolicy(deltaFraction: 0.01, minimumDelta: 100).spread(by: 0), MergePolicy(deltaFraction: 0.01, minimumDelta: 100))
+    }
 }
 
 /// The titles a keystroke suggests (up to 50).

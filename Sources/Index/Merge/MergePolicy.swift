@@ -46,6 +46,19 @@ public struct MergePolicy: Sendable, Hashable {
     /// Never merges.
     public static let never = MergePolicy(deltaFraction: .infinity, minimumDelta: .max)
 
+    /// This policy with both thresholds raised by `share` (0.2: 20% more delta before a merge).
+    ///
+    /// Why a node spreads its own: every replica of a shard takes the same writes, so with one
+    /// threshold they all begin their merges on the same batch, and the shard loses the CPU of
+    /// all its replicas at once (a soak saw searches refused on both replicas at that moment).
+    /// A share drawn per node lets their merges drift apart; answers never depend on when a
+    /// merge happens.
+    public func spread(by share: Double) -> MergePolicy {
+        guard deltaFraction.isFinite, share > 0 else { return self }
+        return MergePolicy(deltaFraction: deltaFraction * (1 + share),
+                           minimumDelta: minimumDelta == .max ? .max : Int((Double(minimumDelta) * (1 + share)).rounded(.up)))
+    }
+
     public func isDue(_ delta: DeltaSize) -> Bool {
         guard delta.total > 0, delta.total >= minimumDelta, deltaFraction.isFinite else { return false }
         return Double(delta.total) >= deltaFraction * Double(max(1, delta.base))
