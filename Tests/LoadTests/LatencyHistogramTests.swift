@@ -7,10 +7,11 @@ import XCTest
 final class LatencyHistogramTests: XCTestCase {
     static let quantiles = [0, 0.001, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 0.995, 0.999, 0.9999, 1]
 
-    /// Checks every quantile of `samples`: |histogram − exact| ≤ exact · 2⁻⁷.
-    func assertWithinBound(_ samples: [UInt64], _ label: String, file: StaticString = #filePath, line: UInt = #line) {
+    /// Checks every quantile of `samples`: |histogram − exact| ≤ exact · 2⁻ᵇⁱᵗˢ (7 by default).
+    func assertWithinBound(_ samples: [UInt64], _ label: String, precisionBits: Int = LatencyHistogram.precisionBits,
+                           file: StaticString = #filePath, line: UInt = #line) {
         var exact = LatencyRecorder()
-        var histogram = LatencyHistogram()
+        var histogram = LatencyHistogram(precisionBits: precisionBits)
         for sample in samples {
             exact.record(sample)
             histogram.record(sample)
@@ -20,7 +21,7 @@ final class LatencyHistogramTests: XCTestCase {
         XCTAssertEqual(histogram.maximum, samples.max(), file: file, line: line)
         for q in Self.quantiles {
             let truth = Double(exact.percentile(q)), measured = Double(histogram.percentile(q))
-            XCTAssertLessThanOrEqual(abs(measured - truth), truth * LatencyHistogram.relativeError,
+            XCTAssertLessThanOrEqual(abs(measured - truth), truth * histogram.relativeError,
                                      "\(label): q=\(q) exact \(truth) histogram \(measured)", file: file, line: line)
         }
     }
@@ -38,6 +39,26 @@ final class LatencyHistogramTests: XCTestCase {
             }
             assertWithinBound(exponential, "exponential round \(round)")
         }
+    }
+
+    /// The coarse histograms of a load run's timeline: the same bound at their precision, in
+    /// far fewer buckets.
+    func testCoarserPrecisionsKeepTheirBound() {
+        var random = SplitMix64(seed: 20261205)
+        for bits in [2, 4, 5, 10] {
+            for round in 0..<5 {
+                let count = 1 + random.below(20_000)
+                let logUniform = (0..<count).map { _ in UInt64(exp2(random.uniform() * 34)) }
+                assertWithinBound(logUniform, "\(bits) bits, log-uniform round \(round)", precisionBits: bits)
+            }
+        }
+        var coarse = LatencyHistogram(precisionBits: 4), fine = LatencyHistogram()
+        for value in stride(from: UInt64(1), to: 2_000_000_000, by: 9_973) {
+            coarse.record(value)
+            fine.record(value)
+        }
+        XCTAssertLessThan(coarse.buckets.count * 5, fine.buckets.count, "a 4-bit histogram needs a fifth of the buckets or fewer")
+        XCTAssertEqual(coarse.relativeError, 1.0 / 16)
     }
 
     func testFewSamplesAndExtremes() {

@@ -15,6 +15,11 @@
 /// to a second); the full range of UInt64 is 3,776 buckets. ``record(_:)`` is O(1),
 /// ``percentile(_:)`` and ``merge(_:)`` are O(buckets).
 ///
+/// A coarser histogram (`init(precisionBits:)`, fewer buckets per octave) trades error for room:
+/// at 4 bits, 2⁻⁴ (6.25%) and about 230 buckets up to a second. A load run keeps two per loop for
+/// every second of its timeline, and at the default precision they were most of a 30-minute
+/// soak's load tester memory (+80 MiB).
+///
 /// ```swift
 /// var histogram = LatencyHistogram()
 /// histogram.record(812_000)                  // 812 µs
@@ -23,13 +28,16 @@
 /// for bucket in histogram.buckets { print(bucket.lower, bucket.upper, bucket.count) }
 /// ```
 public struct LatencyHistogram: Sendable, Equatable {
-    /// Sub-bucket resolution: 2^7 exact values, then 2^6 buckets per octave.
+    /// The default resolution: 2^7 exact values, then 2^6 buckets per octave.
     public static let precisionBits = 7
-    /// The bound on |reported − exact| / exact for any percentile: 2⁻⁷.
+    /// The bound on |reported − exact| / exact for any percentile at the default precision: 2⁻⁷.
     public static let relativeError = 1.0 / Double(1 << precisionBits)
 
-    private static let exactLimit = UInt64(1) << precisionBits      // 128
-    private static let perOctave = 1 << (precisionBits - 1)          // 64
+    /// This histogram's precision: below 2^bits every value has its bucket, above each octave is
+    /// split into 2^(bits−1) buckets; relative error 2^−bits. Histograms merge only at one precision.
+    public let precisionBits: Int
+    private var exactLimit: UInt64 { UInt64(1) << precisionBits }    // 128 at 7 bits
+    private var perOctave: Int { 1 << (precisionBits - 1) }          // 64 at 7 bits
 
     /// One non-empty bucket: the values `lower...upper` (inclusive), `count` samples.
     public struct Bucket: Sendable, Equatable {
@@ -47,7 +55,14 @@ public struct LatencyHistogram: Sendable, Equatable {
     /// The sum of the samples, as a Double (no overflow; mean only).
     private var sum: Double = 0
 
-    public init() {}
+    /// - Parameter precisionBits: 2...16; see ``precisionBits``.
+    public init(precisionBits: Int = LatencyHistogram.precisionBits) {
+        precondition((2...16).contains(precisionBits), "precision must be 2...16 bits")
+        self.precisionBits = precisionBits
+    }
+
+    /// The bound on |reported − exact| / exact of this histogram's percentiles.
+    public var relativeError: Double { 1.0 / Double(1 << precisionBits) }
 
     public var isEmpty: Bool { count == 0 }
 
@@ -55,7 +70,7 @@ public struct LatencyHistogram: Sendable, Equatable {
     public var mean: Double { count == 0 ? 0 : sum / Double(count) }
 
     public mutating func record(_ value: UInt64) {
-        let index = Self.index(of: value)
+        let index = index(of: value)
         if index >= counts.count { counts.append(contentsOf: repeatElement(0, count: index + 1 - counts.count)) }
         counts[index] += 1
         if count == 0 || value < minimum { minimum = value }
@@ -66,6 +81,7 @@ public struct LatencyHistogram: Sendable, Equatable {
 
     /// Adds every sample of `other` (exact: the buckets line up).
     public mutating func merge(_ other: LatencyHistogram) {
+        precondition(other.precisionBits == precisionBits, "histograms merge only at one precision")
         guard !other.isEmpty else { return }
         if other.counts.count > counts.count { counts.append(contentsOf: repeatElement(0, count: other.counts.count - counts.count)) }
         for (index, value) in other.counts.enumerated() where value > 0 { counts[index] += value }
@@ -85,7 +101,7 @@ public struct LatencyHistogram: Sendable, Equatable {
         for (index, value) in counts.enumerated() where value > 0 {
             seen += value
             if seen >= rank {
-                let (lower, upper) = Self.range(ofIndex: index)
+                let (lower, upper) = range(ofIndex: index)
                 let middle = lower + (upper - lower + 1) / 2
                 return Swift.min(Swift.max(lower == upper ? lower : middle, minimum), maximum)
             }
@@ -97,29 +113,29 @@ public struct LatencyHistogram: Sendable, Equatable {
     public var buckets: [Bucket] {
         counts.enumerated().compactMap { index, value in
             guard value > 0 else { return nil }
-            let (lower, upper) = Self.range(ofIndex: index)
+            let (lower, upper) = range(ofIndex: index)
             return Bucket(lower: lower, upper: upper, count: value)
         }
     }
 
     // MARK: Bucket arithmetic
 
-    /// Values below 128 index themselves; above, octave e (the top bit) and the next six bits pick
-    /// one of 64 buckets.
-    static func index(of value: UInt64) -> Int {
+    /// Values below 2^bits (128) index themselves; above, octave e (the top bit) and the next
+    /// bits−1 bits (six) pick one of 2^(bits−1) (64) buckets.
+    func index(of value: UInt64) -> Int {
         if value < exactLimit { return Int(value) }
-        let exponent = 63 - value.leadingZeroBitCount                    // ≥ 7
+        let exponent = 63 - value.leadingZeroBitCount                    // ≥ bits
         let shift = exponent - (precisionBits - 1)
-        let sub = Int(value >> UInt64(shift))                            // 64..<128
+        let sub = Int(value >> UInt64(shift))                            // perOctave..<2·perOctave
         return Int(exactLimit) + (exponent - precisionBits) * perOctave + (sub - perOctave)
     }
 
     /// The inclusive value range of bucket `index`.
-    static func range(ofIndex index: Int) -> (lower: UInt64, upper: UInt64) {
+    func range(ofIndex index: Int) -> (lower: UInt64, upper: UInt64) {
         if index < Int(exactLimit) { return (UInt64(index), UInt64(index)) }
         let octave = (index - Int(exactLimit)) / perOctave
         let sub = (index - Int(exactLimit)) % perOctave + perOctave
-        let shift = UInt64(octave + 1)                                   // exponent − 6
+        let shift = UInt64(octave + 1)                                   // exponent − (bits − 1)
         let lower = UInt64(sub) << shift
         return (lower, lower + ((1 << shift) - 1))
     }
