@@ -26,7 +26,8 @@ import Darwin
 /// cache and the current writer thread) is behind `Mutex`es.
 ///
 /// ## Cost model
-/// `read` takes a reader slot (a short mutex-protected scan of the reader table) and releases it;
+/// `read` renews a transaction a finished read kept (``ReadTransactionPool``: no allocation, no
+/// reader-table mutex), or takes a reader slot (a short mutex-protected scan of the reader table);
 /// batch related reads into one call rather than one call per key, but do not keep a read open for
 /// long (see ``ReadTransaction``). `write` commits with an `fsync` unless ``Options/noSync``.
 public final class Environment: @unchecked Sendable {
@@ -72,6 +73,9 @@ public final class Environment: @unchecked Sendable {
     /// The thread inside ``write(_:)``, if any: lets a nested write on that thread fail fast instead
     /// of deadlocking on LMDB's non-recursive writer mutex.
     let writer = Mutex<pthread_t?>(nil)
+
+    /// Finished read transactions kept for the next ``read(_:)`` (see ``ReadTransactionPool``).
+    let readTransactions = ReadTransactionPool()
 
     /// Opens the environment in directory `path`, creating the directory (with parents) and its files
     /// if needed, unless ``Options/readOnly``. The lock file's blocks are reserved first (see
@@ -129,6 +133,8 @@ public final class Environment: @unchecked Sendable {
 
     deinit {
         // No transaction can be running: they only exist inside read/write, which retain `self`.
+        // Kept read transactions are ended first (mdb_env_close requires it).
+        readTransactions.drain()
         mdb_env_close(handle)
         OpenEnvironments.unregister(directory)
     }
@@ -144,7 +150,7 @@ public final class Environment: @unchecked Sendable {
     /// Throws ``StorageError/isReadersFull`` when ``Options/maxReaders`` transactions are open,
     /// or what `body` throws.
     public func read<R>(_ body: (borrowing ReadTransaction) throws -> R) throws -> R {
-        let txn = try ReadTransaction(environment: handle, environmentID: id)
+        let txn = try ReadTransaction(pool: readTransactions, environment: handle, environmentID: id)
         return try body(txn)
     }
 

@@ -55,14 +55,45 @@ extension ReadableTransaction where Self: ~Copyable {
 /// began it; many may run at once on any threads (up to ``Environment/Options/maxReaders``).
 public struct ReadTransaction: ~Copyable, ReadableTransaction {
     let core: TransactionCore
+    /// Where the handle is reset and kept when the transaction ends (nil: it is aborted).
+    /// Unretained, so that the struct stays trivially destroyed (``commit()`` discards it): the
+    /// pool belongs to the environment, which ``Environment/read(_:)`` holds while this exists.
+    private let pool: Unmanaged<ReadTransactionPool>?
 
     init(environment: OpaquePointer, environmentID: UInt64) throws {
         var txn: OpaquePointer?
         try check(mdb_txn_begin(environment, nil, UInt32(MDB_RDONLY), &txn), "mdb_txn_begin")
         core = TransactionCore(txn: txn.unsafelyUnwrapped, environmentID: environmentID)
+        pool = nil
+    }
+
+    /// A kept handle of `pool` renewed (the newest snapshot, as a new transaction sees), or a new
+    /// one; either goes back to `pool` when the transaction ends (``ReadTransactionPool``).
+    init(pool: ReadTransactionPool, environment: OpaquePointer, environmentID: UInt64) throws {
+        self.pool = Unmanaged.passUnretained(pool)
+        while let kept = pool.take() {
+            if mdb_txn_renew(kept) == MDB_SUCCESS {
+                core = TransactionCore(txn: kept, environmentID: environmentID)
+                return
+            }
+            mdb_txn_abort(kept)
+        }
+        var txn: OpaquePointer?
+        var rc = mdb_txn_begin(environment, nil, UInt32(MDB_RDONLY), &txn)
+        if rc == MDB_READERS_FULL {
+            // Kept handles hold reader slots: give them back and try once more.
+            pool.drain()
+            rc = mdb_txn_begin(environment, nil, UInt32(MDB_RDONLY), &txn)
+        }
+        try check(rc, "mdb_txn_begin")
+        core = TransactionCore(txn: txn.unsafelyUnwrapped, environmentID: environmentID)
     }
 
     deinit {
+        if let pool {
+            mdb_txn_reset(core.txn)
+            if pool.takeUnretainedValue().put(core.txn) { return }
+        }
         mdb_txn_abort(core.txn)
     }
 

@@ -13,11 +13,3 @@ public enum ChipOrder {
         return aName < bName
     }
 }
-
-extension CategorySuggestion {
-    /// ``ChipOrder`` for Index values.
-    static func chipOrder(_ a: CategorySuggestion, _ b: CategorySuggestion) -> Bool {
-        ChipOrder.precedes(typos: a.typos, count: a.count, kind: UTF8Key(a.token.kind.rawValue), name: UTF8Key(a.name),
-                           before: b.typos, count: b.count, kind: UTF8Key(b.token.kind.rawValue), name: UTF8Key(b.name))
-    }
-}

@@ -75,9 +75,18 @@ struct TopCandidates {
     let dedupe: Bool
     private(set) var items: [Item] = []
 
-    init(limit: Int, dedupe: Bool) {
+    /// - Parameter reserving: room for `limit + 1` items up front (one allocation) instead of
+    ///   growing by doubling; false for a list that usually stays empty (``reserve()`` later).
+    init(limit: Int, dedupe: Bool, reserving: Bool = true) {
         self.limit = limit
         self.dedupe = dedupe
+        if reserving { items.reserveCapacity(limit + 1) }
+    }
+
+    /// Room for `limit + 1` items in a buffer of this list's own: a copy of a shared list (the
+    /// exact tier, which every plan's accumulator starts from) is then made once, at full size,
+    /// rather than by its first insert at the size it has, and again each time it doubles.
+    mutating func reserve() {
         items.reserveCapacity(limit + 1)
     }
 

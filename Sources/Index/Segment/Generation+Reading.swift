@@ -363,9 +363,16 @@ extension Generation {
     /// Live entries carrying a token: a category, or a filterable attribute's value (every chip
     /// the generation has seen; 0 for others).
     func chipCount(_ token: SearchToken, in txn: borrowing ReadTransaction) throws -> Int {
-        guard token.kind.isCategory || schema.attributeValues != nil else { return 0 }
-        let place = try schema.chipDatabases(token)
-        guard let value = try txn.get(place.counts, place.key), value.count == 8 else { return 0 }
+        let value: Bytes?
+        if token.kind.isCategory {
+            // Keyed by the name's bytes: the string lends them (no array a chip).
+            value = try txn.get(schema.categories, token.value)
+        } else {
+            guard schema.attributeValues != nil else { return 0 }
+            let place = try schema.chipDatabases(token)
+            value = try txn.get(place.counts, place.key)
+        }
+        guard let value, value.count == 8 else { return 0 }
         return Int(value.loadBigEndian(UInt64.self, at: 0))
     }
 
@@ -380,18 +387,30 @@ extension Generation {
     }
 
     private func walkChips(matching word: QueryWord, in txn: borrowing ReadTransaction) throws -> [SearchToken: Int] {
-        var matches: [SearchToken: Int] = [:]
+        // Listed first, then hashed into a dictionary of the right size: grown from empty, it
+        // rehashed every chip at each doubling (a one-letter word on a catalog of countries
+        // and regions lists hundreds).
+        var found: [(token: SearchToken, distance: Int)] = []
+        found.reserveCapacity(16)
         try walkWords(schema.categoryWords, matching: word, in: txn) { name, distance in
-            let token = SearchToken.category(String(decoding: name, as: UTF8.self))
-            matches[token] = min(matches[token] ?? distance, distance)
+            found.append((SearchToken.category(String(decoding: name, as: UTF8.self)), distance))
         }
         if !filterable.isEmpty, let attributeWords = schema.attributeWords {
             try walkWords(attributeWords, matching: word, in: txn) { key, distance in
                 guard let token = Schema.attributeToken(key) else { return }
-                matches[token] = min(matches[token] ?? distance, distance)
+                found.append((token, distance))
             }
         }
+        var matches = [SearchToken: Int](minimumCapacity: found.count)
+        for (token, distance) in found {
+            // One look-up a chip: the smallest distance of its words.
+            Self.lower(&matches[token, default: distance], to: distance)
+        }
         return matches
+    }
+
+    private static func lower(_ value: inout Int, to distance: Int) {
+        if distance < value { value = distance }
     }
 
     /// Calls `body` with every value listed under a word of `database` that the word matches, and
@@ -399,13 +418,19 @@ extension Generation {
     private func walkWords(_ database: Database, matching word: QueryWord, in txn: borrowing ReadTransaction,
                            _ body: (Bytes, Int) throws -> Void) throws {
         try txn.withCursor(database) { cursor in
-            let words: [(term: [UInt8], distance: Int)]
             if word.budget == 0 {
-                words = try TermWalk.keys(&cursor, withPrefix: word.bytes).map { ($0, 0) }
-            } else {
-                var automaton = word.termAutomaton
-                words = try TermWalk.matches(&cursor, automaton: &automaton)
+                // Every value of every word with the prefix, in one run of the cursor (MDB_NEXT
+                // visits a word's values, then the next word's): no list of the words, and no
+                // second descent of the tree per word to reach its values.
+                var entry = try cursor.seek(atLeast: word.bytes)
+                while let (key, value) = entry, key.hasPrefix(word.bytes) {
+                    try body(value, 0)
+                    entry = try cursor.next()
+                }
+                return
             }
+            var automaton = word.termAutomaton
+            let words = try TermWalk.matches(&cursor, automaton: &automaton)
             for (term, distance) in words {
                 var entry = try cursor.seek(term)
                 while let value = entry?.value {

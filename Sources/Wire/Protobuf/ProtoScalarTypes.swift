@@ -165,7 +165,12 @@ public enum ProtoString: ProtoScalarType {
         let count = value.utf8.count
         return ProtoWriter.varintSize(UInt64(count)) + count
     }
-    public static func write(_ value: String, to writer: inout ProtoWriter) { writer.writeLengthDelimited(value.utf8) }
+    /// The bytes lent by `withUTF8` and copied with one `memcpy` (``ProtoWriter/writeLengthDelimited(_:)-(UnsafeRawBufferPointer)``),
+    /// not appended through the generic collection path: every string field of every message.
+    public static func write(_ value: String, to writer: inout ProtoWriter) {
+        var value = value
+        value.withUTF8 { writer.writeLengthDelimited(UnsafeRawBufferPointer($0)) }
+    }
     public static func read(from reader: inout ProtoReader, _ number: Int, _ name: StaticString) throws(ProtoError) -> String {
         try reader.readString(number, name)
     }

@@ -20,8 +20,14 @@ struct SuggestAccumulator {
         word.withUnsafeBytes { noteCompletion($0, distance: distance, key: key, docnum: docnum) }
     }
 
+    /// ``rankedCompletions()`` as a plan last computed it, kept for the answer (nil once another
+    /// completion is noted): the trie plan ranks them to prove its answer, and the answer is
+    /// written in that order, so they are not sorted twice.
+    var ranking: [Int]?
+
     /// The completion words' entry numbers in answer order: (distance, best entry's key, term bytes).
     func rankedCompletions() -> [Int] {
+        if let ranking { return ranking }
         // The table alone, not `self`, is what the comparator captures (a copy of the whole
         // accumulator per call retains every one of its buffers).
         let completions = self.completions
@@ -53,6 +59,7 @@ struct SuggestAccumulator {
     var finalChecks = 0
 
     mutating func noteCompletion(_ word: UnsafeRawBufferPointer, distance: Int, key: CandidateKey, docnum: UInt32) {
+        ranking = nil
         if openWords != nil, key.typos == bestTypos, let d = openWords!.remove(word) {
             openByDistance[d] -= 1
         }

@@ -20,9 +20,7 @@ extension SuggestContext {
             response.completions.reserveCapacity(ranked.count)
             for index in ranked {
                 let best = acc.completions.entries[index].value
-                // A completion's best entry is often one of the entries: it was read already.
-                let entry = acc.entries.items.first { $0.docnum == best.docnum }?.doc
-                guard let doc = try entry ?? generation.document(best.docnum, in: txn) else { continue }
+                guard let doc = try Self.document(best.docnum, readFor: acc, from: generation, in: txn) else { continue }
                 let written = try acc.completions.withTerm(at: index) { try HitBuilder.spelling(of: $0, in: doc, analyzer: analyzer) }
                 let term: CompletionView.Text, spelling: CompletionView.Text
                 if let written {
@@ -35,25 +33,36 @@ extension SuggestContext {
             }
         }
         if query.partial != nil, request.limits.categories > 0 {
-            var categories = try categorySuggestions(acc, in: txn)
             let limit = presented ? request.limits.categories : SuggestResponse.maximumShardCategories
-            if categories.count > limit {
-                response.categoriesTruncated = !presented
-                categories.removeLast(categories.count - limit)
-            }
-            if presented {
-                for index in categories.indices { categories[index].replacementText = query.parsed.textBeforePartial }
-            }
-            response.categories = categories
+            let chips = try categorySuggestions(acc, first: limit, replacementText: presented ? query.parsed.textBeforePartial : "", in: txn)
+            response.categoriesTruncated = !presented && chips.total > limit
+            response.categories = chips.first
         }
         return response
     }
 
-    /// Chips of every kind in one list, by (typos, count descending, kind bytes, value bytes)
-    /// (Semantics.md); chips already among the tokens are left out.
-    private func categorySuggestions(_ acc: SuggestAccumulator, in txn: borrowing ReadTransaction) throws -> [CategorySuggestion] {
+    /// Document `docnum`, from the entries when it is one of them: a completion's best entry
+    /// often is, and was read already (a document read is a B-tree descent).
+    /// Static, so that a plan's closure calling it does not copy the whole context.
+    static func document(_ docnum: UInt32, readFor acc: SuggestAccumulator, from generation: Generation,
+                         in txn: borrowing ReadTransaction) throws -> DocumentView? {
+        if let item = acc.entries.items.first(where: { $0.docnum == docnum }) { return item.doc }
+        return try generation.document(docnum, in: txn)
+    }
+
+    /// The first `limit` chips of every kind in one list, by (typos, count descending, kind bytes,
+    /// value bytes) (Semantics.md), and how many there are; chips already among the tokens are
+    /// left out.
+    ///
+    /// Only the first are made into ``CategorySuggestion``s, after ranking: a one-letter word on
+    /// a catalog of places matches hundreds of chips, and sorting them as suggestions (four
+    /// strings each, retained and released at every move) was most of such a keystroke. A few
+    /// wanted (a client's three) are selected by insertion, with one comparison for most chips.
+    private func categorySuggestions(_ acc: SuggestAccumulator, first limit: Int, replacementText: String,
+                                     in txn: borrowing ReadTransaction) throws -> (first: [CategorySuggestion], total: Int) {
         let selected = Set(query.tokens)
-        var suggestions: [CategorySuggestion] = []
+        var chips: [RankedChip] = []
+        chips.reserveCapacity(matchingCategories.count)
         for (token, typos) in matchingCategories where !selected.contains(token) {
             let count: Int
             if let counts = acc.categoryCounts {
@@ -63,11 +72,43 @@ extension SuggestContext {
             } else {
                 count = 0  // unreachable: counts are gathered whenever the rest of the query filters
             }
-            if count > 0 {
-                suggestions.append(CategorySuggestion(name: token.value, count: count, token: token, replacementText: "", typos: typos))
-            }
+            if count > 0 { chips.append(RankedChip(typos: typos, count: count, token: token)) }
         }
-        suggestions.sort(by: CategorySuggestion.chipOrder)
-        return suggestions
+        let total = chips.count
+        if total > limit && limit <= Self.selectedChips {
+            var top: [RankedChip] = []
+            top.reserveCapacity(limit + 1)
+            for chip in chips where top.count < limit || chip.precedes(top[top.count - 1]) {
+                var index = top.count
+                while index > 0 && chip.precedes(top[index - 1]) { index -= 1 }
+                top.insert(chip, at: index)
+                if top.count > limit { top.removeLast() }
+            }
+            chips = top
+        } else {
+            chips.sort { $0.precedes($1) }
+            if chips.count > limit { chips.removeLast(chips.count - limit) }
+        }
+        let first = chips.map { chip in
+            CategorySuggestion(name: chip.token.value, count: chip.count, token: chip.token, replacementText: replacementText, typos: chip.typos)
+        }
+        return (first, total)
+    }
+
+    /// Up to this many chips wanted are selected by insertion rather than by sorting them all.
+    private static var selectedChips: Int { 16 }
+
+    /// A chip while it is ranked: its facts, without the suggestion's strings.
+    private struct RankedChip {
+        var typos: Int
+        var count: Int
+        var token: SearchToken
+
+        /// ``ChipOrder`` (a chip's name is its token's value).
+        func precedes(_ other: RankedChip) -> Bool {
+            ChipOrder.precedes(typos: typos, count: count, kind: UTF8Key(token.kind.rawValue), name: UTF8Key(token.value),
+                               before: other.typos, count: other.count, kind: UTF8Key(other.token.kind.rawValue),
+                               name: UTF8Key(other.token.value))
+        }
     }
 }

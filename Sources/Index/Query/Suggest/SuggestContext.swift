@@ -120,7 +120,9 @@ struct SuggestContext {
     mutating func newAccumulator(countCategories: Bool, in txn: borrowing ReadTransaction) throws -> SuggestAccumulator {
         if exactTier == nil { exactTier = try exactTitles(in: txn) }
         // The tier is a TopCandidates of the request's limit and dedupe: it is the entries' start.
-        return SuggestAccumulator(entries: exactTier!, wantsCompletions: query.partial != nil && request.limits.completions > 0,
+        var entries = exactTier!
+        entries.reserve()
+        return SuggestAccumulator(entries: entries, wantsCompletions: query.partial != nil && request.limits.completions > 0,
                                   categoryCounts: countCategories ? [:] : nil)
     }
 
@@ -131,7 +133,8 @@ struct SuggestContext {
     /// documents, numbered after the base but not in rank order, are all visited. Generations
     /// written before the `titles` index find them among the postings of the first typed word.
     private func exactTitles(in txn: borrowing ReadTransaction) throws -> TopCandidates {
-        var tier = TopCandidates(limit: request.limits.entries, dedupe: request.dedupe)
+        // Usually empty (few titles are the typed text): no room reserved (``newAccumulator``'s copy reserves).
+        var tier = TopCandidates(limit: request.limits.entries, dedupe: request.dedupe, reserving: false)
         guard query.hasWords, tier.limit > 0 else { return tier }
         let base = generation.baseCount
         /// False once the base has nothing more to give.

@@ -63,11 +63,17 @@ struct SuggestEngine {
         return nil
     }
 
+    /// One check a limit, not a loop over an array of them: that array was an allocation on
+    /// every keystroke.
     static func validate(_ limits: SuggestLimits) throws(IndexError) {
-        for (name, value) in [("entries", limits.entries), ("categories", limits.categories), ("completions", limits.completions)] {
-            guard (0...SuggestLimits.maximum).contains(value) else {
-                throw .invalidArgument("limits.\(name) must be between 0 and \(SuggestLimits.maximum), got \(value)")
-            }
+        try validate("entries", limits.entries)
+        try validate("categories", limits.categories)
+        try validate("completions", limits.completions)
+    }
+
+    private static func validate(_ name: StaticString, _ value: Int) throws(IndexError) {
+        guard (0...SuggestLimits.maximum).contains(value) else {
+            throw .invalidArgument("limits.\(name) must be between 0 and \(SuggestLimits.maximum), got \(value)")
         }
     }
 }

@@ -32,16 +32,21 @@ extension SuggestContext {
         // since otherwise unlisted startsWith documents outrank every other one) the rest of `all`.
         // Listed documents contain a word starting with the partial word: no typos, no verification.
         // (Exact titles were entered before, whatever the lists hold: ``newAccumulator``.)
-        let query = query
+        // Only the typed prefix, not a copy of the whole query (its words' strings, arrays and
+        // automaton, retained and released): one partial word, so the prefix is that word.
+        let typed = query.startsWithPrefix
         func baseKey(_ doc: DocumentView, startsWith: Bool) -> CandidateKey {
-            CandidateKey(typos: 0, field: 0, exact: startsWith && query.isExact(doc.sortTitle), startsWith: startsWith,
-                         weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
+            let exact = startsWith && doc.sortTitle.count == typed.count && doc.sortTitle.hasPrefix(typed)
+            return CandidateKey(typos: 0, field: 0, exact: exact, startsWith: startsWith,
+                                weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
         }
+        // Whether a list's walk stopped at a listed document that could not enter the entries.
+        var startsWithStopped = false, allStopped = false
         for docnum in node.startsWith where acc.entries.limit > 0 {
             if let deleted, try deleted.contains(docnum, in: txn) { continue }
             guard let doc = try generation.document(docnum, in: txn) else { continue }
             let key = baseKey(doc, startsWith: true)
-            if acc.entries.isFull, let worst = acc.entries.worst, !(key < worst) { break }
+            if acc.entries.isFull, let worst = acc.entries.worst, !(key < worst) { startsWithStopped = true; break }
             try acc.entries.insert(key, doc)
         }
         if !node.startsWithTruncated && acc.entries.limit > 0 {
@@ -50,7 +55,7 @@ extension SuggestContext {
                 if let deleted, try deleted.contains(docnum, in: txn) { continue }
                 guard let doc = try generation.document(docnum, in: txn) else { continue }
                 let key = baseKey(doc, startsWith: false)
-                if acc.entries.isFull, let worst = acc.entries.worst, !(key < worst) { break }
+                if acc.entries.isFull, let worst = acc.entries.worst, !(key < worst) { allStopped = true; break }
                 try acc.entries.insert(key, doc)
             }
         }
@@ -60,11 +65,21 @@ extension SuggestContext {
         // match only with typos after every typo-free match. The answer is exact when every entry
         // returned ranks within the bounds and, if anything is left out, the entries are full.
         // Unlisted documents are outside the exact tier (all of it is entered), so the bounds are too.
+        //
+        // A list whose walk stopped needs no bound read (one document, a B-tree descent, less):
+        // it stopped at a listed document D with worst ≤ key(D), so every entry ranks at or
+        // before D; base documents are numbered in static rank order (weight descending,
+        // sortTitle, id: the key's order at equal typos, startsWith and exactness), and a list
+        // ascends, so key(D) ≤ the bound its last document gives (D's key with `exact` cleared,
+        // as the bound's is, ranks no better, and an exact D ranks before every inexact key).
+        // No entry then ranks after the bound, which is all the bound is checked for.
         var bound: CandidateKey?
-        if node.startsWithTruncated, let last = node.startsWith.last, let doc = try generation.document(last, in: txn) {
+        if node.startsWithTruncated && startsWithStopped {
+            // Proven above: no bound to read.
+        } else if node.startsWithTruncated, let last = node.startsWith.last, let doc = try generation.document(last, in: txn) {
             bound = baseKey(doc, startsWith: true)
             bound!.exact = false
-        } else if node.allTruncated, let last = node.all.last, let doc = try generation.document(last, in: txn) {
+        } else if node.allTruncated, !allStopped, let last = node.all.last, let doc = try generation.document(last, in: txn) {
             bound = baseKey(doc, startsWith: false)
         }
         func isSafe(_ key: CandidateKey, bound: CandidateKey?) -> Bool {
@@ -86,17 +101,18 @@ extension SuggestContext {
         acc.completions.reserveCapacity(terms: wanted, bytes: wanted * 16)
         let live = try liveCompletions(of: node, needed: wanted, in: txn)
         for (term, best) in live.words {
-            guard let doc = try generation.document(best, in: txn) else { return nil }
+            guard let doc = try Self.document(best, readFor: acc, from: generation, in: txn) else { return nil }
             acc.noteCompletion(term, distance: 0, key: Self.completionKey(doc, typos: 0), docnum: best)
         }
         // Every word not noted ranks at or after the bound; the answer's words must rank before it.
         var boundKey: CandidateKey?
         if let bound = live.bound {
-            guard let doc = try generation.document(bound.best, in: txn) else { return nil }
+            guard let doc = try Self.document(bound.best, readFor: acc, from: generation, in: txn) else { return nil }
             boundKey = Self.completionKey(doc, typos: 0)
         }
         if live.bound != nil || typosPossible {
             let ranked = acc.rankedCompletions()
+            acc.ranking = ranked
             guard ranked.count >= wanted else { return nil }
             for index in ranked.prefix(wanted) {
                 let item = acc.completions.entries[index].value
