@@ -34,7 +34,7 @@ extension Environment {
         }
         do {
             // An existing database: a read transaction suffices and never waits for the writer.
-            let txn = try ReadTransaction(environment: handle, environmentID: id)
+            let txn = try ReadTransaction(environment: handle, environmentID: id, freeingSlotsOf: readTransactions)
             let database = try openDatabase(name, flags: flags, create: false, in: txn.core)
             try txn.commit()   // publishes the handle to the environment; an abort would close it
             return database

@@ -60,10 +60,10 @@ public struct ReadTransaction: ~Copyable, ReadableTransaction {
     /// pool belongs to the environment, which ``Environment/read(_:)`` holds while this exists.
     private let pool: Unmanaged<ReadTransactionPool>?
 
-    init(environment: OpaquePointer, environmentID: UInt64) throws {
-        var txn: OpaquePointer?
-        try check(mdb_txn_begin(environment, nil, UInt32(MDB_RDONLY), &txn), "mdb_txn_begin")
-        core = TransactionCore(txn: txn.unsafelyUnwrapped, environmentID: environmentID)
+    /// A new transaction, ended by abort (or ``commit()``); `kept`: a pool whose handles give
+    /// back their reader slots if the table is full.
+    init(environment: OpaquePointer, environmentID: UInt64, freeingSlotsOf kept: ReadTransactionPool? = nil) throws {
+        core = TransactionCore(txn: try Self.begin(environment, freeingSlotsOf: kept), environmentID: environmentID)
         pool = nil
     }
 
@@ -78,15 +78,19 @@ public struct ReadTransaction: ~Copyable, ReadableTransaction {
             }
             mdb_txn_abort(kept)
         }
+        core = TransactionCore(txn: try Self.begin(environment, freeingSlotsOf: pool), environmentID: environmentID)
+    }
+
+    private static func begin(_ environment: OpaquePointer, freeingSlotsOf pool: ReadTransactionPool?) throws -> OpaquePointer {
         var txn: OpaquePointer?
         var rc = mdb_txn_begin(environment, nil, UInt32(MDB_RDONLY), &txn)
-        if rc == MDB_READERS_FULL {
+        if rc == MDB_READERS_FULL, let pool {
             // Kept handles hold reader slots: give them back and try once more.
             pool.drain()
             rc = mdb_txn_begin(environment, nil, UInt32(MDB_RDONLY), &txn)
         }
         try check(rc, "mdb_txn_begin")
-        core = TransactionCore(txn: txn.unsafelyUnwrapped, environmentID: environmentID)
+        return txn.unsafelyUnwrapped
     }
 
     deinit {

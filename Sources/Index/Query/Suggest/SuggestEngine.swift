@@ -49,7 +49,7 @@ struct SuggestEngine {
         if let partial = query.partial, request.limits.categories > 0 {
             matchingCategories = try generation.categories(matching: partial, in: txn)
         }
-        return SuggestContext(generation: generation, analyzer: analyzer, request: request, query: query,
+        return SuggestContext(generation: generation, analyzer: analyzer, request: request, query: consume query,
                               deleted: try generation.deletedSet(in: txn), matchingCategories: matchingCategories,
                               shouldStop: shouldStop, form: form)
     }

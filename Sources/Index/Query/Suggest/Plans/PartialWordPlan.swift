@@ -57,7 +57,7 @@ extension SuggestContext {
         let deltaMatches = hasDelta ? try generation.deltaTerms(matching: partial, in: txn) : []
         acc.wantsCompletions = false
         var considered = Set<UInt32>()
-        let levels = Set(regions.map(\.distance) + deltaMatches.map(\.distance)).sorted()
+        let levels = Self.distinctLevels(regions.lazy.map(\.distance), deltaMatches.lazy.map(\.distance))
         for level in levels where acc.entries.limit > 0 {
             if acc.entries.isFull, let worst = acc.entries.worst, worst.typos < level { break }
             var merge = try RegionMerge(regions.filter { $0.distance == level }, generation: generation, in: txn)
@@ -102,6 +102,17 @@ extension SuggestContext {
         }
         let entriesFull = acc.entries.limit == 0 || acc.entries.isFull
         return entriesFull && (!wantsCompletions || acc.completions.count >= completionLimit)
+    }
+
+    /// The distinct distances of both lists, ascending: at most the budget plus one of them, so
+    /// kept by insertion in one small array (a set of them, an array to sort and the lists'
+    /// concatenation were four allocations on every keystroke).
+    private static func distinctLevels(_ a: some Sequence<Int>, _ b: some Sequence<Int>) -> [Int] {
+        var levels: [Int] = []
+        for level in a where !levels.contains(level) { levels.append(level) }
+        for level in b where !levels.contains(level) { levels.append(level) }
+        levels.sort()
+        return levels
     }
 
     /// Completions of a partial word that is the whole query. An entry's typos are the smallest

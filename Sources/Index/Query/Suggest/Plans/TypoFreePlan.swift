@@ -7,9 +7,12 @@ import Storage
 /// shortcut holds for them only when no complete word may have typos.
 enum TypoFreePlan: SuggestPlan {
     static func evaluate(_ context: inout SuggestContext, in txn: borrowing ReadTransaction) throws -> PlanOutcome {
+        // Asked of the context's words in place: most keystrokes have no word that may have
+        // typos, and leave here without a copy of the query or an array of its words.
+        guard context.query.complete.contains(where: { $0.budget > 0 }) || context.query.partial.map({ $0.budget > 0 }) == true else {
+            return .unproven
+        }
         let query = context.query
-        let words = query.complete + (query.partial.map { [$0] } ?? [])
-        guard words.contains(where: { $0.budget > 0 }) else { return .unproven }
         // Counted categories include typo matches of complete words: then this shortcut can never
         // be taken, so do not pay for trying.
         let countsCategories = !context.matchingCategories.isEmpty && !(query.complete.isEmpty && query.tokens.isEmpty)
