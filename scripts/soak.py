@@ -151,17 +151,20 @@ class Sampler(threading.Thread):
             self.stopping.wait(self.interval)
 
     def addresses(self):
-        """Node name -> address, from the cluster file."""
+        """Server name -> address (every node, and the coordinator), from the cluster file."""
         try:
             with open(os.path.join(self.data_dir, "cluster.json")) as f:
                 cluster = json.load(f)
         except (OSError, ValueError):
             return {}
-        return {f"node s{shard} r{replica}": address
-                for shard, entry in enumerate(cluster["shards"]) for replica, address in enumerate(entry["replicas"])}
+        found = {f"node s{shard} r{replica}": address
+                 for shard, entry in enumerate(cluster["shards"]) for replica, address in enumerate(entry["replicas"])}
+        if cluster.get("coordinators"):
+            found["coordinator"] = cluster["coordinators"][0]
+        return found
 
 
-# The node series each sample records (KiB), by column: the answer cache, the index's query
+# The server series each sample records (KiB; the coordinator has only the heap), by column: the answer cache, the index's query
 # caches (summed over caches) and the allocator's account, so that growing memory can be told
 # apart: caches filling, live data (heap in use) or fragmentation (heap free).
 SCRAPED = {"cache_kib": "typeahead_answer_cache_bytes", "index_caches_kib": "typeahead_index_cache_bytes",

@@ -31,11 +31,11 @@ final class NodeCollection: Sendable {
     /// The default collection's cache and merges report in the unlabelled series they always
     /// had; the others' are listed per collection by the node (`typeahead_collection_*`).
     init(name: String, shard: Shard, isDefault: Bool, answerCacheBytes: Int, mergePolicy: MergePolicy, writer: DispatchQueue,
-         telemetry: ServerTelemetry) {
+         telemetry: ServerTelemetry, plans: SuggestPlanCounters? = nil) {
         self.name = name
         self.shard = shard
         self.isDefault = isDefault
-        answers = SuggestAnswers(cacheBytes: answerCacheBytes, registry: isDefault ? telemetry.registry : nil)
+        answers = SuggestAnswers(cacheBytes: answerCacheBytes, registry: isDefault ? telemetry.registry : nil, plans: plans)
         merges = MergeScheduler(shard: shard, policy: mergePolicy, writer: writer, telemetry: telemetry, collection: isDefault ? nil : name)
     }
 

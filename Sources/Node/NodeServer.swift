@@ -87,11 +87,12 @@ public final class NodeServer: Sendable {
                                   limit: configuration.writeQueueLimit, refusal: "too many writes queued; retry shortly")
         self.writer = writer
         let cacheBytes = configuration.answerCacheBytes / collections.count
+        let plans = SuggestPlanCounters(registry: telemetry.registry)
         self.collections = collections.enumerated().map { index, collection in
             NodeCollection(name: collection.name, shard: collection.shard, isDefault: index == 0, answerCacheBytes: cacheBytes,
                            mergePolicy: configuration.mergePolicy.spread(by: configuration.mergeSpread > 0
                                                                              ? Double.random(in: 0..<configuration.mergeSpread) : 0),
-                           writer: writer.queue, telemetry: telemetry)
+                           writer: writer.queue, telemetry: telemetry, plans: plans)
         }
         shard = collections[0].shard
         Self.registerGauges(of: shard, in: telemetry.registry)

@@ -50,11 +50,14 @@ final class SuggestAnswers: Sendable {
     /// catalog's short answers, where this overhead dominates.
     static let entryOverhead = 320
     private let cache: StripedCache<Key, [UInt8]>?
+    /// The node's count of the plans behind computed answers.
+    private let plans: SuggestPlanCounters?
 
     /// `registry`: where the cache's `typeahead_answer_cache_*` series go (the default
     /// collection's); nil for another collection's cache, which the node lists by collection
     /// instead (see ``statistics``).
-    init(cacheBytes: Int, registry: MetricsRegistry?) {
+    init(cacheBytes: Int, registry: MetricsRegistry?, plans: SuggestPlanCounters? = nil) {
+        self.plans = plans
         let stripes = 16
         guard cacheBytes >= stripes * 4096 else {
             cache = nil
@@ -97,7 +100,8 @@ final class SuggestAnswers: Sendable {
         keyed.session = ""
         keyed.revision = 0
         let opening = try cached(Key(version: version, form: .presented(format), request: keyed)) {
-            try Self.opening(request, format: format, shard: shard, generation: version.generation, shouldStop: shouldStop())
+            try Self.opening(request, format: format, shard: shard, generation: version.generation, plans: plans,
+                             shouldStop: shouldStop())
         }
         return Self.closing(opening, format: format, session: message.session, revision: message.revision,
                             shards: .singleNode(generation: version.generation))
@@ -111,7 +115,8 @@ final class SuggestAnswers: Sendable {
         let version = try shard.readVersion(generation: pinned)
         return try cached(Key(version: version, form: .shardPart, request: message)) {
             try shard.suggest(request, form: .shardPart, generation: version.generation, shouldStop: shouldStop()) {
-                try $0.shardPart(generation: version.generation)
+                plans?.count($0.plan)
+                return try $0.shardPart(generation: version.generation)
             }
         }
     }
@@ -128,8 +133,9 @@ final class SuggestAnswers: Sendable {
 
     /// The answer's encoding up to its per-call fields, computed from the generation read.
     static func opening(_ request: SuggestRequest, format: WireFormat, shard: Shard, generation: Int,
-                        shouldStop: (@Sendable () -> Bool)?) throws -> [UInt8] {
+                        plans: SuggestPlanCounters? = nil, shouldStop: (@Sendable () -> Bool)?) throws -> [UInt8] {
         try shard.suggest(request, generation: generation, shouldStop: shouldStop) { answer in
+            plans?.count(answer.plan)
             switch format {
             case .protobuf: return try answer.protobufOpening()
             case .json: return try answer.jsonOpening()

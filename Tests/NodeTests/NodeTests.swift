@@ -244,9 +244,15 @@ final class NodeTests: XCTestCase {
                        #"typeahead_index_cache_bytes{cache="filtered"} "#,
                        #"typeahead_index_cache_retired_total{cache="filtered_category_counts"} "#,
                        "\nprocess_open_fds ", "\nprocess_resident_anonymous_memory_bytes ",
-                       #"typeahead_heap_bytes{state="in_use"} "#] {
+                       #"typeahead_heap_bytes{state="in_use"} "#,
+                       // Admission of searches, and the plans behind computed suggest answers.
+                       #"typeahead_search_queue_jobs{state="waiting"} 0"#,
+                       #"typeahead_suggest_plan_total{plan="trie"} "#, #"typeahead_suggest_plan_total{plan="general"} "#] {
             XCTAssertTrue(text.contains(needle), "/metrics lacks \(needle):\n\(text)")
         }
+        let planned = text.split(separator: "\n").filter { $0.hasPrefix("typeahead_suggest_plan_total{") }
+            .compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }.reduce(0, +)
+        XCTAssertGreaterThanOrEqual(planned, 1, "every computed suggest answer is counted under its plan:\n\(text)")
         // The category counts are bounded by entries alone: no bytes series for them.
         XCTAssertFalse(text.contains(#"typeahead_index_cache_bytes{cache="filtered_category_counts"}"#), text)
         // The node still answers after /metrics.

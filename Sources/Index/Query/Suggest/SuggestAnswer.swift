@@ -14,6 +14,8 @@ public struct SuggestAnswer {
     /// (its `text` is this followed by its spelling); nil in a ``ResponseForm/shardPart`` answer,
     /// whose completions have no text.
     public let textBeforePartial: String?
+    /// The plan that proved it (every plan answers exactly; this is for metrics).
+    public internal(set) var plan: SuggestPlanKind = .general
 
     init(textBeforePartial: String?) {
         self.textBeforePartial = textBeforePartial

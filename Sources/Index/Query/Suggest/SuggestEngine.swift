@@ -27,18 +27,12 @@ struct SuggestEngine {
         var context = try prepare(request, in: txn)
         for plan in Self.plans {
             if let accumulator = try plan.evaluate(&context, in: txn).accumulator {
-                return try context.respond(accumulator, in: txn)
+                var answer = try context.respond(accumulator, in: txn)
+                answer.plan = plan.kind
+                return answer
             }
         }
         throw IndexError(.internal, "no suggest plan answered \"\(request.text)\"")
-    }
-
-    /// The plan that answers `request`: which one proved it is invisible in the answer (they all
-    /// answer exactly) and only shows as time, so tests that guard a fast path ask this.
-    func answeringPlan(_ request: SuggestRequest, in txn: borrowing ReadTransaction) throws -> (any SuggestPlan.Type)? {
-        var context = try prepare(request, in: txn)
-        for plan in Self.plans where try plan.evaluate(&context, in: txn).accumulator != nil { return plan }
-        return nil
     }
 
     private func prepare(_ request: SuggestRequest, in txn: borrowing ReadTransaction) throws -> SuggestContext {

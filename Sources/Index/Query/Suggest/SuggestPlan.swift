@@ -9,6 +9,8 @@ import Storage
 /// file, and its place in ``SuggestEngine/plans`` (cheapest shortcuts first, the exact plans for
 /// every shape last). The exactness tests then compare it with the brute-force reference.
 protocol SuggestPlan: Sendable {
+    /// Its name in answers and metrics.
+    static var kind: SuggestPlanKind { get }
     static func evaluate(_ context: inout SuggestContext, in txn: borrowing ReadTransaction) throws -> PlanOutcome
 }
 

@@ -2,6 +2,8 @@ import Storage
 
 /// No words and no tokens (an empty field, perhaps with a scope): every entry matches alike.
 enum AllEntriesPlan: SuggestPlan {
+    static let kind = SuggestPlanKind.allEntries
+
     static func evaluate(_ context: inout SuggestContext, in txn: borrowing ReadTransaction) throws -> PlanOutcome {
         guard !context.query.hasWords, context.query.tokens.isEmpty else { return .unproven }
         var acc = try context.newAccumulator(countCategories: false, in: txn)

@@ -8,6 +8,8 @@ import Storage
 /// to verify the partial word and rank; once the answer is settled the rest of the base is
 /// skipped (delta documents, not in rank order, are always read). Always exact.
 enum GeneralPlan: SuggestPlan {
+    static let kind = SuggestPlanKind.general
+
     static func evaluate(_ context: inout SuggestContext, in txn: borrowing ReadTransaction) throws -> PlanOutcome {
         guard !context.query.complete.isEmpty || !context.query.tokens.isEmpty else { return .unproven }
         return .exact(try context.evaluateGenerally(in: txn))

@@ -28,6 +28,8 @@ import Storage
 /// the entries and the completions, two-typo matches cannot enter and that answer is the answer.
 /// Only otherwise is the wider walk made.
 enum PartialWordPlan: SuggestPlan {
+    static let kind = SuggestPlanKind.partialWord
+
     static func evaluate(_ context: inout SuggestContext, in txn: borrowing ReadTransaction) throws -> PlanOutcome {
         guard context.query.complete.isEmpty, context.query.tokens.isEmpty, let partial = context.query.partial else { return .unproven }
         if partial.budget >= 2 {

@@ -5,6 +5,8 @@ import Storage
 /// two short lists instead of its subtree. Delta documents are evaluated directly. The plan proves
 /// its answer exact (every listed result ranks before anything the lists leave out) or gives up.
 enum TriePlan: SuggestPlan {
+    static let kind = SuggestPlanKind.trie
+
     static func evaluate(_ context: inout SuggestContext, in txn: borrowing ReadTransaction) throws -> PlanOutcome {
         PlanOutcome(try context.evaluateViaTrie(in: txn))
     }

@@ -6,6 +6,8 @@ import Storage
 /// Category counts are the exception: they count typo matches of complete words too, so the
 /// shortcut holds for them only when no complete word may have typos.
 enum TypoFreePlan: SuggestPlan {
+    static let kind = SuggestPlanKind.typoFree
+
     static func evaluate(_ context: inout SuggestContext, in txn: borrowing ReadTransaction) throws -> PlanOutcome {
         // Asked of the context's words in place: most keystrokes have no word that may have
         // typos, and leave here without a copy of the query or an array of its words.
