@@ -23,11 +23,9 @@ struct LiveCompletions {
     /// this `(best, term)`; nil when none is left out.
     var bound: (best: UInt32, term: [UInt8])?
 
-    /// Whether `(best, term)` ranks before ``bound`` (always, without a bound).
-    func isBeforeBound(best: UInt32, term: some Collection<UInt8>) -> Bool {
-        guard let bound else { return true }
-        if best != bound.best { return best < bound.best }
-        return term.lexicographicallyPrecedes(bound.term)
+    /// The list's order: by best entry, then by the word's bytes.
+    static func precedes(_ a: (term: [UInt8], best: UInt32), _ best: UInt32, _ term: some Collection<UInt8>) -> Bool {
+        a.best != best ? a.best < best : a.term.lexicographicallyPrecedes(term)
     }
 }
 
@@ -45,8 +43,7 @@ extension SuggestContext {
         try node.forEachCompletion(first: .max) { term, listedBest in
             // Every word from this one on ranks at or after (listedBest, term).
             if live.words.count >= needed {
-                let nth = needed > 0 ? live.words[needed - 1] : nil
-                if nth.map({ $0.best < listedBest || ($0.best == listedBest && $0.term.lexicographicallyPrecedes(term)) }) ?? true {
+                if needed == 0 || LiveCompletions.precedes(live.words[needed - 1], listedBest, term) {
                     live.bound = (listedBest, Array(term))
                     stopped = true
                     return false
@@ -57,7 +54,7 @@ extension SuggestContext {
             last = (listedBest, word)
             guard let best = isDeleted ? try firstLivePosting(of: word, in: txn) : listedBest else { return true }
             // Keep the order: a moved word lands after the words it now ranks behind.
-            let position = live.words.firstIndex { $0.best > best || ($0.best == best && word.lexicographicallyPrecedes($0.term)) }
+            let position = live.words.firstIndex { LiveCompletions.precedes((word, best), $0.best, $0.term) }
             live.words.insert((word, best), at: position ?? live.words.count)
             return true
         }
