@@ -32,8 +32,8 @@ extension SuggestContext {
 
     /// Completions of a typo-tolerant partial word among the candidates (the documents passing the
     /// complete words and tokens that have one of `terms`, the words the partial word matches),
-    /// given as the general plan's `passes`: the candidates split by a lower bound of their typos
-    /// (pass `p` holds documents with at least `max(floor, p)` typos), each sorted.
+    /// in the general plan's passes: the candidates by a lower bound of their typos (pass `p` holds
+    /// documents with at least `max(floor, p)` typos; ``TypoPass`` tells them apart as they are met).
     ///
     /// A word's best entry is its document with the fewest typos, the first in rank order among
     /// those (base numbers are rank order). Its postings are galloped against each pass in turn,
@@ -50,23 +50,22 @@ extension SuggestContext {
     /// Cost: the postings of the matching words, merged by galloping (O(p log(c/p))), plus a
     /// verification per word and pass, instead of a verification per candidate ("thou stoucria"
     /// on the synthetic 1M catalog: 12,000 candidates, 17 words).
-    mutating func completeTypoWords(_ passes: [[UInt32]], terms: [(term: [UInt8], distance: Int)], floor: Int,
+    mutating func completeTypoWords(_ passes: CandidatePasses, terms: [(term: [UInt8], distance: Int)], floor: Int,
                                     limit: Int, into acc: inout SuggestAccumulator, in txn: borrowing ReadTransaction) throws {
         let hasDelta = try txn.count(generation.schema.deltaTerms) > 0
-        // A document shared by several words is read and verified once: its typos, by its position
-        // in its pass (-2 not yet verified, -1 no match). Flat arrays, not a dictionary of views:
-        // tens of thousands of candidates may be verified, and only each word's best entry is
-        // needed as a document.
-        var verified = passes.map { [Int8](repeating: -2, count: $0.count) }
-        func typos(pass: Int, at index: Int, _ docnum: UInt32, _ context: inout SuggestContext) throws -> Int? {
-            if verified[pass][index] == -2 {
-                var found: Int8 = -1
-                if let doc = try context.generation.document(docnum, in: txn), let typos = context.typos(of: doc, filtersHold: true) {
-                    found = Int8(clamping: typos)
-                }
-                verified[pass][index] = found
+        // A document shared by several words is read and verified once: its typos (-1 no match).
+        // Only the documents of the words' postings met in a pass are verified (at most a few
+        // thousand), so a dictionary of numbers, not an array over all candidates (half a million
+        // for "camakee …", cleared on every keystroke).
+        var verified: [UInt32: Int8] = [:]
+        func typos(_ docnum: UInt32, _ context: inout SuggestContext) throws -> Int? {
+            if let known = verified[docnum] { return known >= 0 ? Int(known) : nil }
+            var found: Int8 = -1
+            if let doc = try context.generation.document(docnum, in: txn), let typos = context.typos(of: doc, filtersHold: true) {
+                found = Int8(clamping: typos)
             }
-            return verified[pass][index] >= 0 ? Int(verified[pass][index]) : nil
+            verified[docnum] = found
+            return found >= 0 ? Int(found) : nil
         }
         func note(_ term: [UInt8], _ distance: Int, _ docnum: UInt32, typos: Int, _ acc: inout SuggestAccumulator) throws {
             guard let doc = try generation.document(docnum, in: txn) else { return }
@@ -76,13 +75,15 @@ extension SuggestContext {
         for distance in Set(terms.map(\.distance)).sorted() where acc.completions.count < limit {
             for (term, termDistance) in terms where termDistance == distance {
                 var best: (typos: Int, docnum: UInt32)?
-                for (pass, docs) in passes.enumerated() where !docs.isEmpty {
+                for pass in 0..<passes.count {
                     let bound = max(floor, pass)
                     if let best, best.typos < bound { break }
-                    try Self.forEachBasePosting(of: term, in: docs, generation: generation, shouldStop: shouldStop, read: &read, in: txn) { docnum, index in
+                    var (docs, members) = passes.walk(pass)
+                    try Self.forEachBasePosting(of: term, in: docs, generation: generation, shouldStop: shouldStop, read: &read, in: txn) { docnum, _ in
+                        guard members == nil || members!.contains(docnum) else { return true }
                         // At an equal bound, only an earlier document could still be better.
                         if let best, best.typos == bound, docnum > best.docnum { return false }
-                        guard let found = try typos(pass: pass, at: index, docnum, &self) else { return true }
+                        guard let found = try typos(docnum, &self) else { return true }
                         if best == nil || found < best!.typos || (found == best!.typos && docnum < best!.docnum) {
                             best = (found, docnum)
                         }
@@ -91,26 +92,14 @@ extension SuggestContext {
                 }
                 if let best { try note(term, distance, best.docnum, typos: best.typos, &acc) }
                 if hasDelta {
-                    var delta: [UInt32] = []
-                    try generation.appendDeltaPostings(of: term, includeDescription: false, to: &delta, in: txn)
-                    // A delta document outside every pass is not a candidate.
-                    for docnum in delta {
-                        guard let (pass, index) = Self.position(of: docnum, in: passes),
-                              let found = try typos(pass: pass, at: index, docnum, &self) else { continue }
+                    // A delta document outside the candidates is not one.
+                    for docnum in try deltaPostings(of: term, in: passes.candidates, in: txn) {
+                        guard let found = try typos(docnum, &self) else { continue }
                         try note(term, distance, docnum, typos: found, &acc)
                     }
                 }
             }
         }
-    }
-
-    /// Which pass holds `docnum`, and where.
-    private static func position(of docnum: UInt32, in passes: [[UInt32]]) -> (pass: Int, index: Int)? {
-        for (pass, docs) in passes.enumerated() {
-            let index = gallop(docs, to: docnum, from: 0)
-            if index < docs.count, docs[index] == docnum { return (pass, index) }
-        }
-        return nil
     }
 
     /// Calls `body` with each base document of `term`'s name postings (rank order) that is in

@@ -171,13 +171,16 @@ extension SuggestContext {
            let terms = try generation.prefixTerms(partial.bytes, atMost: 256, in: txn) {
             exactPartial = try fewDocuments(of: terms, comparedWith: candidates.count, in: txn)
         }
-        let passes = Self.passes(candidates, exactComplete: exactComplete, exactPartial: exactPartial)
         let bestTypos = acc.bestTypos
-        for (typos, docs) in passes.enumerated() where !docs.isEmpty {
+        // Each pass is picked out of the candidates as the walk reads them (``TypoPass``), and a
+        // pass that starts settled reads only its delta documents.
+        let lists = exactComplete != nil || exactPartial != nil
+        for typos in 0..<TypoPass.count(exactComplete: exactComplete, exactPartial: exactPartial) {
             acc.bestTypos = max(bestTypos, typos)
             // A title that starts with the typed text has every typed word exactly.
             if typos > 0 { acc.startsWithPossible = false }
-            try rank(docs, &acc, filtersHold: true, entered: entered, completionLimit: completionLimit, narrowingTo: narrowingPrefix, in: txn)
+            try rank(candidates, &acc, filtersHold: true, entered: entered, completionLimit: completionLimit, narrowingTo: narrowingPrefix,
+                     pass: lists ? TypoPass(typos: typos, exactComplete: exactComplete, exactPartial: exactPartial) : nil, in: txn)
         }
         if let completionTerms {
             acc.wantsCompletions = true
@@ -185,30 +188,13 @@ extension SuggestContext {
         }
         if let typoCompletionTerms {
             acc.wantsCompletions = true
+            // The walks meet at most the words' postings per pass (counted above for typo'd words).
+            let postings = typoPostings > 0 ? typoPostings
+                : try generation.postingCount(of: typoCompletionTerms.lazy.map(\.term), stoppingAfter: candidates.count, in: txn)
+            let passes = CandidatePasses(candidates, exactComplete: exactComplete, exactPartial: exactPartial, postings: postings)
             try completeTypoWords(passes, terms: typoCompletionTerms, floor: bestTypos, limit: completionLimit, into: &acc, in: txn)
         }
         return acc
-    }
-
-    /// `candidates` split by the least typos each can have: 0, 1 or 2 (missing from
-    /// `exactComplete` and from `exactPartial` each cost one; a nil list costs nothing).
-    static func passes(_ candidates: [UInt32], exactComplete: [UInt32]?, exactPartial: [UInt32]?) -> [[UInt32]] {
-        guard exactComplete != nil || exactPartial != nil else { return [candidates] }
-        var passes: [[UInt32]] = [[], [], []]
-        var i = 0, j = 0
-        for doc in candidates {
-            var typos = 0
-            if let list = exactComplete {
-                while i < list.count, list[i] < doc { i += 1 }
-                if i == list.count || list[i] != doc { typos += 1 }
-            }
-            if let list = exactPartial {
-                while j < list.count, list[j] < doc { j += 1 }
-                if j == list.count || list[j] != doc { typos += 1 }
-            }
-            passes[typos].append(doc)
-        }
-        return passes
     }
 
     /// Candidates past which a typo'd partial word's matching words are listed (a walk of the term
@@ -306,9 +292,10 @@ extension SuggestContext {
     /// ``narrowingProbe`` of them were read without settling the answer.
     private mutating func rank(_ candidates: [UInt32], _ acc: inout SuggestAccumulator, filtersHold: Bool,
                                entered: [UInt32] = [], completionLimit: Int, narrowingTo prefix: [UInt8]? = nil,
-                      in txn: borrowing ReadTransaction) throws {
+                               pass: TypoPass? = nil, in txn: borrowing ReadTransaction) throws {
         let base = generation.baseCount
         var candidates = candidates
+        var pass = pass
         var index = 0
         var read = 0
         var last: CandidateKey?
@@ -340,6 +327,7 @@ extension SuggestContext {
                 continue
             }
             index += 1
+            if pass != nil, !pass!.contains(docnum) { continue }
             guard let doc = try generation.document(docnum, in: txn) else { continue }
             if docnum < base {
                 last = CandidateKey(typos: 0, field: 0, startsWith: false, weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
