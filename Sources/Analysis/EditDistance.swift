@@ -48,6 +48,33 @@ public enum EditDistance {
         d <= budget && (d <= 1 || query.unicodeScalars.first == word.unicodeScalars.first)
     }
 
+    /// Whether alias word `word` is another spelling of title word `title` of the same entry: both
+    /// at least ``variantMinimumLength`` scalars, the same first two scalars, different, and at most
+    /// ``variantMaximumDistance`` apart. São Paulo's aliases spell "paulo" as "palo", "paolo",
+    /// "paul", "paulas" and "palw"; New York City's spell "york" as "yorck", "yorke", "yorku". Such a
+    /// word is not a completion that entry offers (Semantics.md): the title's own spelling is. A
+    /// word in another language ("moskva" for "moscow", 3 apart) or a short one ("nyc") is not
+    /// a variant.
+    ///
+    /// Complexity: O(|word| · |title|) when the first scalars agree, else O(1).
+    ///
+    /// ```swift
+    /// EditDistance.isSpellingVariant("palo", of: "paulo")     // true
+    /// EditDistance.isSpellingVariant("moskva", of: "moscow")  // false
+    /// ```
+    public static func isSpellingVariant(_ word: String, of title: String) -> Bool {
+        let a = word.unicodeScalars, b = title.unicodeScalars
+        guard a.count >= variantMinimumLength, b.count >= variantMinimumLength,
+              a.prefix(2).elementsEqual(b.prefix(2)), !a.elementsEqual(b) else { return false }
+        return distance(word, title) <= variantMaximumDistance
+    }
+
+    /// Shorter words are never spelling variants: two three-letter words are almost always
+    /// within two edits of each other.
+    public static let variantMinimumLength = 4
+    /// Edits between an alias word and a title word it spells another way, at most.
+    public static let variantMaximumDistance = 2
+
     /// Optimal-string-alignment Damerau–Levenshtein distance between `a` and `b`: the fewest
     /// insertions, deletions, substitutions and transpositions of two adjacent scalars, where
     /// no substring is edited twice (so "ca" → "abc" is 3, not 2 as in unrestricted

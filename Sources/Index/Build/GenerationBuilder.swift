@@ -74,6 +74,8 @@ struct GenerationBuilder {
         var descriptionPairs: [UInt64] = []
         var chipCounts: [SearchToken: UInt64] = [:]
         var firstWords = FlatStrings()
+        // (term number, document) pairs whose word the document does not offer as a completion.
+        var variants = Set<UInt64>()
         func intern(_ term: UnsafeRawBufferPointer) -> UInt64 { UInt64(table.update(term) { $0 = () }!) }
         func intern(_ term: String) -> UInt64 {
             var term = term
@@ -84,6 +86,7 @@ struct GenerationBuilder {
             let document = analysed[index]
             firstWords.append(document.firstWord)
             for term in document.nameTerms { namePairs.append(intern(term) << 32 | number) }
+            for word in document.variantWords { variants.insert(intern(word) << 32 | number) }
             for term in document.descriptionWords { descriptionPairs.append(intern(term) << 32 | number) }
             for token in document.tokens {
                 chipCounts[token, default: 0] += 1
@@ -143,10 +146,22 @@ struct GenerationBuilder {
                 try txn.put(schema.terms, term, writer.bytes, flags: .append)
                 if term[0] >= TermWalk.firstWordByte {
                     words.append(term)
-                    if !name.isEmpty { try trie.add(term: term, postings: name) }
+                    if !name.isEmpty {
+                        // A word's best entry is its first document that offers it as a completion
+                        // (generations without recorded variants listed the first document: so do
+                        // the tests' builds of that layout).
+                        let offering = variants.isEmpty || schema.completionVariants == nil ? name.first
+                            : name.first { !variants.contains(UInt64(id) << 32 | UInt64($0)) }
+                        try trie.add(term: term, postings: name, completionBest: offering)
+                    }
                 }
             }
             try trie.finish()
+            if let database = schema.completionVariants {
+                var pairs = variants.map { (term: terms[Int($0 >> 32)], doc: UInt32(truncatingIfNeeded: $0)) }
+                pairs.sort { $0.term != $1.term ? $0.term.lexicographicallyPrecedes($1.term) : $0.doc < $1.doc }
+                for pair in pairs { try txn.put(database, pair.term, pair.doc.bigEndianBytes) }
+            }
             clock.mark("write terms and trie")
             try txn.put(schema.termTrie, PackedTrie.key, PackedTrie.build(words, indexedFrom: format.indexedChildren))
             clock.mark("pack term trie")

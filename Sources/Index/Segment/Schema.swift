@@ -17,6 +17,7 @@ import Storage
 /// | `attribute_values` | kind, 0x00, value (UTF-8) | u64be live entries with that value of a filterable attribute |
 /// | `attribute_words`  | analysed word (dupsort)   | kind, 0x00, value: a filterable attribute value with that word |
 /// | `titles`         | ``TitleKey``: sortTitle, 0x00, u32be document number | empty         |
+/// | `completion_variants` | analysed term (dupsort) | u32be base document that has the term as an alias word spelling a title word another way |
 ///
 /// The *base segment* is written once by a build, with document numbers 0..<baseCount in static rank
 /// order (weight descending, sortTitle, id), which makes every posting list and trie list best-first.
@@ -28,6 +29,10 @@ import Storage
 /// `titles` lists every document (base and delta; deleted base documents stay, as in `terms`) by
 /// its analysed title, so the documents whose title starts with typed words are one key range.
 /// Generations written before it have none (``titles`` is nil) and are read without it.
+/// `completion_variants` lists the base documents that do not offer a name word as a completion
+/// (``CompletionSource``), so that a word's best entry is found from its postings without reading
+/// documents; few pairs, written by builds. Generations written before it have none (nil): their
+/// documents are asked instead.
 /// `attribute_values` and `attribute_words` are to the values of filterable attributes (the
 /// ``MetaKey/filterableAttributes`` of the generation) what `categories` and `category_words` are
 /// to categories: the counts and words of their token chips. A kind name never holds 0x00, so the
@@ -50,6 +55,8 @@ struct Schema {
     let attributeWords: Database?
     /// Nil in generations written before titles were indexed.
     let titles: Database?
+    /// Nil in generations written before completion variants were recorded.
+    let completionVariants: Database?
     /// How `docs` is keyed in this file (see ``DocumentKey``).
     let documentKeys: DocumentKey.Encoding
     /// The file's layout version (``MetaKey/format``): a build writes its format's; an existing
@@ -95,6 +102,12 @@ struct Schema {
             titles = try environment.database(named: "titles", create: create && format.titles)
         } catch let error as StorageError where error.isNotFound {
             titles = nil
+        }
+        do {
+            completionVariants = try environment.database(named: "completion_variants", flags: [.duplicateSort, .duplicateFixed],
+                                                          create: create && format.completionVariants)
+        } catch let error as StorageError where error.isNotFound {
+            completionVariants = nil
         }
         if create {
             layout = format.layout
@@ -222,9 +235,11 @@ struct GenerationFormat {
     /// The layout version written (``MetaKey/format``): 2, records of version 2 and an indexed term
     /// trie; 1, neither.
     var layout: Int
+    /// Whether `completion_variants` is written.
+    var completionVariants = true
 
     static let current = GenerationFormat(documentKeys: .native, titles: true, layout: 2)
-    static let original = GenerationFormat(documentKeys: .bigEndian, titles: false, layout: 1)
+    static let original = GenerationFormat(documentKeys: .bigEndian, titles: false, layout: 1, completionVariants: false)
 
     var recordVersion: UInt8 { layout == 2 ? 2 : 1 }
     /// Nodes with this many children get a child index (nil: none).

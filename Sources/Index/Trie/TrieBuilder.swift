@@ -52,8 +52,10 @@ struct TrieBuilder {
         self.emit = emit
     }
 
-    /// Adds one term (strictly greater than the previous one) with its name postings (ascending).
-    mutating func add(term: [UInt8], postings: [UInt32]) throws {
+    /// Adds one term (strictly greater than the previous one) with its name postings (ascending)
+    /// and its best entry as a completion (its first posting that offers it, see
+    /// ``CompletionSource``; nil when none does: the word is then no completion).
+    mutating func add(term: [UInt8], postings: [UInt32], completionBest: UInt32?) throws {
         // Close nodes that are not prefixes of the new term (they belong to the previous term).
         while depth > 0 {
             let length = stack[depth - 1].prefixLength
@@ -84,7 +86,7 @@ struct TrieBuilder {
         if Self.merge(&stack[top].all, postings.count > k ? Array(postings.prefix(k)) : postings, scratch: &scratch, limit: parameters.listSize) { stack[top].allTruncated = true }
         stack[top].allTruncated = stack[top].allTruncated || postings.count > k
         stack[top].postings += postings.count
-        if let best = postings.first,
+        if let best = completionBest,
            Self.mergeCompletions(&stack[top].completions, [Completion(term: term, best: best)], scratch: &scratchCompletions,
                                  limit: parameters.completions) {
             stack[top].completionsTruncated = true

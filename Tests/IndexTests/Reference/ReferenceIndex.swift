@@ -246,7 +246,7 @@ struct ReferenceIndex {
             var key = match.key
             key.exact = false
             key.startsWith = true
-            for w in match.doc.nameTerms {
+            for w in match.doc.nameTerms where offersCompletion(match.doc, w) {
                 guard let d = distance(partial, w) else { continue }
                 if let i = candidateIndex[Array(w.utf8)] {
                     let old = candidates[i]
@@ -302,6 +302,13 @@ struct ReferenceIndex {
         return SuggestResponse(entries: entries,
                                categories: Array(categories.prefix(max(0, request.limits.categories))),
                                completions: completions)
+    }
+
+    /// Whether `doc` offers name term `w` as a completion: a title term, or an alias term that
+    /// spells no title term another way (Semantics.md).
+    private func offersCompletion(_ doc: Document, _ w: String) -> Bool {
+        if doc.titleTerms.contains(where: { bytesEqual($0, w) }) { return true }
+        return !doc.titleTerms.contains { EditDistance.isSpellingVariant(w, of: $0) }
     }
 
     /// The original spelling of term `w`: the first word of the title, then of each alias in

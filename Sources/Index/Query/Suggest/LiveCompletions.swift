@@ -52,7 +52,11 @@ extension SuggestContext {
             let isDeleted = try deleted?.contains(listedBest, in: txn) ?? false
             let word = Array(term)
             last = (listedBest, word)
-            guard let best = isDeleted ? try firstLivePosting(of: word, in: txn) : listedBest else { return true }
+            // A generation that records no variants may list an entry that does not offer the word
+            // (its builds listed the first posting): then its real best is later, as for a deleted one.
+            let listed = try !isDeleted && (generation.listsOfferedBests
+                                            || generation.completionOffers(of: word, in: txn).offers(listedBest, in: generation, txn))
+            guard let best = listed ? listedBest : try firstOffering(of: word, in: txn) else { return true }
             // Keep the order: a moved word lands after the words it now ranks behind.
             let position = live.words.firstIndex { LiveCompletions.precedes((word, best), $0.best, $0.term) }
             live.words.insert((word, best), at: position ?? live.words.count)
@@ -64,16 +68,5 @@ extension SuggestContext {
             live.bound = (last.best, last.term + [0])
         }
         return live
-    }
-
-    /// The first posting of a base name term that is not deleted.
-    func firstLivePosting(of term: [UInt8], in txn: borrowing ReadTransaction) throws -> UInt32? {
-        guard let value = try txn.get(generation.schema.terms, term) else { return nil }
-        var cursor = try PostingCursor(value)
-        while let doc = cursor.current {
-            if !(try deleted?.contains(doc, in: txn) ?? false) { return doc }
-            try cursor.advance()
-        }
-        return nil
     }
 }

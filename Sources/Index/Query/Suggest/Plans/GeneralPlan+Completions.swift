@@ -15,7 +15,10 @@ extension SuggestContext {
         let hasDelta = try txn.count(generation.schema.deltaTerms) > 0
         var read = 0
         for term in terms {
+            let offers = try generation.completionOffers(of: term, in: txn)
+            let generation = generation
             try Self.forEachBasePosting(of: term, in: rest, generation: generation, shouldStop: shouldStop, read: &read, in: txn) { doc, _ in
+                guard try offers.offers(doc, in: generation, txn) else { return true }
                 bests.append((doc, term))
                 return false
             }
@@ -25,7 +28,7 @@ extension SuggestContext {
         }
         bests.sort { $0.doc != $1.doc ? $0.doc < $1.doc : $0.term.lexicographicallyPrecedes($1.term) }
         for item in bests.prefix(limit) + deltaBests {
-            guard let doc = try generation.document(item.doc, in: txn) else { continue }
+            guard let doc = try generation.document(item.doc, in: txn), doc.offersCompletion(item.term) else { continue }
             acc.noteCompletion(item.term, distance: 0, key: Self.completionKey(doc, typos: 0), docnum: item.doc)
         }
     }
@@ -75,12 +78,14 @@ extension SuggestContext {
         for distance in Set(terms.map(\.distance)).sorted() where acc.completions.count < limit {
             for (term, termDistance) in terms where termDistance == distance {
                 var best: (typos: Int, docnum: UInt32)?
+                let offers = try generation.completionOffers(of: term, in: txn)
+                let generation = generation
                 for pass in 0..<passes.count {
                     let bound = max(floor, pass)
                     if let best, best.typos < bound { break }
                     var (docs, members) = passes.walk(pass)
                     try Self.forEachBasePosting(of: term, in: docs, generation: generation, shouldStop: shouldStop, read: &read, in: txn) { docnum, _ in
-                        guard members == nil || members!.contains(docnum) else { return true }
+                        guard members == nil || members!.contains(docnum), try offers.offers(docnum, in: generation, txn) else { return true }
                         // At an equal bound, only an earlier document could still be better.
                         if let best, best.typos == bound, docnum > best.docnum { return false }
                         guard let found = try typos(docnum, &self) else { return true }
@@ -94,7 +99,8 @@ extension SuggestContext {
                 if hasDelta {
                     // A delta document outside the candidates is not one.
                     for docnum in try deltaPostings(of: term, in: passes.candidates, in: txn) {
-                        guard let found = try typos(docnum, &self) else { continue }
+                        guard let doc = try generation.document(docnum, in: txn), doc.offersCompletion(term),
+                              let found = try typos(docnum, &self) else { continue }
                         try note(term, distance, docnum, typos: found, &acc)
                     }
                 }

@@ -53,7 +53,7 @@ extension SuggestContext {
             var docs: [UInt32] = []
             try generation.appendDeltaPostings(of: term, includeDescription: false, to: &docs, in: txn)
             for docnum in docs {
-                guard let doc = try generation.document(docnum, in: txn) else { continue }
+                guard let doc = try generation.document(docnum, in: txn), doc.offersCompletion(term) else { continue }
                 let level = Self.bestNameDistance(&word, doc) ?? distance
                 acc.noteCompletion(term, distance: distance, key: Self.completionKey(doc, typos: min(level, distance)), docnum: docnum)
             }
@@ -83,7 +83,7 @@ extension SuggestContext {
         var bound: Ranked?
         for region in regions {
             if !region.isSubtree {
-                if let best = try firstLivePosting(of: region.prefix, in: txn) {
+                if let best = try firstOffering(of: region.prefix, in: txn) {
                     candidates.append(Ranked(level: distance, best: best, term: region.prefix))
                 }
             } else if let node = try generation.heavyNode(region.prefix, in: txn) {
@@ -98,15 +98,16 @@ extension SuggestContext {
                 // Light: at most `heavyThreshold` postings below the prefix, so few terms.
                 let terms = try txn.withCursor(generation.schema.terms) { try TermWalk.keys(&$0, withPrefix: region.prefix) }
                 for term in terms {
-                    if let best = try firstLivePosting(of: term, in: txn) { candidates.append(Ranked(level: distance, best: best, term: term)) }
+                    if let best = try firstOffering(of: term, in: txn) { candidates.append(Ranked(level: distance, best: best, term: term)) }
                 }
             }
         }
         // Words at this distance that a nearer entry has: that entry may be their best.
         for (docnum, level) in nearer {
             guard let doc = try generation.document(docnum, in: txn) else { continue }
-            for list in [doc.sortTitle, doc.aliasWords] {
+            for (index, list) in [doc.sortTitle, doc.aliasWords].enumerated() {
                 for name in WordList(bytes: list) where word.distance(to: name) == distance {
+                    if index == 1, CompletionSource.isVariant(name, titleWords: doc.sortTitle) { continue }
                     candidates.append(Ranked(level: level, best: docnum, term: Array(name)))
                 }
             }

@@ -144,10 +144,11 @@ extension SuggestContext {
             var bests: [(typos: Int, doc: UInt32, term: [UInt8])] = []
             for (term, _) in levelTerms {
                 guard let value = try txn.get(generation.schema.terms, term) else { continue }
+                let offers = try generation.completionOffers(of: term, in: txn)
                 var cursor = try PostingCursor(value)
                 var best: (typos: Int, doc: UInt32)?
                 while let doc = cursor.current {
-                    if !(try deleted?.contains(doc, in: txn) ?? false) {
+                    if !(try deleted?.contains(doc, in: txn) ?? false), try offers.offers(doc, in: generation, txn) {
                         let typos = distance == 0 ? 0 : try level(of: doc, below: distance)
                         if best == nil || typos < best!.typos { best = (typos, doc) }
                         if typos == 0 { break }
@@ -170,7 +171,7 @@ extension SuggestContext {
                     var docs: [UInt32] = []
                     try generation.appendDeltaPostings(of: term, includeDescription: false, to: &docs, in: txn)
                     for docnum in docs {
-                        guard let doc = try generation.document(docnum, in: txn) else { continue }
+                        guard let doc = try generation.document(docnum, in: txn), doc.offersCompletion(term) else { continue }
                         let typos = distance == 0 ? 0 : try level(of: docnum, below: distance)
                         acc.noteCompletion(term, distance: distance, key: Self.completionKey(doc, typos: typos), docnum: docnum)
                     }

@@ -1,0 +1,55 @@
+import Analysis
+import Storage
+
+/// Which of a document's name words it offers as completions (Semantics.md, "completions"): every
+/// title word, and every alias word that is not another spelling of one of its title words
+/// (``EditDistance/isSpellingVariant(_:of:)``). "sao pa" completes to "sao Paulo" from São Paulo,
+/// not also to "sao Palo", "sao palw", "sao Paolo", "sao Paul" and "sao Paulas" from its aliases,
+/// which had filled the list and pushed the title's spelling out of it.
+///
+/// A property of the (word, document) pair alone, so a word's best entry is still one entry of
+/// the catalog, found by every plan and merged across shards exactly as before: among the entries
+/// that offer the word.
+enum CompletionSource {
+    /// Whether alias word `word` spells a word of `sortTitle` (the analysed title, words joined by
+    /// spaces) another way. Cheap unless a title word shares its first two scalars: then one
+    /// edit distance of two short words.
+    static func isVariant(_ word: some Collection<UInt8>, titleWords sortTitle: Bytes) -> Bool {
+        guard let prefix = firstTwoScalars(word) else { return false }
+        for title in WordList(bytes: sortTitle) {
+            guard let other = firstTwoScalars(title), other.elementsEqual(prefix) else { continue }
+            if EditDistance.isSpellingVariant(String(decoding: Array(word), as: UTF8.self), of: title.string) { return true }
+        }
+        return false
+    }
+
+    /// The bytes of the first two scalars of `word`, or nil when it has fewer than
+    /// ``EditDistance/variantMinimumLength`` scalars (never a variant).
+    private static func firstTwoScalars<C: Collection<UInt8>>(_ word: C) -> C.SubSequence? {
+        var scalars = 0
+        var end = word.startIndex
+        var index = word.startIndex
+        while index != word.endIndex {
+            if word[index] & 0xC0 != 0x80 {
+                scalars += 1
+                if scalars == 3 { end = index }
+                if scalars == EditDistance.variantMinimumLength { return word[word.startIndex..<end] }
+            }
+            index = word.index(after: index)
+        }
+        return nil
+    }
+}
+
+extension DocumentView {
+    /// Whether the document offers name word `term` as a completion: a title word, or an alias
+    /// word that is not a spelling variant of one (``CompletionSource``). A term the document does
+    /// not have is not offered.
+    func offersCompletion(_ term: some Collection<UInt8>) -> Bool {
+        for word in WordList(bytes: sortTitle) where word.elementsEqual(term) { return true }
+        for word in WordList(bytes: aliasWords) where word.elementsEqual(term) {
+            return !CompletionSource.isVariant(term, titleWords: sortTitle)
+        }
+        return false
+    }
+}
