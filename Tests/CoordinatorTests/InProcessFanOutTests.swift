@@ -80,6 +80,26 @@ final class InProcessFanOutTests: XCTestCase {
         _ = catalog
     }
 
+    /// Completions as presented: within a run of one best entry, its title's words first (which
+    /// only presenting decides: the merge keeps the order shards merge by). Entries whose alias
+    /// words sort before their title's, spread over three shards.
+    func testCompletionsListTheBestEntrysTitleWordsFirst() throws {
+        var entries = [CatalogEntry(id: "sp", title: "São Paulo", categories: ["Brazil"], weight: 12_000_000,
+                                    aliases: ["Sao Palo", "Pauliceia", "Paulistana"])]
+        for n in 0..<60 {
+            entries.append(CatalogEntry(id: "e\(n)", title: "Sao Pau\(n % 7)\(n) Pedra", categories: ["Brazil"], weight: UInt64(1000 + n),
+                                        aliases: n % 3 == 0 ? ["Paaa\(n)"] : []))
+        }
+        let cluster = try InProcessCluster(entries: entries, shards: 3, replicas: 1, settings: settings())
+        for text in ["sao pa", "sao pau", "pa", "sao p", "pau"] {
+            let message = Typeahead_V1_SuggestRequest(text: text)
+            let answer = try decodeSuggest(cluster.settle(cluster.suggest(message)))
+            XCTAssertEqual(content(answer), content(try cluster.wholeSuggest(message)), text)
+        }
+        let answer = try decodeSuggest(cluster.settle(cluster.suggest(Typeahead_V1_SuggestRequest(text: "sao pa"))))
+        XCTAssertEqual(answer.completions.prefix(3).map(\.text), ["sao Paulo", "sao Pauliceia", "sao Paulistana"])
+    }
+
     // MARK: Replicas
 
     /// A slow replica of shard 0: the hedge goes to the other replica after the hedging delay, its

@@ -116,7 +116,7 @@ final class CompletionVariantsTests: XCTestCase {
         let request = SuggestRequest(text: "sao pa", limits: SuggestLimits(entries: 3, categories: 0, completions: 5), typos: .off)
         XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request))
         let terms = try fixture.shard.suggest(request).completions.map(\.term)
-        XCTAssertEqual(terms, ["pauliceia", "paulo"], "São Paulo's title word and its other alias; not its spellings of Paulo")
+        XCTAssertEqual(terms, ["paulo", "pauliceia"], "São Paulo's title word, then its other alias; not its spellings of Paulo")
         // "palo" is Palo Alto's title word: offered by it (São Paulo also matches "sao pal", but only
         // Palo Alto offers the word).
         let pal = try fixture.shard.suggest(SuggestRequest(text: "pal", limits: SuggestLimits(entries: 3, categories: 0, completions: 5), typos: .off))

@@ -55,9 +55,11 @@ public struct Presenter {
         Self.highlights(titleWords: analyzer.words(in: title).lazy.map { ($0.term.utf8, $0.utf16Range) }, queryWords: &words)
     }
 
-    /// A suggest answer as the client sees it (every section keeps its order and length).
+    /// A suggest answer as the client sees it (every section keeps its length; completions take
+    /// their presented order, ``PresentedCompletionOrder``).
     public mutating func present(_ response: inout SuggestResponse) {
         for index in response.entries.indices { present(&response.entries[index]) }
+        response.completions = PresentedCompletionOrder.presented(response.completions)
         for index in response.completions.indices {
             response.completions[index].text = completionText(spelling: response.completions[index].spelling)
         }

@@ -265,7 +265,23 @@ struct ReferenceIndex {
             return bytesPrecede(a.term, b.term)
         }
         var completions: [QueryCompletion] = []
-        for candidate in candidates.prefix(max(0, request.limits.completions)) {
+        // Presented: within a run of the same d and best entry, the best entry's title words first.
+        var chosen = Array(candidates.prefix(max(0, request.limits.completions)))
+        do {
+            var runs: [[(term: String, d: Int, key: RankKey, doc: Document)]] = []
+            for candidate in chosen {
+                if let last = runs.last?.last, last.d == candidate.d, bytesEqual(last.key.id, candidate.key.id) {
+                    runs[runs.count - 1].append(candidate)
+                } else {
+                    runs.append([candidate])
+                }
+            }
+            chosen = runs.flatMap { run in
+                run.filter { c in c.doc.titleTerms.contains { bytesEqual($0, c.term) } }
+                    + run.filter { c in !c.doc.titleTerms.contains { bytesEqual($0, c.term) } }
+            }
+        }
+        for candidate in chosen {
             let spelling = originalSpelling(of: candidate.term, in: candidate.doc.entry)
             completions.append(QueryCompletion(text: parsed.textBeforePartial + spelling, spelling: spelling,
                                                term: candidate.term, typos: candidate.d,
