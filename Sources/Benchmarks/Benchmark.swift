@@ -112,6 +112,8 @@ public struct Benchmark {
                           result.typoRate, result.typoFound, result.typoSessions))
             output(String(format: "             mean keystrokes until it is in the top 5: %.2f (%d sessions never)",
                           result.meanKeystrokesToTop5, result.neverInTop5))
+            output(String(format: "             completions offer the title's word as it spells it: %.3f of %d clean keystrokes inside a word",
+                          result.titleWordOfferedRate, result.midWordKeystrokes))
             for miss in result.misses {
                 output("             missed: \"\(miss.typed)\" meant \(miss.intended.title) [\(miss.intended.categories.joined(separator: ", "))] weight \(miss.intended.weight)")
             }

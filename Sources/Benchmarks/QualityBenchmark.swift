@@ -14,6 +14,9 @@ import Load
 /// - Reported: the share of sessions whose entry is in the top 10 after the last keystroke, for
 ///   clean and typo'd sessions apart, and the mean keystrokes until it first shows in the top 5
 ///   (a session where it never does counts its full length plus one).
+/// - Completions: at every keystroke of a clean session that ends inside a word of the title (the
+///   word goes on), whether the completions (5, the default) offer that word as the title spells
+///   it, i.e. one completion's text is the title up to the end of that word.
 ///
 /// Deterministic for a seed; printed, never asserted.
 public struct QualityBenchmark {
@@ -33,6 +36,10 @@ public struct QualityBenchmark {
         public var typoFound = 0
         public var keystrokesToTop5 = 0
         public var neverInTop5 = 0
+        /// Clean keystrokes inside a title word, and those whose completions offer the word as the
+        /// title spells it.
+        public var midWordKeystrokes = 0
+        public var titleWordOffered = 0
         /// The first sessions whose entry was not in the top 10 at the end: typed text, meant entry.
         public var misses: [(typed: String, intended: CatalogEntry)] = []
         public var sessions: Int { cleanSessions + typoSessions }
@@ -40,6 +47,7 @@ public struct QualityBenchmark {
         public var cleanRate: Double { Double(cleanFound) / Double(max(1, cleanSessions)) }
         public var typoRate: Double { Double(typoFound) / Double(max(1, typoSessions)) }
         public var meanKeystrokesToTop5: Double { Double(keystrokesToTop5) / Double(max(1, sessions)) }
+        public var titleWordOfferedRate: Double { Double(titleWordOffered) / Double(max(1, midWordKeystrokes)) }
     }
 
     /// One typed session: what the person types, and the entry they mean.
@@ -81,9 +89,18 @@ public struct QualityBenchmark {
             }
             var firstInTop5: Int?
             var last: SuggestResponse?
+            let title = Array(intended.title)
+            func isWordCharacter(_ c: Character) -> Bool { c.isLetter || c.isNumber }
             for length in 1...max(1, session.typed.count) where length <= session.typed.count {
                 let response = try shard.suggest(SuggestRequest(text: String(session.typed[0..<length])))
                 if firstInTop5 == nil, found(response, within: 5) { firstInTop5 = length }
+                if !session.hasTypo, length < title.count, isWordCharacter(title[length - 1]), isWordCharacter(title[length]) {
+                    var end = length
+                    while end < title.count, isWordCharacter(title[end]) { end += 1 }
+                    let expected = String(title[0..<end])
+                    result.midWordKeystrokes += 1
+                    if response.completions.contains(where: { $0.text == expected }) { result.titleWordOffered += 1 }
+                }
                 last = response
             }
             let foundAtEnd = last.map { found($0, within: 10) } ?? false
