@@ -77,17 +77,13 @@ struct GenerationBuilder {
         // (term number, document) pairs whose word the document does not offer as a completion.
         var variants = Set<UInt64>()
         func intern(_ term: UnsafeRawBufferPointer) -> UInt64 { UInt64(table.update(term) { $0 = () }!) }
-        func intern(_ term: String) -> UInt64 {
-            var term = term
-            return term.withUTF8 { intern(UnsafeRawBufferPointer($0)) }
-        }
         for (docnum, index) in order.enumerated() {
             let number = UInt64(docnum)
             let document = analysed[index]
             firstWords.append(document.firstWord)
-            for term in document.nameTerms { namePairs.append(intern(term) << 32 | number) }
-            for word in document.variantWords { variants.insert(intern(word) << 32 | number) }
-            for term in document.descriptionWords { descriptionPairs.append(intern(term) << 32 | number) }
+            document.forEachNameTerm { namePairs.append(intern($0) << 32 | number) }
+            document.forEachVariantWord { variants.insert(intern($0) << 32 | number) }
+            document.forEachDescriptionWord { descriptionPairs.append(intern($0) << 32 | number) }
             for token in document.tokens {
                 chipCounts[token, default: 0] += 1
                 namePairs.append(Schema.tokenTerm(token).withUnsafeBytes { intern($0) } << 32 | number)
@@ -239,7 +235,11 @@ struct GenerationBuilder {
                     let doc = AnalysedEntry(entries[index], analyzer: analyzer)
                     writer.removeAll()
                     DocumentRecord.encode(doc, version: recordVersion, into: &writer)
-                    (base + index).initialize(to: BuildDocument(doc, record: writer.bytes, filterable: filterable))
+                    // An exact-size copy: `writer.bytes` itself shares the writer's buffer (1 KiB
+                    // reserved), which the next `removeAll` would leave to this record, a kibibyte
+                    // held per entry for the whole build (1 GB of the synthetic 1M build's peak).
+                    let record = writer.bytes.withUnsafeBufferPointer { [UInt8]($0) }
+                    (base + index).initialize(to: BuildDocument(doc, record: record, filterable: filterable))
                 }
             }
             if parallel {
