@@ -72,6 +72,7 @@ struct BuildDocument: Sendable {
     /// The words of `aliasWords` that spell a word of `titleWords` another way. Most pairs differ
     /// in their first two scalars, which is checked before any edit distance.
     static func variants(among aliasWords: [String], of titleWords: [String]) -> [String] {
+        guard !aliasWords.isEmpty else { return [] }
         let minimum = EditDistance.variantMinimumLength
         let titles = titleWords.filter { $0.unicodeScalars.count >= minimum }
         guard !titles.isEmpty else { return [] }

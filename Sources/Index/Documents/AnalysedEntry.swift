@@ -31,13 +31,13 @@ struct AnalysedEntry: Sendable {
         titleWords = words.map(\.term)
         titleRanges = words.map(\.utf16Range)
         sortTitle = titleWords.joined(separator: " ")
-        var seen = Set<String>()
+        var seen = SeenWords()
         var names: [String] = []
-        for word in titleWords where seen.insert(word).inserted { names.append(word) }
+        for word in titleWords where seen.insert(word) { names.append(word) }
         var aliases: [String] = []
         var sources: [(alias: Int, range: Range<Int>)] = []
         for (index, alias) in entry.aliases.enumerated() {
-            for word in analyzer.words(in: alias) where seen.insert(word.term).inserted {
+            for word in analyzer.words(in: alias) where seen.insert(word.term) {
                 aliases.append(word.term)
                 sources.append((index, word.utf16Range))
             }
@@ -47,15 +47,16 @@ struct AnalysedEntry: Sendable {
         nameTerms = names + aliases
         var description: [String] = []
         if let text = entry.description {
-            for term in analyzer.terms(in: text) where seen.insert(term).inserted {
+            for term in analyzer.terms(in: text) where seen.insert(term) {
                 description.append(term)
             }
         }
         descriptionWords = description
         // Byte-exact: "Café" and "Cafe\u{301}" are different categories (Swift's String equality
         // would merge them).
-        var categorySet = Set<[UInt8]>()
-        categories = entry.categories.filter { categorySet.insert(Array($0.utf8)).inserted }
+        var kept: [String] = []
+        for category in entry.categories where !kept.contains(where: { $0.utf8.elementsEqual(category.utf8) }) { kept.append(category) }
+        categories = kept
     }
 
     /// The tokens the entry is listed and counted under (see ``EntryTokens``).
@@ -63,4 +64,25 @@ struct AnalysedEntry: Sendable {
         EntryTokens.of(categories: categories, attributes: entry.attributes.lazy.map { ($0.key, $0.value) }, filterable: filterable)
     }
 
+}
+
+/// The words an entry's analysis has met: compared one by one while few (most entries have a
+/// dozen words or fewer, and hashing a String into a new Set cost more than comparing a few: a
+/// tenth of a synthetic 1M build), hashed past ``linearLimit``.
+private struct SeenWords {
+    static let linearLimit = 16
+    private var few: [String] = []
+    private var many: Set<String>?
+
+    /// Whether `word` was not met before (and is now).
+    mutating func insert(_ word: String) -> Bool {
+        if many != nil { return many!.insert(word).inserted }
+        if few.contains(word) { return false }
+        few.append(word)
+        if few.count > Self.linearLimit {
+            many = Set(few)
+            few = []
+        }
+        return true
+    }
 }
