@@ -67,15 +67,19 @@ enum IndexCommand {
         }
         let parsed = Date()
         let shard = try Shard(directory: directory)
-        let info = try shard.build(from: loaded.entries, parameters: parameters, number: requestedGeneration)
+        // Handed over, so that the build frees them once analysed.
+        let count = loaded.entries.count
+        let entries = loaded.entries
+        loaded.entries = []
+        let info = try shard.build(from: consume entries, parameters: parameters, number: requestedGeneration)
         let finished = Date()
         let seconds = finished.timeIntervalSince(started)
-        let rate = Double(loaded.entries.count) / max(seconds, 1e-9)
-        print("indexed \(loaded.entries.count) entries into \(directory) (generation \(info.number))"
+        let rate = Double(count) / max(seconds, 1e-9)
+        print("indexed \(count) entries into \(directory) (generation \(info.number))"
               + (loaded.errors.isEmpty ? "" : ", skipped \(loaded.errors.count) invalid lines"))
         print(String(format: "  %.2f s (parse %.2f s, build %.2f s), %.0f entries/s, %d bytes on disk (%.1f per entry)",
                      seconds, parsed.timeIntervalSince(started), finished.timeIntervalSince(parsed), rate,
-                     info.bytes, Double(info.bytes) / Double(max(1, loaded.entries.count))))
+                     info.bytes, Double(info.bytes) / Double(max(1, count))))
         if let build = info.build {
             print("  \(build.terms) terms, \(build.postings) postings, \(build.heavyNodes) heavy trie nodes")
             print("  stages: " + build.stages.map { String(format: "%@ %.2f s", $0.name, $0.seconds) }.joined(separator: ", "))

@@ -33,6 +33,12 @@ struct FlatStrings {
         return true
     }
 
+    /// Calls `body` with the bytes of string `index`.
+    func withElement<R>(_ index: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        let range = range(index)
+        return try bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[range])) }
+    }
+
     /// memcmp order of strings `a` and `b` (-1, 0, 1).
     func compare(_ a: Int, _ b: Int) -> Int {
         let x = range(a), y = range(b)

@@ -30,7 +30,8 @@ public struct BuildStatistics: Sendable, Hashable {
 /// and the pairs (so each word's postings come out ascending, i.e. best first); then write every
 /// database in key order with `MDB_APPEND` inside one write transaction, syncing only at the end.
 /// The file is either complete (its `complete` flag set and synced) or removed by the caller.
-/// Memory: the entries, their encoded records, and 8 bytes per posting.
+/// Memory: their encoded records and words, 8 bytes per posting, and the entries themselves only
+/// until they are analysed when the caller hands them over (`consume`).
 struct GenerationBuilder {
     var parameters = TrieParameters()
     /// The layout written: ``GenerationFormat/current`` unless a test asks for an earlier one.
@@ -41,16 +42,19 @@ struct GenerationBuilder {
     var filterable: [String] = []
     let analyzer = Analyzer()
 
-    func build(_ entries: [CatalogEntry], at path: String) throws -> BuildStatistics {
+    func build(_ entries: consuming [CatalogEntry], at path: String) throws -> BuildStatistics {
         var clock = StageClock()
         let analysed = analyse(entries)
+        let weights = entries.map(\.weight)
+        let ids = FlatStrings(entries.lazy.map(\.id))
+        // Everything the build needs of an entry is in its record, words, weight and id now: the
+        // entries themselves (a third of a build's peak memory) go, if the caller handed them over.
+        entries = []
         clock.mark("analyse")
         // Static rank order: weight descending, sortTitle, id (UTF-8 byte order).
         // (Keys are gathered first: comparing through `analysed` would copy an entry per comparison;
         // titles and ids are flat bytes, see ``FlatStrings``.)
-        let weights = entries.map(\.weight)
         let titles = FlatStrings(analysed.lazy.map(\.sortTitle))
-        let ids = FlatStrings(entries.lazy.map(\.id))
         let order = analysed.indices.sorted { a, b in
             if weights[a] != weights[b] { return weights[a] > weights[b] }
             let byTitle = titles.compare(a, b)
@@ -69,7 +73,7 @@ struct GenerationBuilder {
         // arena, FNV-1a): a `[[UInt8]: UInt32]` allocated a key array and ran SipHash per word
         // occurrence (intern was 0.89 s of a 4.7 s cities build).
         var table = TermTable<Void>()
-        table.reserveCapacity(terms: entries.count, bytes: entries.count * 8)
+        table.reserveCapacity(terms: analysed.count, bytes: analysed.count * 8)
         var namePairs: [UInt64] = []
         var descriptionPairs: [UInt64] = []
         var chipCounts: [SearchToken: UInt64] = [:]
@@ -112,7 +116,7 @@ struct GenerationBuilder {
                 try txn.put(schema.docs, schema.documentKey(UInt32(docnum)), analysed[index].record, flags: .append)
             }
             let byID = order.indices.sorted { ids.compare(order[$0], order[$1]) < 0 }
-            for docnum in byID { try txn.put(schema.ids, entries[order[docnum]].id, UInt32(docnum), flags: .append) }
+            for docnum in byID { try ids.withElement(order[docnum]) { try txn.put(schema.ids, $0, UInt32(docnum), flags: .append) } }
             if let titleIndex = schema.titles {
                 var keys = order.enumerated().map { TitleKey.make(sortTitle: analysed[$0.element].sortTitle.utf8, docnum: UInt32($0.offset)) }
                 keys.sort { compareBytes($0, $1) < 0 }
