@@ -12,17 +12,19 @@ import XCTest
 @testable import Index
 
 final class GenerationFormatTests: XCTestCase {
-    /// A shard of `entries` in each layout, named "current" and "original", each in its own
-    /// directory (kept as long as the result is).
+    /// A shard of `entries` in each layout, named "current", "original" and "before delta lists"
+    /// (the current layout as builds wrote it before the delta's prefix lists, whose delta is
+    /// scanned), each in its own directory (kept as long as the result is).
     static func shardsInBothLayouts(_ entries: [CatalogEntry], parameters: IndexParameters) throws -> [(String, Shard, TemporaryDirectory)] {
         var shards: [(String, Shard, TemporaryDirectory)] = []
-        for (name, format) in [("current", GenerationFormat.current), ("original", .original)] {
+        for (name, format) in [("current", GenerationFormat.current), ("original", .original), ("before delta lists", .beforeDeltaLists)] {
             let directory = TemporaryDirectory()
             let shard = try Shard(directory: directory.path)
             let info = try shard.buildGeneration(from: entries, parameters: parameters, number: nil, label: nil, format: format)
             try shard.activate(generation: info.number)
             XCTAssertEqual(try shard.current().schema.documentKeys, format.documentKeys, "the generation is read as it was written")
             XCTAssertEqual(try shard.current().schema.titles != nil, format.titles)
+            XCTAssertEqual(try shard.current().schema.deltaWordPrefixes != nil, format.deltaLists)
             shards.append((name, shard, directory))
         }
         return shards

@@ -18,6 +18,8 @@ import Storage
 /// | `attribute_words`  | analysed word (dupsort)   | kind, 0x00, value: a filterable attribute value with that word |
 /// | `titles`         | ``TitleKey``: sortTitle, 0x00, u32be document number | empty         |
 /// | `completion_variants` | analysed term (dupsort) | u32be base document that has the term as an alias word spelling a title word another way |
+/// | `delta_first_prefixes` | a prefix of a delta document's first title word (dupsort, dupfixed) | ``DeltaLists/value(weight:docnum:)``: u64be inverted weight, u32be document number |
+/// | `delta_word_prefixes`  | a prefix of any name word of a delta document (dupsort, dupfixed) | the same |
 ///
 /// The *base segment* is written once by a build, with document numbers 0..<baseCount in static rank
 /// order (weight descending, sortTitle, id), which makes every posting list and trie list best-first.
@@ -39,6 +41,10 @@ import Storage
 /// first 0x00 of a key ends the kind. Generations written before them have neither (nil) and no
 /// filterable attributes. Only values of 1 to ``SearchToken/maximumValueBytes`` bytes are indexed
 /// (filters, counts, words): no token can name another.
+/// `delta_first_prefixes` and `delta_word_prefixes` list delta documents by weight under every
+/// prefix of their words, so that a one-word prefix reads the delta's best matches first, as it
+/// reads the base's from a heavy node (``DeltaLists``, and when they may be trusted). Generations
+/// written before them have neither (nil) and scan the delta.
 struct Schema {
     let meta: Database
     let docs: Database
@@ -57,6 +63,9 @@ struct Schema {
     let titles: Database?
     /// Nil in generations written before completion variants were recorded.
     let completionVariants: Database?
+    /// Nil in generations written before the delta's prefix lists (``DeltaLists``).
+    let deltaFirstPrefixes: Database?
+    let deltaWordPrefixes: Database?
     /// How `docs` is keyed in this file (see ``DocumentKey``).
     let documentKeys: DocumentKey.Encoding
     /// The file's layout version (``MetaKey/format``): a build writes its format's; an existing
@@ -109,6 +118,17 @@ struct Schema {
         } catch let error as StorageError where error.isNotFound {
             completionVariants = nil
         }
+        // Opened as `titles` is: created by a build that writes them, absent (nil) from older files.
+        let createLists = create && format.deltaLists
+        func deltaList(_ name: String) throws -> Database? {
+            do {
+                return try environment.database(named: name, flags: [.duplicateSort, .duplicateFixed], create: createLists)
+            } catch let error as StorageError where error.isNotFound {
+                return nil
+            }
+        }
+        deltaFirstPrefixes = try deltaList("delta_first_prefixes")
+        deltaWordPrefixes = try deltaList("delta_word_prefixes")
         if create {
             layout = format.layout
         } else {
@@ -186,6 +206,11 @@ enum MetaKey {
     /// and joined by "," (kind names hold no comma). Generations built before attribute tokens,
     /// or without any declared, have none: they have no filterable attributes.
     static let filterableAttributes = "filterable_attributes"
+    /// u32be: the `next_document` up to which the delta's prefix lists list every live delta
+    /// document (``DeltaLists``): a build writes its base count, and each batch that maintains
+    /// the lists advances it with `next_document`. Absent, or behind `next_document` (a batch by a
+    /// version without the lists), the lists are not used.
+    static let deltaListsThrough = "delta_lists_through"
 }
 
 /// A key of the `docs` database: a document number, native-endian in an integer-key database
@@ -237,9 +262,15 @@ struct GenerationFormat {
     var layout: Int
     /// Whether `completion_variants` is written.
     var completionVariants = true
+    /// Whether the delta's prefix lists (``DeltaLists``) are created. Not a layout change: a
+    /// version without them reads and updates the file as before (and the lists are then no
+    /// longer trusted, see ``MetaKey/deltaListsThrough``).
+    var deltaLists = true
 
     static let current = GenerationFormat(documentKeys: .native, titles: true, layout: 2)
-    static let original = GenerationFormat(documentKeys: .bigEndian, titles: false, layout: 1, completionVariants: false)
+    static let original = GenerationFormat(documentKeys: .bigEndian, titles: false, layout: 1, completionVariants: false, deltaLists: false)
+    /// What builds wrote before the delta's prefix lists: read as ``current``, the delta scanned.
+    static let beforeDeltaLists = GenerationFormat(documentKeys: .native, titles: true, layout: 2, deltaLists: false)
 
     var recordVersion: UInt8 { layout == 2 ? 2 : 1 }
     /// Nodes with this many children get a child index (nil: none).

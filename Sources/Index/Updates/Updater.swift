@@ -21,6 +21,8 @@ public struct UpdateSummary: Sendable, Hashable {
 /// a replaced or deleted base document is marked in `deleted`, a replaced delta document is removed
 /// outright. Chip counts and words (categories, filterable attribute values) are kept in step, so
 /// every cached figure the query path reads is exact after the call returns. Within a batch, a later entry with the same id wins.
+/// So are the delta's prefix lists (``DeltaLists``), when they are complete at the batch's start:
+/// in the same transaction, so a batch is atomic and every read sees lists of its own delta.
 struct Updater {
     let generation: Generation
     let analyzer: Analyzer
@@ -33,6 +35,9 @@ struct Updater {
             var next = try Self.readU32(txn.get(schema.meta, MetaKey.nextDocument))
             var live = try Self.readU64(txn.get(schema.meta, MetaKey.liveCount))
             var writer = ByteWriter(capacity: 1024)
+            // Lists that are incomplete (written before, or by a version without them) stay so:
+            // adding to them would cost writes no reader trusts.
+            let lists = try listsToMaintain(next: next, txn)
             for doc in analysed {
                 if let existing = try txn.get(schema.ids, doc.entry.id) {
                     try remove(existing.loadBigEndian(UInt32.self, at: 0), txn)
@@ -52,6 +57,10 @@ struct Updater {
                     try txn.put(titles, TitleKey.make(sortTitle: doc.sortTitle.utf8, docnum: number), EmptyValue())
                 }
                 for term in doc.nameTerms { try txn.put(schema.deltaTerms, term, Self.posting(number, field: 0)) }
+                if let lists {
+                    try lists.add(number, weight: doc.entry.weight,
+                                  keys: DeltaLists.keys(sortTitle: doc.sortTitle.utf8, nameWords: doc.nameTerms.lazy.map(\.utf8)), in: txn)
+                }
                 for term in doc.descriptionWords { try txn.put(schema.deltaTerms, term, Self.posting(number, field: 1)) }
                 for token in doc.tokens(filterable: generation.filterable) {
                     try txn.put(schema.deltaTerms, Schema.tokenTerm(token), Self.posting(number, field: 0))
@@ -65,6 +74,7 @@ struct Updater {
                 live += 1
             }
             try txn.put(schema.meta, MetaKey.nextDocument, next)
+            if lists != nil { try txn.put(schema.meta, MetaKey.deltaListsThrough, next) }
             try txn.put(schema.meta, MetaKey.liveCount, live)
             return summary
         }
@@ -90,6 +100,15 @@ struct Updater {
         }
     }
 
+    /// The delta's prefix lists if they list every live delta document before this batch.
+    private func listsToMaintain(next: UInt32, _ txn: borrowing WriteTransaction) throws -> DeltaLists? {
+        let schema = generation.schema
+        guard let first = schema.deltaFirstPrefixes, let words = schema.deltaWordPrefixes,
+              let through = try txn.get(schema.meta, MetaKey.deltaListsThrough), through.count == 4,
+              through.loadBigEndian(UInt32.self, at: 0) == next else { return nil }
+        return DeltaLists(firstPrefixes: first, wordPrefixes: words)
+    }
+
     /// Removes one live document from the query path (its id mapping is the caller's business).
     private func remove(_ docnum: UInt32, _ txn: borrowing WriteTransaction) throws {
         let schema = generation.schema
@@ -102,6 +121,9 @@ struct Updater {
         let nameTerms = Array(Set(WordList(bytes: view.sortTitle).map { Array($0) })) + WordList(bytes: view.aliasWords).map { Array($0) }
         let descriptionTerms = WordList(bytes: try view.descriptionWords).map { Array($0) }
         let titleKey = TitleKey.make(sortTitle: view.sortTitle, docnum: docnum)
+        let weight = view.weight
+        let listKeys = docnum < generation.baseCount || schema.deltaFirstPrefixes == nil ? nil
+            : DeltaLists.keys(sortTitle: view.sortTitle, nameWords: nameTerms)
 
         for token in tokens {
             let place = try schema.chipDatabases(token)
@@ -118,6 +140,11 @@ struct Updater {
             try txn.delete(schema.deltaTerms, Schema.tokenTerm(token), value: Self.posting(docnum, field: 0))
         }
         if let titles = schema.titles { try txn.delete(titles, titleKey) }
+        if let listKeys, let first = schema.deltaFirstPrefixes, let words = schema.deltaWordPrefixes {
+            // Whether or not the lists are complete: a value left behind would name a removed
+            // document (readers skip it), so removing it is only tidier, never wrong.
+            try DeltaLists(firstPrefixes: first, wordPrefixes: words).remove(docnum, weight: weight, keys: listKeys, in: txn)
+        }
         try txn.delete(schema.docs, schema.documentKey(docnum))
     }
 

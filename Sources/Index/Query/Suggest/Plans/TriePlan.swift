@@ -2,7 +2,9 @@ import Storage
 
 /// One partial word, no tokens, no complete words, and a heavy trie node for it: the node lists
 /// the best base documents below the prefix, so a one-letter prefix over a million entries reads
-/// two short lists instead of its subtree. Delta documents are evaluated directly. The plan proves
+/// two short lists instead of its subtree. Delta documents come from the delta's prefix lists,
+/// best-first, as far as needed (`SuggestContext+DeltaLists.swift`), or are all evaluated in a generation
+/// without them. The plan proves
 /// its answer exact (every listed result ranks before anything the lists leave out) or gives up.
 enum TriePlan: SuggestPlan {
     static let kind = SuggestPlanKind.trie
@@ -19,15 +21,20 @@ extension SuggestContext {
         var acc = try newAccumulator(countCategories: false, in: txn)
         let typosPossible = partial.budget > 0
 
-        // Delta documents: every one that matches, verified like any candidate.
-        var deltaDocs: [UInt32] = []
-        for (term, _) in try generation.deltaTerms(matching: partial, in: txn) {
-            try generation.appendDeltaPostings(of: term, includeDescription: false, to: &deltaDocs, in: txn)
-        }
-        sortUnique(&deltaDocs)
-        for docnum in deltaDocs {
-            guard let doc = try generation.document(docnum, in: txn) else { continue }
-            try consider(doc, &acc)
+        // Delta documents: read best-first from the delta's prefix lists, as far as the answer
+        // needs (``enterDeltaEntries``, ``noteDeltaCompletions``). Without complete lists (a
+        // generation written before them), every one that matches, verified like any candidate.
+        let lists = try generation.deltaLists(in: txn)
+        if lists == nil {
+            var deltaDocs: [UInt32] = []
+            for (term, _) in try generation.deltaTerms(matching: partial, in: txn) {
+                try generation.appendDeltaPostings(of: term, includeDescription: false, to: &deltaDocs, in: txn)
+            }
+            sortUnique(&deltaDocs)
+            for docnum in deltaDocs {
+                guard let doc = try generation.document(docnum, in: txn) else { continue }
+                try consider(doc, &acc)
+            }
         }
 
         // Base entries, in rank order: the startsWith list, then (only if that list is complete,
@@ -51,6 +58,7 @@ extension SuggestContext {
             if acc.entries.isFull, let worst = acc.entries.worst, !(key < worst) { startsWithStopped = true; break }
             try acc.entries.insert(key, doc)
         }
+        if let lists { try enterDeltaEntries(lists, startsWith: true, &acc, in: txn) }
         if !node.startsWithTruncated && acc.entries.limit > 0 {
             // Both lists hold at most `listSize` documents: a linear look-up beats hashing them.
             for docnum in node.all where !node.startsWith.contains(docnum) {
@@ -61,6 +69,7 @@ extension SuggestContext {
                 try acc.entries.insert(key, doc)
             }
         }
+        if let lists { try enterDeltaEntries(lists, startsWith: false, &acc, in: txn) }
 
         // Everything the lists leave out ranks after a bound: unlisted startsWith documents after the
         // last listed one, other unlisted documents after the last of `all`, and base documents that
@@ -106,6 +115,8 @@ extension SuggestContext {
             guard let doc = try Self.document(best, readFor: acc, from: generation, in: txn) else { return nil }
             acc.noteCompletion(term, distance: 0, key: Self.completionKey(doc, typos: 0), docnum: best)
         }
+        // The delta's words, after the base's: the base's bests count towards proving them.
+        if let lists { try noteDeltaCompletions(lists, wanted: wanted, &acc, in: txn) }
         // Every word not noted ranks at or after the bound; the answer's words must rank before it.
         var boundKey: CandidateKey?
         if let bound = live.bound {

@@ -1,0 +1,100 @@
+import Storage
+
+/// A lone partial word's typo-free delta matches, read from the delta's prefix lists
+/// (``DeltaLists``) best-first and only as far as the answer needs, the way the trie plan reads a
+/// heavy node's lists: by the trie plan (``SuggestContext/evaluateViaTrie(in:)``).
+///
+/// **The trie plan reads only typo-free matches, and that is exact.** It answers only when its
+/// entries are full of typo-free matches (or none are wanted) and, with typos possible, when its
+/// top `wanted` completions have distance 0. A delta document that matches only with typos ranks
+/// after every typo-free entry, so it enters full entries of typo-free ones never, and entries
+/// that are not full fail the plan with or without it. Its completion words are all at a distance
+/// above 0 (a word at distance 0 would make the document typo-free), so they rank after every
+/// distance-0 word: the top `wanted` are the same without them whenever they are all at distance
+/// 0, which the plan requires; otherwise it gives up either way. Likewise, a typo-free document's
+/// words that match only with typos are left out.
+extension SuggestContext {
+    /// Enters the delta's typo-free matches of the partial word that could rank among the entries:
+    /// those whose title starts with it (`startsWith`, ``DeltaLists/firstPrefixes``), then the
+    /// others (``DeltaLists/wordPrefixes``), each list read while what it still holds could enter.
+    func enterDeltaEntries(_ lists: DeltaLists, startsWith: Bool, _ acc: inout SuggestAccumulator,
+                                    in txn: borrowing ReadTransaction) throws {
+        guard acc.entries.limit > 0, let partial = query.partial?.bytes else { return }
+        let generation = self.generation, shouldStop = self.shouldStop
+        var read = 0
+        try DeltaLists.forEach(in: startsWith ? lists.firstPrefixes : lists.wordPrefixes, prefix: partial, in: txn) { weight, docnum in
+            // Every value from here on has at most this weight, and its key is no better than
+            // (no typos, inexact, this tier, weight): exact titles were entered before (the
+            // exact tier), and a `startsWith` document met in the second list either was read in
+            // the first or ranks after the worst entry that stopped it. Ties in weight are broken
+            // by sortTitle and id, which the values do not give: the run of equal weights is read.
+            if acc.entries.isFull, let worst = acc.entries.worst,
+               Self.ranksBeforeInexact(worst, startsWith: startsWith, weight: weight) { return false }
+            try Self.checkStop(&read, shouldStop)
+            // A value of a document removed by a version without the lists: skipped.
+            guard let doc = try generation.document(docnum, in: txn) else { return true }
+            // One partial word: the typed text is that word (``PreparedQuery/isExact(_:)``, ``PreparedQuery/startsWith(_:)``).
+            let startsWith = doc.sortTitle.hasPrefix(partial)
+            let key = CandidateKey(typos: 0, field: 0, exact: startsWith && doc.sortTitle.count == partial.count, startsWith: startsWith,
+                                   weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
+            try acc.entries.insert(key, doc)
+            return true
+        }
+    }
+
+    /// Notes the delta's completions of the partial word: the typo-free documents with a name
+    /// word under it, best-first, each noting its words under it, until `wanted` noted words
+    /// are proven to rank before anything still unread.
+    ///
+    /// A completion's order is (distance, typos, weight descending, sortTitle, id, word). Every
+    /// unread document has at most the next value's weight `w`, so a word whose best noted entry
+    /// (base or delta) has a greater weight, with distance 0 and no typos, is final: nothing
+    /// unread can improve it or rank before it. Once `wanted` words are final, every other word's
+    /// best, noted or unread, ranks after them, so the reading stops. Checked where the weight
+    /// changes (within a run of one weight nothing becomes final).
+    func noteDeltaCompletions(_ lists: DeltaLists, wanted: Int, _ acc: inout SuggestAccumulator,
+                              in txn: borrowing ReadTransaction) throws {
+        guard wanted > 0, let partial = query.partial?.bytes else { return }
+        let generation = self.generation, shouldStop = self.shouldStop
+        var read = 0
+        var runWeight: UInt64?
+        try DeltaLists.forEach(in: lists.wordPrefixes, prefix: partial, in: txn) { weight, docnum in
+            if weight != runWeight {
+                runWeight = weight
+                if Self.finalCompletions(acc, after: weight, atLeast: wanted) { return false }
+            }
+            try Self.checkStop(&read, shouldStop)
+            guard let doc = try generation.document(docnum, in: txn) else { return true }
+            let key = Self.completionKey(doc, typos: 0)
+            for list in 0..<2 {
+                for word in WordList(bytes: list == 0 ? doc.sortTitle : doc.aliasWords) where word.hasPrefix(partial) {
+                    acc.noteCompletion(word, distance: 0, key: key, docnum: docnum)
+                }
+            }
+            return true
+        }
+    }
+
+    /// Whether `key` ranks before every key with no typos, not exact, of the `startsWith` tier
+    /// given and a weight of at most `weight`.
+    static func ranksBeforeInexact(_ key: CandidateKey, startsWith: Bool, weight: UInt64) -> Bool {
+        guard key.typos == 0 else { return false }
+        if key.exact { return true }
+        if key.startsWith != startsWith { return key.startsWith }
+        return key.weight > weight
+    }
+
+    /// Whether at least `count` noted completions are at distance 0 with a typo-free best entry
+    /// heavier than `weight`. O(completions noted).
+    private static func finalCompletions(_ acc: SuggestAccumulator, after weight: UInt64, atLeast count: Int) -> Bool {
+        var final = 0
+        for index in acc.completions.liveIndices {
+            let value = acc.completions.entries[index].value
+            if value.distance == 0, value.key.typos == 0, value.key.weight > weight {
+                final += 1
+                if final >= count { return true }
+            }
+        }
+        return false
+    }
+}

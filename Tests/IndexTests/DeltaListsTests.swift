@@ -1,0 +1,146 @@
+import Catalog
+import Foundation
+@testable import Index
+import Storage
+import TestSupport
+import XCTest
+
+/// The delta's prefix lists (issue 12): the trie plan reads a non-empty delta's best typo-free
+/// matches from them, best-first, and stops early. Every answer is compared with the brute-force
+/// reference through batches that move documents up and down, add, delete (base and delta
+/// documents) and replace delta documents again; and the trie plan must answer a good share of
+/// them with a non-empty delta, so that the lists, not a fallback, are what is being tested.
+final class DeltaListsTests: XCTestCase {
+    static let limitSets = [SuggestLimits(entries: 10, categories: 3, completions: 5),
+                            SuggestLimits(entries: 1, categories: 0, completions: 1),
+                            SuggestLimits(entries: 3, categories: 0, completions: 8),
+                            SuggestLimits(entries: 0, categories: 0, completions: 3),
+                            SuggestLimits(entries: 6, categories: 1, completions: 0)]
+
+    /// Every keystroke of some titles, and the one- to three-letter starts of the vocabulary.
+    static func texts(_ reference: ReferenceIndex, _ catalog: RandomCatalog, _ rng: inout SeededGenerator) -> [String] {
+        var texts = Set<String>()
+        for _ in 0..<8 {
+            let title = rng.pick(reference.entries).title
+            for end in title.indices where end > title.startIndex { texts.insert(String(title[..<end])) }
+        }
+        for word in catalog.vocabulary {
+            for length in 1...3 where length <= word.count { texts.insert(String(word.prefix(length))) }
+        }
+        return texts.sorted()
+    }
+
+    /// Re-weights (far up and far down, keeping or changing the title), replaces delta documents
+    /// again, deletes base and delta documents, adds new ones.
+    static func batch(_ reference: ReferenceIndex, _ catalog: inout RandomCatalog, upserted: Set<String>,
+                      _ rng: inout SeededGenerator) -> (upserts: [CatalogEntry], deletes: [String]) {
+        let current = reference.entries.sorted { bytesPrecede($0.id, $1.id) }
+        var (upserts, deletes) = catalog.randomUpdateBatch(&rng, current: current)
+        var touched = Set(upserts.map(\.id)).union(deletes)
+        for _ in 0..<30 {
+            var entry = rng.pick(current)
+            // Delta documents again, half the time: their list values must go with them.
+            if rng.chance(0.5), let id = upserted.filter({ !touched.contains($0) }).sorted().first(where: { _ in rng.chance(0.3) }),
+               let again = current.first(where: { $0.id == id }) {
+                entry = again
+            }
+            guard touched.insert(entry.id).inserted else { continue }
+            if rng.chance(0.15) {
+                deletes.append(entry.id)
+                continue
+            }
+            entry.weight = rng.chance(0.5) ? UInt64(rng.int(0...3)) : rng.pick([42, 100, 1000, 5000, (1 << 53) - 1])
+            if rng.chance(0.2) { entry.title = catalog.randomTitle(&rng, existing: current) }
+            upserts.append(entry)
+        }
+        for _ in 0..<4 { upserts.append(catalog.randomEntry(&rng, existing: current)) }
+        return (upserts, deletes)
+    }
+
+    func testTriePlanReadsTheDeltaListsExactly() throws {
+        var viaTrieWithDelta = 0, comparedWithDelta = 0
+        for seed in UInt64(1)...2 {
+            var rng = SeededGenerator(seed: 0x1212_0000 + seed)
+            var catalog = RandomCatalog(vocabularySize: 24, rng: &rng)
+            let initial = catalog.randomEntries(500, &rng)
+            let fixture = try ExactnessTests.ShardFixture(entries: initial, parameters: IndexParameters(listSize: seed == 2 ? 3 : 8, heavyThreshold: 4))
+            var reference = ReferenceIndex(entries: initial)
+            var upserted = Set<String>()
+            for round in 0..<4 {
+                let (upserts, deletes) = Self.batch(reference, &catalog, upserted: upserted, &rng)
+                try GeneralPlanTests.update(fixture, &reference, upserting: upserts, deleting: deletes)
+                upserted.formUnion(upserts.map(\.id))
+                upserted.subtract(deletes)
+                let generation = try fixture.shard.current()
+                XCTAssertNotNil(try generation.environment.read { try generation.deltaLists(in: $0) }, "a build's lists are kept complete")
+                for (n, text) in Self.texts(reference, catalog, &rng).enumerated() {
+                    // Two of the limit sets a text, in turn (every set meets every kind of text).
+                    for limits in [Self.limitSets[n % Self.limitSets.count], Self.limitSets[(n + 2) % Self.limitSets.count]] {
+                        for typos in TypoMode.allCases {
+                            let request = SuggestRequest(text: text, limits: limits, typos: typos)
+                            if let diff = suggestDiff(shard: fixture.shard, reference: reference, request: request) {
+                                XCTFail("seed \(seed), batch \(round): \"\(text)\" \(limits) \(typos)\n\(diff)")
+                                return
+                            }
+                            comparedWithDelta += 1
+                            if try fixture.shard.suggest(request, answer: { $0.plan }) == .trie { viaTrieWithDelta += 1 }
+                        }
+                    }
+                }
+            }
+        }
+        print("[delta lists] \(comparedWithDelta) answers compared with a non-empty delta, \(viaTrieWithDelta) proven by the trie plan")
+        XCTAssertGreaterThan(viaTrieWithDelta, comparedWithDelta / 10, "the trie plan answers a good share with a delta")
+    }
+
+    /// Lists that are not complete are not read: a generation built before them, and one whose
+    /// delta was written by a version that did not maintain them (its `next_document` moved past
+    /// ``MetaKey/deltaListsThrough``). Both scan the delta and answer exactly; a merge gives
+    /// complete (empty) lists again.
+    func testIncompleteListsAreNotReadAndAMergeRestoresThem() throws {
+        var rng = SeededGenerator(seed: 0x1212_00FF)
+        var catalog = RandomCatalog(vocabularySize: 20, rng: &rng)
+        let initial = catalog.randomEntries(300, &rng)
+        let parameters = IndexParameters(listSize: 4, heavyThreshold: 4)
+        let before = TemporaryDirectory()
+        let old = try Shard(directory: before.path)
+        try old.activate(generation: old.buildGeneration(from: initial, parameters: parameters, number: nil, label: nil,
+                                                         format: .beforeDeltaLists).number)
+        let fixture = try ExactnessTests.ShardFixture(entries: initial, parameters: parameters)
+        var reference = ReferenceIndex(entries: initial)
+        for round in 0..<3 {
+            let (upserts, deletes) = Self.batch(reference, &catalog, upserted: [], &rng)
+            for shard in [old, fixture.shard] {
+                _ = try shard.upsert(upserts)
+                _ = try shard.delete(ids: deletes)
+            }
+            reference.upsert(upserts)
+            reference.delete(ids: deletes)
+            if round == 0 {
+                // As a batch by a version without the lists leaves them: behind `next_document`.
+                let generation = try fixture.shard.current()
+                try generation.environment.write { txn in try txn.put(generation.schema.meta, MetaKey.deltaListsThrough, UInt32(1)) }
+            }
+            for shard in [old, fixture.shard] {
+                let generation = try shard.current()
+                XCTAssertNil(try generation.environment.read { try generation.deltaLists(in: $0) })
+                for text in Self.texts(reference, catalog, &rng) {
+                    for typos in TypoMode.allCases {
+                        let request = SuggestRequest(text: text, limits: Self.limitSets[round % Self.limitSets.count], typos: typos)
+                        XCTAssertNil(suggestDiff(shard: shard, reference: reference, request: request), "round \(round): \"\(text)\" \(typos)")
+                    }
+                }
+            }
+        }
+        XCTAssertNotNil(try fixture.shard.merge())
+        let merged = try fixture.shard.current()
+        XCTAssertNotNil(try merged.environment.read { try merged.deltaLists(in: $0) }, "a merge starts complete lists")
+        let (upserts, deletes) = Self.batch(reference, &catalog, upserted: [], &rng)
+        try GeneralPlanTests.update(fixture, &reference, upserting: upserts, deleting: deletes)
+        XCTAssertNotNil(try merged.environment.read { try merged.deltaLists(in: $0) })
+        for text in Self.texts(reference, catalog, &rng) {
+            let request = SuggestRequest(text: text, limits: SuggestLimits(entries: 10, categories: 3, completions: 5), typos: .auto)
+            XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request), "after the merge: \"\(text)\"")
+        }
+    }
+}
