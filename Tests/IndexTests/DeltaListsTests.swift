@@ -20,8 +20,10 @@ final class DeltaListsTests: XCTestCase {
     /// Every keystroke of some titles, and the one- to three-letter starts of the vocabulary.
     static func texts(_ reference: ReferenceIndex, _ catalog: RandomCatalog, _ rng: inout SeededGenerator) -> [String] {
         var texts = Set<String>()
+        // In id order: the reference's entries are in no fixed order, and the test must repeat.
+        let entries = reference.entries.sorted { bytesPrecede($0.id, $1.id) }
         for _ in 0..<8 {
-            let title = rng.pick(reference.entries).title
+            let title = rng.pick(entries).title
             for end in title.indices where end > title.startIndex { texts.insert(String(title[..<end])) }
         }
         for word in catalog.vocabulary {
@@ -91,6 +93,31 @@ final class DeltaListsTests: XCTestCase {
         }
         print("[delta lists] \(comparedWithDelta) answers compared with a non-empty delta, \(viaTrieWithDelta) proven by the trie plan")
         XCTAssertGreaterThan(viaTrieWithDelta, comparedWithDelta / 10, "the trie plan answers a good share with a delta")
+    }
+
+    /// A prefix with fewer words than wanted and many documents ("python3" in Debian): the
+    /// completions' walk stops once every delta word under it has been met, and not before: a
+    /// rare word in the last, lightest document must still be found.
+    func testCompletionsOfAPrefixWithFewWordsAndManyDocuments() throws {
+        var entries = (0..<40).map { CatalogEntry(id: "b\($0)", title: "base \($0 % 7)", categories: [], weight: UInt64($0)) }
+        entries += (0..<30).map { CatalogEntry(id: "z\($0)", title: "zqa \($0 % 5)", categories: [], weight: UInt64(100 + $0)) }
+        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters(listSize: 4, heavyThreshold: 4))
+        var reference = ReferenceIndex(entries: entries)
+        // The whole family moves to the delta, and one rare word comes with the lightest of it.
+        var updates = (2..<30).map { CatalogEntry(id: "z\($0)", title: "zqa \($0 % 5)", categories: [], weight: UInt64(200 + $0 * 3)) }
+        updates += [CatalogEntry(id: "z0", title: "zqa zqb", categories: [], weight: 1),
+                    CatalogEntry(id: "z1", title: "other", categories: [], weight: 0, aliases: ["zqc zqa"])]
+        try GeneralPlanTests.update(fixture, &reference, upserting: updates, deleting: [])
+        for text in ["z", "zq", "zqa", "zqb", "zqc"] {
+            for completions in [1, 2, 3, 5] {
+                for typos in TypoMode.allCases {
+                    let request = SuggestRequest(text: text, limits: SuggestLimits(entries: 2, categories: 0, completions: completions), typos: typos)
+                    XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request), "\"\(text)\" \(completions) \(typos)")
+                }
+            }
+        }
+        let request = SuggestRequest(text: "zq", limits: SuggestLimits(entries: 2, categories: 0, completions: 5), typos: .off)
+        XCTAssertEqual(try fixture.shard.suggest(request, answer: { $0.plan }), .trie)
     }
 
     /// Lists that are not complete are not read: a generation built before them, and one whose

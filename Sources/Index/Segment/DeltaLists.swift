@@ -111,4 +111,23 @@ extension Generation {
               through.loadBigEndian(UInt32.self, at: 0) == next.loadBigEndian(UInt32.self, at: 0) else { return nil }
         return DeltaLists(firstPrefixes: first, wordPrefixes: words)
     }
+
+    /// Whether every delta term under `prefix` that is a name word (has a name posting) is in
+    /// `met`. Cost: the delta's terms under the prefix up to the first one not met (and the
+    /// postings of description-only terms, to tell them apart).
+    func deltaNameTerms(under prefix: [UInt8], areAllIn met: TermTable<Bool>, in txn: borrowing ReadTransaction) throws -> Bool {
+        try txn.withCursor(schema.deltaTerms) { cursor in
+            var entry = try cursor.seek(atLeast: prefix)
+            while let key = entry?.key, key.hasPrefix(prefix) {
+                if key.withUnsafeBytes({ met.index(of: $0) }) == nil {
+                    while let value = entry?.value {
+                        if value.count == 5, value[4] == 0 { return false }
+                        entry = try cursor.nextDuplicate()
+                    }
+                }
+                entry = try cursor.nextKey()
+            }
+            return true
+        }
+    }
 }

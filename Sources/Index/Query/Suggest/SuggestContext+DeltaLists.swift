@@ -2,7 +2,8 @@ import Storage
 
 /// A lone partial word's typo-free delta matches, read from the delta's prefix lists
 /// (``DeltaLists``) best-first and only as far as the answer needs, the way the trie plan reads a
-/// heavy node's lists: by the trie plan (``SuggestContext/evaluateViaTrie(in:)``).
+/// heavy node's lists: by the trie plan (``SuggestContext/evaluateViaTrie(in:)``), and by the
+/// partial-word plan for its distance 0 (``PartialWordPlan``).
 ///
 /// **The trie plan reads only typo-free matches, and that is exact.** It answers only when its
 /// entries are full of typo-free matches (or none are wanted) and, with typos possible, when its
@@ -12,7 +13,8 @@ import Storage
 /// above 0 (a word at distance 0 would make the document typo-free), so they rank after every
 /// distance-0 word: the top `wanted` are the same without them whenever they are all at distance
 /// 0, which the plan requires; otherwise it gives up either way. Likewise, a typo-free document's
-/// words that match only with typos are left out.
+/// words that match only with typos are left out. (The partial-word plan reads the typo'd ones
+/// from `delta_terms`, as before.)
 extension SuggestContext {
     /// Enters the delta's typo-free matches of the partial word that could rank among the entries:
     /// those whose title starts with it (`startsWith`, ``DeltaLists/firstPrefixes``), then the
@@ -43,25 +45,35 @@ extension SuggestContext {
     }
 
     /// Notes the delta's completions of the partial word: the typo-free documents with a name
-    /// word under it, best-first, each noting its words under it, until `wanted` noted words
-    /// are proven to rank before anything still unread.
+    /// word under it, best-first, each noting its words under it, until the answer's words are
+    /// proven to rank before anything still unread.
     ///
     /// A completion's order is (distance, typos, weight descending, sortTitle, id, word). Every
     /// unread document has at most the next value's weight `w`, so a word whose best noted entry
     /// (base or delta) has a greater weight, with distance 0 and no typos, is final: nothing
     /// unread can improve it or rank before it. Once `wanted` words are final, every other word's
-    /// best, noted or unread, ranks after them, so the reading stops. Checked where the weight
-    /// changes (within a run of one weight nothing becomes final).
+    /// best, noted or unread, ranks after them, so the reading stops. And when every delta name
+    /// word under the prefix has been met, each has its best delta entry already (met in weight
+    /// order, the run of the weight it was met at read through), so unread documents can change
+    /// nothing either: a prefix with fewer words than wanted ("python3", with thousands of
+    /// documents) stops there instead of at the end of its list. Both are checked where the weight
+    /// changes (within a run of one weight nothing becomes final), the second ever more rarely
+    /// (it reads the delta's terms under the prefix).
     func noteDeltaCompletions(_ lists: DeltaLists, wanted: Int, _ acc: inout SuggestAccumulator,
                               in txn: borrowing ReadTransaction) throws {
         guard wanted > 0, let partial = query.partial?.bytes else { return }
         let generation = self.generation, shouldStop = self.shouldStop
-        var read = 0
+        var read = 0, checkWordsAt = 1
         var runWeight: UInt64?
+        var met = TermTable<Bool>()
         try DeltaLists.forEach(in: lists.wordPrefixes, prefix: partial, in: txn) { weight, docnum in
             if weight != runWeight {
                 runWeight = weight
                 if Self.finalCompletions(acc, after: weight, atLeast: wanted) { return false }
+                if read >= checkWordsAt {
+                    checkWordsAt *= 2
+                    if try generation.deltaNameTerms(under: partial, areAllIn: met, in: txn) { return false }
+                }
             }
             try Self.checkStop(&read, shouldStop)
             guard let doc = try generation.document(docnum, in: txn) else { return true }
@@ -69,6 +81,7 @@ extension SuggestContext {
             for list in 0..<2 {
                 for word in WordList(bytes: list == 0 ? doc.sortTitle : doc.aliasWords) where word.hasPrefix(partial) {
                     acc.noteCompletion(word, distance: 0, key: key, docnum: docnum)
+                    _ = word.withUnsafeBytes { met.update($0) { $0 = true } }
                 }
             }
             return true

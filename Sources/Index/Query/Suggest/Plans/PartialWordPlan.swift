@@ -56,10 +56,18 @@ extension SuggestContext {
         var noTerms: [(term: [UInt8], distance: Int)]?
         let regions = try generation.nameRegions(matching: partial, terms: &noTerms, in: txn)
         let hasDelta = try txn.count(generation.schema.deltaTerms) > 0
-        let deltaMatches = hasDelta ? try generation.deltaTerms(matching: partial, in: txn) : []
+        // With the delta's prefix lists, its typo-free matches (distance 0) are read from them,
+        // best-first and only as far as needed, instead of from `delta_terms`: its terms at
+        // distance 0 are left out here (without typos, not even listed).
+        let lists = hasDelta ? try generation.deltaLists(in: txn) : nil
+        var deltaMatches: [(term: [UInt8], distance: Int)] = []
+        if hasDelta && (lists == nil || partial.budget > 0) {
+            deltaMatches = try generation.deltaTerms(matching: partial, in: txn)
+            if lists != nil { deltaMatches.removeAll { $0.distance == 0 } }
+        }
         acc.wantsCompletions = false
         var considered = Set<UInt32>()
-        let levels = Self.distinctLevels(regions.lazy.map(\.distance), deltaMatches.lazy.map(\.distance))
+        let levels = Self.distinctLevels(regions.lazy.map(\.distance), deltaMatches.lazy.map(\.distance) + (lists == nil ? [] : [0]))
         for level in levels where acc.entries.limit > 0 {
             if acc.entries.isFull, let worst = acc.entries.worst, worst.typos < level { break }
             var merge = try RegionMerge(regions.filter { $0.distance == level }, generation: generation, in: txn)
@@ -80,6 +88,12 @@ extension SuggestContext {
                 guard let doc = try generation.document(docnum, in: txn) else { continue }
                 try consider(doc, &acc)
             }
+            if level == 0, let lists {
+                // Each list read while what it still holds could enter (a document entered here and
+                // met again at a farther level is recomputed, and entering it twice is a no-op).
+                try enterDeltaEntries(lists, startsWith: true, &acc, in: txn)
+                try enterDeltaEntries(lists, startsWith: false, &acc, in: txn)
+            }
             if hasDelta {
                 var docs: [UInt32] = []
                 for (term, distance) in deltaMatches where distance == level {
@@ -99,8 +113,11 @@ extension SuggestContext {
                 var baseTerms: [(term: [UInt8], distance: Int)]? = []
                 _ = try generation.nameRegions(matching: partial, terms: &baseTerms, in: txn)
                 let matches = Generation.merged(baseTerms ?? [], deltaMatches)
-                try completeFromPostings(matches, limit: completionLimit, hasDelta: hasDelta, into: &acc, in: txn)
+                try completeFromPostings(matches, partial: partial, limit: completionLimit, hasDelta: hasDelta,
+                                         deltaListed: lists != nil, into: &acc, in: txn)
             }
+            // After the base's words, whose bests count towards proving the delta's.
+            if let lists { try noteDeltaCompletions(lists, wanted: completionLimit, &acc, in: txn) }
         }
         let entriesFull = acc.entries.limit == 0 || acc.entries.isFull
         return entriesFull && (!wantsCompletions || acc.completions.count >= completionLimit)
@@ -124,8 +141,12 @@ extension SuggestContext {
     /// distance 0 the best is simply the first live posting; farther words scan their postings
     /// until an entry of level 0 turns up, testing levels against the (lazily built) sorted
     /// documents of nearer words. Only the first `limit` best entries are read.
-    private func completeFromPostings(_ terms: [(term: [UInt8], distance: Int)], limit: Int, hasDelta: Bool,
-                                      into acc: inout SuggestAccumulator, in txn: borrowing ReadTransaction) throws {
+    /// With `deltaListed`, the delta's words at distance 0 are the caller's (``noteDeltaCompletions``),
+    /// and `terms` lacks the delta's own terms at distance 0: a delta entry's level is then taken
+    /// from its own words, as ``completeFromRegions`` takes it, not from the terms' postings.
+    private func completeFromPostings(_ terms: [(term: [UInt8], distance: Int)], partial: QueryWord, limit: Int, hasDelta: Bool,
+                                      deltaListed: Bool, into acc: inout SuggestAccumulator, in txn: borrowing ReadTransaction) throws {
+        var word = partial
         let levels = Set(terms.map(\.distance)).sorted()
         var levelDocuments: [Int: [UInt32]] = [:]
         func level(of doc: UInt32, below distance: Int) throws -> Int {
@@ -166,13 +187,13 @@ extension SuggestContext {
                 guard let doc = try generation.document(item.doc, in: txn) else { continue }
                 acc.noteCompletion(item.term, distance: distance, key: Self.completionKey(doc, typos: item.typos), docnum: item.doc)
             }
-            if hasDelta {
+            if hasDelta && !(deltaListed && distance == 0) {
                 for (term, _) in levelTerms {
                     var docs: [UInt32] = []
                     try generation.appendDeltaPostings(of: term, includeDescription: false, to: &docs, in: txn)
                     for docnum in docs {
                         guard let doc = try generation.document(docnum, in: txn), doc.offersCompletion(term) else { continue }
-                        let typos = distance == 0 ? 0 : try level(of: docnum, below: distance)
+                        let typos = distance == 0 ? 0 : min(Self.bestNameDistance(&word, doc) ?? distance, distance)
                         acc.noteCompletion(term, distance: distance, key: Self.completionKey(doc, typos: typos), docnum: docnum)
                     }
                 }
