@@ -95,6 +95,14 @@ final class DeltaListsTests: XCTestCase {
         XCTAssertGreaterThan(viaTrieWithDelta, comparedWithDelta / 10, "the trie plan answers a good share with a delta")
     }
 
+    /// Every prefix that ends at a scalar boundary, each once, whatever the words share.
+    func testPrefixesOfWordsEndAtScalarsAndAreListedOnce() {
+        let words = ["zürich", "zug", "zu", "zürich", "zé", "a"].map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
+        var prefixes: [String] = []
+        DeltaLists.forEachPrefix(of: words) { prefixes.append(String(decoding: $0, as: UTF8.self)) }
+        XCTAssertEqual(prefixes.sorted(), ["a", "z", "zu", "zug", "zé", "zü", "zür", "züri", "züric", "zürich"].sorted())
+    }
+
     /// A prefix with fewer words than wanted and many documents ("python3" in Debian): the
     /// completions' walk stops once every delta word under it has been met, and not before: a
     /// rare word in the last, lightest document must still be found.

@@ -50,41 +50,51 @@ struct DeltaLists {
     static func weight(_ value: Bytes) -> UInt64 { ~value.loadBigEndian(UInt64.self, at: 0) }
     static func docnum(_ value: Bytes) -> UInt32 { value.loadBigEndian(UInt32.self, at: 8) }
 
-    /// Every prefix of `word` that ends at a scalar boundary, shortest first, added to `into`.
-    static func addPrefixes(of word: some Collection<UInt8>, to into: inout Set<[UInt8]>) {
-        var prefix: [UInt8] = []
-        prefix.reserveCapacity(word.count)
-        for byte in word {
-            // A continuation byte (10xxxxxx) does not start a scalar: the prefix before it is cut.
-            if byte & 0xC0 != 0x80, !prefix.isEmpty { into.insert(prefix) }
-            prefix.append(byte)
+    /// The words a document is listed under the prefixes of: its title's first word, and its
+    /// name words, sorted and distinct (see ``forEachPrefix(of:_:)``). Copied out of the
+    /// document, so that writes may follow.
+    struct Words {
+        let first: [[UInt8]]
+        let names: [[UInt8]]
+
+        init(sortTitle: some Collection<UInt8>, nameWords: some Sequence<some Collection<UInt8>>) {
+            let title = Array(sortTitle.prefix { $0 != 0x20 })
+            first = title.isEmpty ? [] : [title]
+            names = nameWords.map { Array($0) }.sorted { $0.lexicographicallyPrecedes($1) }
         }
-        if !prefix.isEmpty { into.insert(prefix) }
     }
 
-    /// The keys under which a document is listed: the prefixes of its title's first word, and
-    /// of all its name words. Copied out of the document, so that writes may follow.
-    static func keys(sortTitle: some Collection<UInt8>, nameWords: some Sequence<some Collection<UInt8>>)
-        -> (first: Set<[UInt8]>, words: Set<[UInt8]>) {
-        var first = Set<[UInt8]>()
-        addPrefixes(of: sortTitle.prefix { $0 != 0x20 }, to: &first)
-        var words = Set<[UInt8]>()
-        for word in nameWords { addPrefixes(of: word, to: &words) }
-        return (first, words)
+    /// Calls `body` with every prefix of the sorted `words` that ends at a scalar boundary, each
+    /// once, as a slice of a word (no array a prefix, no set of them: that was a third of an
+    /// upsert of cities' alias-heavy entries). A prefix of a word that is also a prefix of an
+    /// earlier word in byte order is a prefix of the word just before it (every word between the
+    /// two starts with it too), so only the prefixes longer than their common prefix are new.
+    static func forEachPrefix(of words: [[UInt8]], _ body: (ArraySlice<UInt8>) throws -> Void) rethrows {
+        var previous: [UInt8] = []
+        for word in words {
+            var common = 0
+            let shorter = min(word.count, previous.count)
+            while common < shorter, word[common] == previous[common] { common += 1 }
+            var end = common + 1
+            while end <= word.count {
+                // A continuation byte (10xxxxxx) does not start a scalar: no prefix ends before it.
+                if end == word.count || word[end] & 0xC0 != 0x80 { try body(word[..<end]) }
+                end += 1
+            }
+            previous = word
+        }
     }
 
-    func add(_ docnum: UInt32, weight: UInt64, keys: (first: Set<[UInt8]>, words: Set<[UInt8]>),
-             in txn: borrowing WriteTransaction) throws {
+    func add(_ docnum: UInt32, weight: UInt64, words: Words, in txn: borrowing WriteTransaction) throws {
         let value = Self.value(weight: weight, docnum: docnum)
-        for key in keys.first { try txn.put(firstPrefixes, key, value) }
-        for key in keys.words { try txn.put(wordPrefixes, key, value) }
+        try Self.forEachPrefix(of: words.first) { try txn.put(firstPrefixes, $0, value) }
+        try Self.forEachPrefix(of: words.names) { try txn.put(wordPrefixes, $0, value) }
     }
 
-    func remove(_ docnum: UInt32, weight: UInt64, keys: (first: Set<[UInt8]>, words: Set<[UInt8]>),
-                in txn: borrowing WriteTransaction) throws {
+    func remove(_ docnum: UInt32, weight: UInt64, words: Words, in txn: borrowing WriteTransaction) throws {
         let value = Self.value(weight: weight, docnum: docnum)
-        for key in keys.first { _ = try txn.delete(firstPrefixes, key, value: value) }
-        for key in keys.words { _ = try txn.delete(wordPrefixes, key, value: value) }
+        try Self.forEachPrefix(of: words.first) { _ = try txn.delete(firstPrefixes, $0, value: value) }
+        try Self.forEachPrefix(of: words.names) { _ = try txn.delete(wordPrefixes, $0, value: value) }
     }
 
     /// Calls `body` with the (weight, document number) of each value listed under `prefix` in

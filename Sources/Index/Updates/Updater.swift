@@ -59,7 +59,7 @@ struct Updater {
                 for term in doc.nameTerms { try txn.put(schema.deltaTerms, term, Self.posting(number, field: 0)) }
                 if let lists {
                     try lists.add(number, weight: doc.entry.weight,
-                                  keys: DeltaLists.keys(sortTitle: doc.sortTitle.utf8, nameWords: doc.nameTerms.lazy.map(\.utf8)), in: txn)
+                                  words: DeltaLists.Words(sortTitle: doc.sortTitle.utf8, nameWords: doc.nameTerms.lazy.map(\.utf8)), in: txn)
                 }
                 for term in doc.descriptionWords { try txn.put(schema.deltaTerms, term, Self.posting(number, field: 1)) }
                 for token in doc.tokens(filterable: generation.filterable) {
@@ -122,8 +122,8 @@ struct Updater {
         let descriptionTerms = WordList(bytes: try view.descriptionWords).map { Array($0) }
         let titleKey = TitleKey.make(sortTitle: view.sortTitle, docnum: docnum)
         let weight = view.weight
-        let listKeys = docnum < generation.baseCount || schema.deltaFirstPrefixes == nil ? nil
-            : DeltaLists.keys(sortTitle: view.sortTitle, nameWords: nameTerms)
+        let listWords = docnum < generation.baseCount || schema.deltaFirstPrefixes == nil ? nil
+            : DeltaLists.Words(sortTitle: view.sortTitle, nameWords: nameTerms)
 
         for token in tokens {
             let place = try schema.chipDatabases(token)
@@ -140,10 +140,10 @@ struct Updater {
             try txn.delete(schema.deltaTerms, Schema.tokenTerm(token), value: Self.posting(docnum, field: 0))
         }
         if let titles = schema.titles { try txn.delete(titles, titleKey) }
-        if let listKeys, let first = schema.deltaFirstPrefixes, let words = schema.deltaWordPrefixes {
+        if let listWords, let first = schema.deltaFirstPrefixes, let words = schema.deltaWordPrefixes {
             // Whether or not the lists are complete: a value left behind would name a removed
             // document (readers skip it), so removing it is only tidier, never wrong.
-            try DeltaLists(firstPrefixes: first, wordPrefixes: words).remove(docnum, weight: weight, keys: listKeys, in: txn)
+            try DeltaLists(firstPrefixes: first, wordPrefixes: words).remove(docnum, weight: weight, words: listWords, in: txn)
         }
         try txn.delete(schema.docs, schema.documentKey(docnum))
     }
