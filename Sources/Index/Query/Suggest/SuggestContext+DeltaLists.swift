@@ -80,6 +80,9 @@ extension SuggestContext {
             let key = Self.completionKey(doc, typos: 0)
             for list in 0..<2 {
                 for word in WordList(bytes: list == 0 ? doc.sortTitle : doc.aliasWords) where word.hasPrefix(partial) {
+                    // An alias word spelling a title word another way is not offered (``CompletionSource``),
+                    // and not met either: a document that offers it may still be unread.
+                    if list == 1, CompletionSource.isVariant(word, titleWords: doc.sortTitle) { continue }
                     acc.noteCompletion(word, distance: 0, key: key, docnum: docnum)
                     _ = word.withUnsafeBytes { met.update($0) { $0 = true } }
                 }
