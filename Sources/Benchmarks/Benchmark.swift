@@ -178,9 +178,10 @@ public struct Benchmark {
                 }
                 let state = merged ? "merged" : "updated"
                 for typos in [TypoMode.auto, .off] {
-                    var measured = try Self.measure(shard, workload: workload, warmup: warmup, typos: typos, slowest: 0)
+                    var measured = try Self.measure(shard, workload: workload, warmup: warmup, typos: typos, slowest: slowest)
                     guard var before = fresh[typos] else { continue }
                     output("  suggest typos=\(typos.rawValue), after the upserts\(merged ? " and the merge" : "")")
+                    for (elapsed, text) in measured.slow { output("             slow: \(Self.micros(elapsed))  \"\(text)\"") }
                     for line in measured.lines() { output("             " + line) }
                     output(String(format: "  ratio      %@ / fresh, typos=%@: all p50 %.2f×, p99 %.2f×, mean %.2f×; one word p50 %.2f×; multi-word p50 %.2f×",
                                   state, typos.rawValue, Self.ratio(&measured.all, &before.all, 0.5), Self.ratio(&measured.all, &before.all, 0.99),
