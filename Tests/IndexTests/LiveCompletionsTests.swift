@@ -1,6 +1,7 @@
 import Catalog
 @testable import Index
 import TestSupport
+import Synchronization
 import XCTest
 
 /// The trie plan's completions after updates: a heavy node lists its words by their best entry
@@ -93,5 +94,41 @@ final class LiveCompletionsTests: XCTestCase {
             print("[live completions] seed \(seed), list size \(listSize): \(compared) answers compared after \(batches) batches, "
                   + "\(viaTrie) proven by the trie plan")
         }
+    }
+
+    /// A heavy node's completion list filled by one entry's words (Beijing's aliases under "b"),
+    /// and that entry re-weighted: every listed word moves past the list's own bound, so the list
+    /// proves nothing. The region is split into its children, whose lists hold other words, instead
+    /// of reading the postings of every "b…" word (cities "B": 25 ms). Exact either way: checked
+    /// against the reference, and the postings path must not be taken.
+    func testAListFilledByOneMovedEntrysWordsIsSplitIntoItsChildren() throws {
+        var rng = SeededGenerator(seed: 20261205)
+        let syllables = ["ba", "be", "bi", "bo", "bu", "bra", "bla", "bre"]
+        var entries = [CatalogEntry(id: "top", title: "Beijing", categories: ["China"], weight: 20_000_000,
+                                    aliases: (0..<24).map { "B\(syllables[$0 % syllables.count])\($0)x" })]
+        for n in 0..<600 {
+            let word = syllables.randomElement(using: &rng)! + String(Int.random(in: 0..<400, using: &rng))
+            entries.append(CatalogEntry(id: "e\(n)", title: "\(word.capitalized) town", categories: ["c\(n % 3)"],
+                                        weight: UInt64(Int.random(in: 1...1_000_000, using: &rng))))
+        }
+        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters())
+        var reference = ReferenceIndex(entries: entries)
+        var moved = entries[0]
+        moved.weight = 3
+        try GeneralPlanTests.update(fixture, &reference, upserting: [moved], deleting: [])
+        let before = PartialWordPlan.completionsFromPostings.load(ordering: .relaxed)
+        var compared = 0
+        for text in ["b", "B", "be", "ba", "bra"] {
+            for completions in [1, 3, 5, 10] {
+                for typos in TypoMode.allCases {
+                    let request = SuggestRequest(text: text, limits: SuggestLimits(entries: 10, categories: 0, completions: completions), typos: typos)
+                    XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request), "\"\(text)\" \(completions) \(typos)")
+                    compared += 1
+                }
+            }
+        }
+        XCTAssertEqual(PartialWordPlan.completionsFromPostings.load(ordering: .relaxed), before,
+                       "the children's lists prove the completions; no word's postings are read")
+        print("[live completions] a list of one moved entry's words: \(compared) answers compared")
     }
 }

@@ -76,6 +76,30 @@ enum TermWalk {
     }
 
     /// Every key that starts with `prefix` (distance 0), in order.
+    /// The regions that partition the subtree of `prefix`: the term `prefix` itself if there is
+    /// one (not a subtree), then the subtree of each next scalar the keys under it have, in key
+    /// order. One seek per region: each child's keys are skipped by seeking past its prefix.
+    static func childRegions(_ cursor: inout Cursor, of prefix: [UInt8], distance: Int) throws -> [TermRegion] {
+        var regions: [TermRegion] = []
+        var entry = try cursor.seek(atLeast: prefix)
+        while let key = entry?.key, key.hasPrefix(prefix) {
+            if key.count == prefix.count {
+                regions.append(TermRegion(prefix: prefix, distance: distance, isSubtree: false))
+                entry = try cursor.nextKey()
+                continue
+            }
+            let length = min(Int(UTF8Scalars.sequenceLength(key[prefix.count])), key.count - prefix.count)
+            let child = Array(key[range: 0..<(prefix.count + length)])
+            regions.append(TermRegion(prefix: child, distance: distance, isSubtree: true))
+            // Past every key starting with `child`: the child with its last byte raised (a byte of
+            // valid UTF-8 is never 0xFF, so this never carries).
+            var next = child
+            next[next.count - 1] &+= 1
+            entry = try cursor.seek(atLeast: next)
+        }
+        return regions
+    }
+
     static func keys(_ cursor: inout Cursor, withPrefix prefix: [UInt8]) throws -> [[UInt8]] {
         var keys: [[UInt8]] = []
         var entry = try cursor.seek(atLeast: prefix)

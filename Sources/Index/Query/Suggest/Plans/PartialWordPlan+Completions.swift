@@ -24,6 +24,10 @@ extension SuggestContext {
     /// Entries of levels below the distance being read: how many are read at most.
     static let nearerEntriesLimit = 1024
 
+    /// Subtree regions whose list proved nothing that are split into their children, at most,
+    /// per distance (each split is one seek per child).
+    static let regionSplitLimit = 64
+
     /// Notes the completions of `partial` into `acc` and returns true, or returns false when the
     /// lists cannot prove the answer (what was noted is then correct but incomplete).
     func completeFromRegions(_ regions: [TermRegion], partial: QueryWord, deltaMatches: [(term: [UInt8], distance: Int)],
@@ -81,7 +85,9 @@ extension SuggestContext {
         var candidates: [Ranked] = []
         // Every word some list does not show ranks at or after this, if any is left out.
         var bound: Ranked?
-        for region in regions {
+        var pending = regions
+        var splits = 0
+        while let region = pending.popLast() {
             if !region.isSubtree {
                 if let best = try firstOffering(of: region.prefix, in: txn) {
                     candidates.append(Ranked(level: distance, best: best, term: region.prefix))
@@ -89,6 +95,20 @@ extension SuggestContext {
             } else if let node = try generation.heavyNode(region.prefix, in: txn) {
                 // Each listed word with its live best: a deleted best moves the word later.
                 let live = try liveCompletions(of: node, needed: needed, in: txn)
+                // A list whose words all moved past its own bound proves nothing: "b" on cities
+                // lists sixteen words, all Beijing's (its aliases), and once Beijing is re-weighted
+                // they all rank after Beijing's old key, the list's bound, so not even one word was
+                // proven and every "b…" word's postings were read (25 ms). Its children's lists
+                // hold other words: read those instead (they partition the subtree), a bounded
+                // number of times.
+                if let left = live.bound, splits < Self.regionSplitLimit,
+                   live.words.filter({ LiveCompletions.precedes($0, left.best, left.term) }).count < needed {
+                    splits += 1
+                    pending += try txn.withCursor(generation.schema.terms) {
+                        try TermWalk.childRegions(&$0, of: region.prefix, distance: region.distance)
+                    }
+                    continue
+                }
                 candidates += live.words.map { Ranked(level: distance, best: $0.best, term: $0.term) }
                 if let left = live.bound {
                     let unlisted = Ranked(level: distance, best: left.best, term: left.term)

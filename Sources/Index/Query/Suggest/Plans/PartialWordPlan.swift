@@ -1,4 +1,5 @@
 import Storage
+import Synchronization
 
 /// The plan for a query that is one partial word and nothing else, the commonest keystroke there
 /// is ("pyth", "limb", "aurangab"), with or without typos.
@@ -28,6 +29,11 @@ import Storage
 /// the entries and the completions, two-typo matches cannot enter and that answer is the answer.
 /// Only otherwise is the wider walk made.
 enum PartialWordPlan: SuggestPlan {
+    /// How many times the region lists could not prove a lone partial word's completions and every
+    /// matching word's postings were read instead (for tests: a costly path that only their
+    /// answers' speed would otherwise show).
+    static let completionsFromPostings = Atomic<Int>(0)
+
     static let kind = SuggestPlanKind.partialWord
 
     static func evaluate(_ context: inout SuggestContext, in txn: borrowing ReadTransaction) throws -> PlanOutcome {
@@ -110,6 +116,7 @@ extension SuggestContext {
             if try !completeFromRegions(regions, partial: partial, deltaMatches: deltaMatches, limit: completionLimit,
                                         into: &acc, in: txn) {
                 // The lists could not prove them: the terms themselves are needed.
+                PartialWordPlan.completionsFromPostings.add(1, ordering: .relaxed)
                 var baseTerms: [(term: [UInt8], distance: Int)]? = []
                 _ = try generation.nameRegions(matching: partial, terms: &baseTerms, in: txn)
                 let matches = Generation.merged(baseTerms ?? [], deltaMatches)
