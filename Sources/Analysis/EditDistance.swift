@@ -64,8 +64,9 @@ public enum EditDistance {
     /// ```
     public static func isSpellingVariant(_ word: String, of title: String) -> Bool {
         let a = word.unicodeScalars, b = title.unicodeScalars
-        guard a.count >= variantMinimumLength, b.count >= variantMinimumLength,
-              a.prefix(2).elementsEqual(b.prefix(2)), !a.elementsEqual(b) else { return false }
+        // The first scalars first: most pairs differ there, and counting scalars walks the words.
+        guard a.prefix(2).elementsEqual(b.prefix(2)), a.count >= variantMinimumLength, b.count >= variantMinimumLength,
+              !a.elementsEqual(b) else { return false }
         return distance(word, title) <= variantMaximumDistance
     }
 

@@ -167,10 +167,11 @@ enum Answers {
     /// Merged completions as the client sees them: the text with the partial word completed.
     static func presentCompletions(_ completions: [RankedCompletionView], presenter: inout Presenter) -> [Typeahead_V1_QueryCompletion] {
         // Checked mergeable: every completion has its best entry's key.
+        let none = UnsafeRawBufferPointer(start: nil, count: 0)
         let order = PresentedCompletionOrder.order(
             count: completions.count,
-            sameRun: { completions[$0].typos == completions[$1].typos && completions[$0].best?.id.elementsEqual(completions[$1].best?.id ?? .init(start: nil, count: 0)) == true },
-            isTitleWord: { PresentedCompletionOrder.isWord(completions[$0].term, of: completions[$0].best?.sortTitle ?? .init(start: nil, count: 0)) })
+            sameRun: { completions[$0].typos == completions[$1].typos && (completions[$0].best?.id ?? none).elementsEqual(completions[$1].best?.id ?? none) },
+            isTitleWord: { PresentedCompletionOrder.isWord(completions[$0].term, of: completions[$0].best?.sortTitle ?? none) })
         return order.map { completions[$0] }.map { completion in
             Typeahead_V1_QueryCompletion(text: presenter.completionText(spelling: String(decoding: completion.spelling, as: UTF8.self)))
         }

@@ -69,17 +69,8 @@ struct BuildDocument: Sendable {
         }
     }
 
-    /// The words of `aliasWords` that spell a word of `titleWords` another way. Most pairs differ
-    /// in their first two scalars, which is checked before any edit distance.
+    /// The words of `aliasWords` that spell a word of `titleWords` another way.
     static func variants(among aliasWords: [String], of titleWords: [String]) -> [String] {
-        guard !aliasWords.isEmpty else { return [] }
-        let minimum = EditDistance.variantMinimumLength
-        let titles = titleWords.filter { $0.unicodeScalars.count >= minimum }
-        guard !titles.isEmpty else { return [] }
-        let heads = titles.map { Array($0.unicodeScalars.prefix(2)) }
-        return aliasWords.filter { word in
-            let head = word.unicodeScalars.prefix(2)
-            return titles.indices.contains { heads[$0].elementsEqual(head) && EditDistance.isSpellingVariant(word, of: titles[$0]) }
-        }
+        aliasWords.filter { word in titleWords.contains { EditDistance.isSpellingVariant(word, of: $0) } }
     }
 }

@@ -185,7 +185,7 @@ struct GenerationBuilder {
             try txn.put(schema.meta, MetaKey.format, MetaKey.formatValue(layout: format.layout))
             try txn.put(schema.meta, MetaKey.baseCount, UInt32(order.count))
             try txn.put(schema.meta, MetaKey.nextDocument, UInt32(order.count))
-            if schema.deltaFirstPrefixes != nil {
+            if schema.deltaLists != nil {
                 // The delta is empty, so its (empty) lists are complete.
                 try txn.put(schema.meta, MetaKey.deltaListsThrough, UInt32(order.count))
             }

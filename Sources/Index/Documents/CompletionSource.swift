@@ -42,6 +42,19 @@ enum CompletionSource {
 }
 
 extension DocumentView {
+    /// Calls `body` with each name word the document offers as a completion that `matches`
+    /// accepts, and what `matches` returned for it: its title words, then its alias words that
+    /// spell no title word another way (``CompletionSource``). `matches` runs first, so only the
+    /// alias words it accepts are checked for being variants. No array of the two lists is made.
+    func forEachOfferedWord<Match>(matching matches: (Bytes) -> Match?, _ body: (Bytes, Match) throws -> Void) rethrows {
+        for word in WordList(bytes: sortTitle) {
+            if let match = matches(word) { try body(word, match) }
+        }
+        for word in WordList(bytes: aliasWords) {
+            if let match = matches(word), !CompletionSource.isVariant(word, titleWords: sortTitle) { try body(word, match) }
+        }
+    }
+
     /// Whether the document offers name word `term` as a completion: a title word, or an alias
     /// word that is not a spelling variant of one (``CompletionSource``). A term the document does
     /// not have is not offered.

@@ -39,6 +39,13 @@ struct DeltaLists {
 
     static let valueSize = 12
 
+    /// Whether lists complete through `through` (the ``MetaKey/deltaListsThrough`` value) list
+    /// every delta document numbered below `next` (the `next_document`).
+    static func areComplete(through: Bytes?, next: UInt32) -> Bool {
+        guard let through, through.count == 4 else { return false }
+        return through.loadBigEndian(UInt32.self, at: 0) == next
+    }
+
     /// Weight descending in byte order (the complement, big-endian), then the document number.
     static func value(weight: UInt64, docnum: UInt32) -> [UInt8] {
         let inverted = ~weight
@@ -115,11 +122,10 @@ extension Generation {
     /// The delta's prefix lists when they list every live delta document (see ``DeltaLists``,
     /// completeness), else nil: then the delta is scanned.
     func deltaLists(in txn: borrowing ReadTransaction) throws -> DeltaLists? {
-        guard let first = schema.deltaFirstPrefixes, let words = schema.deltaWordPrefixes,
-              let through = try txn.get(schema.meta, MetaKey.deltaListsThrough), through.count == 4,
-              let next = try txn.get(schema.meta, MetaKey.nextDocument), next.count == 4,
-              through.loadBigEndian(UInt32.self, at: 0) == next.loadBigEndian(UInt32.self, at: 0) else { return nil }
-        return DeltaLists(firstPrefixes: first, wordPrefixes: words)
+        guard let lists = schema.deltaLists, let next = try txn.get(schema.meta, MetaKey.nextDocument), next.count == 4,
+              DeltaLists.areComplete(through: try txn.get(schema.meta, MetaKey.deltaListsThrough),
+                                     next: next.loadBigEndian(UInt32.self, at: 0)) else { return nil }
+        return lists
     }
 
     /// Whether every delta term under `prefix` that is a name word (has a name posting) is in

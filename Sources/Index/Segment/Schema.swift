@@ -66,6 +66,11 @@ struct Schema {
     /// Nil in generations written before the delta's prefix lists (``DeltaLists``).
     let deltaFirstPrefixes: Database?
     let deltaWordPrefixes: Database?
+    /// Both of them, when the file has them.
+    var deltaLists: DeltaLists? {
+        guard let deltaFirstPrefixes, let deltaWordPrefixes else { return nil }
+        return DeltaLists(firstPrefixes: deltaFirstPrefixes, wordPrefixes: deltaWordPrefixes)
+    }
     /// How `docs` is keyed in this file (see ``DocumentKey``).
     let documentKeys: DocumentKey.Encoding
     /// The file's layout version (``MetaKey/format``): a build writes its format's; an existing

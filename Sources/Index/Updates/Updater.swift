@@ -103,10 +103,9 @@ struct Updater {
     /// The delta's prefix lists if they list every live delta document before this batch.
     private func listsToMaintain(next: UInt32, _ txn: borrowing WriteTransaction) throws -> DeltaLists? {
         let schema = generation.schema
-        guard let first = schema.deltaFirstPrefixes, let words = schema.deltaWordPrefixes,
-              let through = try txn.get(schema.meta, MetaKey.deltaListsThrough), through.count == 4,
-              through.loadBigEndian(UInt32.self, at: 0) == next else { return nil }
-        return DeltaLists(firstPrefixes: first, wordPrefixes: words)
+        guard let lists = schema.deltaLists,
+              DeltaLists.areComplete(through: try txn.get(schema.meta, MetaKey.deltaListsThrough), next: next) else { return nil }
+        return lists
     }
 
     /// Removes one live document from the query path (its id mapping is the caller's business).
@@ -122,8 +121,8 @@ struct Updater {
         let descriptionTerms = WordList(bytes: try view.descriptionWords).map { Array($0) }
         let titleKey = TitleKey.make(sortTitle: view.sortTitle, docnum: docnum)
         let weight = view.weight
-        let listWords = docnum < generation.baseCount || schema.deltaFirstPrefixes == nil ? nil
-            : DeltaLists.Words(sortTitle: view.sortTitle, nameWords: nameTerms)
+        let lists = docnum < generation.baseCount ? nil : schema.deltaLists
+        let listWords = lists.map { _ in DeltaLists.Words(sortTitle: view.sortTitle, nameWords: nameTerms) }
 
         for token in tokens {
             let place = try schema.chipDatabases(token)
@@ -140,10 +139,10 @@ struct Updater {
             try txn.delete(schema.deltaTerms, Schema.tokenTerm(token), value: Self.posting(docnum, field: 0))
         }
         if let titles = schema.titles { try txn.delete(titles, titleKey) }
-        if let listWords, let first = schema.deltaFirstPrefixes, let words = schema.deltaWordPrefixes {
+        if let lists, let listWords {
             // Whether or not the lists are complete: a value left behind would name a removed
             // document (readers skip it), so removing it is only tidier, never wrong.
-            try DeltaLists(firstPrefixes: first, wordPrefixes: words).remove(docnum, weight: weight, words: listWords, in: txn)
+            try lists.remove(docnum, weight: weight, words: listWords, in: txn)
         }
         try txn.delete(schema.docs, schema.documentKey(docnum))
     }

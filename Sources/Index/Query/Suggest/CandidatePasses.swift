@@ -38,6 +38,6 @@ struct CandidatePasses {
     /// The documents to walk for pass `pass`, and a filter for them (nil: all are in the pass).
     func walk(_ pass: Int) -> (docs: [UInt32], members: TypoPass?) {
         if let split { return (split[pass], nil) }
-        return (candidates, count == 1 ? nil : TypoPass(typos: pass, exactComplete: exactComplete, exactPartial: exactPartial))
+        return (candidates, TypoPass.filter(typos: pass, exactComplete: exactComplete, exactPartial: exactPartial))
     }
 }

@@ -78,14 +78,11 @@ extension SuggestContext {
             try Self.checkStop(&read, shouldStop)
             guard let doc = try generation.document(docnum, in: txn) else { return true }
             let key = Self.completionKey(doc, typos: 0)
-            for list in 0..<2 {
-                for word in WordList(bytes: list == 0 ? doc.sortTitle : doc.aliasWords) where word.hasPrefix(partial) {
-                    // An alias word spelling a title word another way is not offered (``CompletionSource``),
-                    // and not met either: a document that offers it may still be unread.
-                    if list == 1, CompletionSource.isVariant(word, titleWords: doc.sortTitle) { continue }
-                    acc.noteCompletion(word, distance: 0, key: key, docnum: docnum)
-                    _ = word.withUnsafeBytes { met.update($0) { $0 = true } }
-                }
+            // A word the document does not offer is not met either: a document that offers it
+            // may still be unread.
+            doc.forEachOfferedWord(matching: { $0.hasPrefix(partial) ? () : nil }) { word, _ in
+                acc.noteCompletion(word, distance: 0, key: key, docnum: docnum)
+                _ = word.withUnsafeBytes { met.update($0) { $0 = true } }
             }
             return true
         }

@@ -61,15 +61,8 @@ struct SuggestContext {
         }
         if acc.wantsCompletions, query.partial != nil {
             let completionKey = Self.completionKey(doc, typos: typos)
-            // Title words, then alias words (no array of the two lists per document); an alias
-            // word that spells a title word another way is not offered (``CompletionSource``).
-            for list in 0..<2 {
-                for word in WordList(bytes: list == 0 ? doc.sortTitle : doc.aliasWords) {
-                    if let d = query.partial!.distance(to: word) {
-                        if list == 1, CompletionSource.isVariant(word, titleWords: doc.sortTitle) { continue }
-                        acc.noteCompletion(word, distance: d, key: completionKey, docnum: doc.docnum)
-                    }
-                }
+            doc.forEachOfferedWord(matching: { query.partial!.distance(to: $0) }) { word, d in
+                acc.noteCompletion(word, distance: d, key: completionKey, docnum: doc.docnum)
             }
         }
         return true

@@ -24,6 +24,11 @@ struct TypoPass {
         self.exactPartial = exactPartial
     }
 
+    /// Pass `typos`'s filter, or nil when there are no lists (one pass: every candidate is in it).
+    static func filter(typos: Int, exactComplete: [UInt32]?, exactPartial: [UInt32]?) -> TypoPass? {
+        exactComplete == nil && exactPartial == nil ? nil : TypoPass(typos: typos, exactComplete: exactComplete, exactPartial: exactPartial)
+    }
+
     /// How many passes the lists make: one more than the lists given.
     static func count(exactComplete: [UInt32]?, exactPartial: [UInt32]?) -> Int {
         1 + (exactComplete == nil ? 0 : 1) + (exactPartial == nil ? 0 : 1)

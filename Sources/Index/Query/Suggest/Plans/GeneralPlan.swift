@@ -174,13 +174,12 @@ extension SuggestContext {
         let bestTypos = acc.bestTypos
         // Each pass is picked out of the candidates as the walk reads them (``TypoPass``), and a
         // pass that starts settled reads only its delta documents.
-        let lists = exactComplete != nil || exactPartial != nil
         for typos in 0..<TypoPass.count(exactComplete: exactComplete, exactPartial: exactPartial) {
             acc.bestTypos = max(bestTypos, typos)
             // A title that starts with the typed text has every typed word exactly.
             if typos > 0 { acc.startsWithPossible = false }
             try rank(candidates, &acc, filtersHold: true, entered: entered, completionLimit: completionLimit, narrowingTo: narrowingPrefix,
-                     pass: lists ? TypoPass(typos: typos, exactComplete: exactComplete, exactPartial: exactPartial) : nil, in: txn)
+                     pass: TypoPass.filter(typos: typos, exactComplete: exactComplete, exactPartial: exactPartial), in: txn)
         }
         if let completionTerms {
             acc.wantsCompletions = true

@@ -125,11 +125,8 @@ extension SuggestContext {
         // Words at this distance that a nearer entry has: that entry may be their best.
         for (docnum, level) in nearer {
             guard let doc = try generation.document(docnum, in: txn) else { continue }
-            for (index, list) in [doc.sortTitle, doc.aliasWords].enumerated() {
-                for name in WordList(bytes: list) where word.distance(to: name) == distance {
-                    if index == 1, CompletionSource.isVariant(name, titleWords: doc.sortTitle) { continue }
-                    candidates.append(Ranked(level: level, best: docnum, term: Array(name)))
-                }
+            doc.forEachOfferedWord(matching: { word.distance(to: $0) == distance ? () : nil }) { name, _ in
+                candidates.append(Ranked(level: level, best: docnum, term: Array(name)))
             }
         }
         candidates.sort(by: <)
