@@ -172,7 +172,7 @@ enum Answers {
             count: completions.count,
             sameRun: { completions[$0].typos == completions[$1].typos && (completions[$0].best?.id ?? none).elementsEqual(completions[$1].best?.id ?? none) },
             isTitleWord: { PresentedCompletionOrder.isWord(completions[$0].term, of: completions[$0].best?.sortTitle ?? none) })
-        return order.map { completions[$0] }.map { completion in
+        return (order?.map { completions[$0] } ?? completions).map { completion in
             Typeahead_V1_QueryCompletion(text: presenter.completionText(spelling: String(decoding: completion.spelling, as: UTF8.self)))
         }
     }

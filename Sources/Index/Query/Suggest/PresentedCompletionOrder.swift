@@ -8,10 +8,13 @@
 /// stays a matter of the total order that shards merge by, and every presenter reorders the same
 /// list the same way. A shard's part of an answer keeps the merge order.
 public enum PresentedCompletionOrder {
-    /// The positions of `count` completions in presented order. `sameRun(i, j)`: completions `i`
-    /// and `j` have the same distance and best entry; `isTitleWord(i)`: completion `i`'s word is a
-    /// word of its best entry's analysed title. O(count).
-    public static func order(count: Int, sameRun: (Int, Int) -> Bool, isTitleWord: (Int) -> Bool) -> [Int] {
+    /// The positions of `count` completions in presented order, or nil when that is the order
+    /// they are in (no run of one entry's words: the common case, and then nothing is allocated).
+    /// `sameRun(i, j)`: completions `i` and `j` have the same distance and best entry;
+    /// `isTitleWord(i)`: completion `i`'s word is a word of its best entry's analysed title.
+    /// O(count).
+    public static func order(count: Int, sameRun: (Int, Int) -> Bool, isTitleWord: (Int) -> Bool) -> [Int]? {
+        guard (1..<max(1, count)).contains(where: { sameRun($0 - 1, $0) }) else { return nil }
         var order: [Int] = []
         order.reserveCapacity(count)
         var start = 0
@@ -38,7 +41,7 @@ public enum PresentedCompletionOrder {
     public static func presented(_ completions: [QueryCompletion]) -> [QueryCompletion] {
         order(count: completions.count,
               sameRun: { completions[$0].typos == completions[$1].typos && completions[$0].best == completions[$1].best },
-              isTitleWord: { isWord(completions[$0].term.utf8, of: completions[$0].best.sortTitle.utf8) })
-            .map { completions[$0] }
+              isTitleWord: { isWord(completions[$0].term.utf8, of: completions[$0].best.sortTitle.utf8) })?
+            .map { completions[$0] } ?? completions
     }
 }

@@ -33,13 +33,15 @@ extension SuggestContext {
             }
             if presented, response.completions.count > 1 {
                 let completions = response.completions
-                response.completions = PresentedCompletionOrder.order(
+                if let order = PresentedCompletionOrder.order(
                     count: completions.count,
                     sameRun: { completions[$0].typos == completions[$1].typos && completions[$0].best.id == completions[$1].best.id },
                     isTitleWord: { index in
                         guard let title = completions[index].best.sortTitle else { return false }
                         return completions[index].withTerm { PresentedCompletionOrder.isWord($0, of: title) }
-                    }).map { completions[$0] }
+                    }) {
+                    response.completions = order.map { completions[$0] }
+                }
             }
         }
         if query.partial != nil, request.limits.categories > 0 {

@@ -24,8 +24,10 @@ extension SuggestContext {
         // Delta documents: read best-first from the delta's prefix lists, as far as the answer
         // needs (``enterDeltaEntries``, ``noteDeltaCompletions``). Without complete lists (a
         // generation written before them), every one that matches, verified like any candidate.
-        let lists = try generation.deltaLists(in: txn)
-        if lists == nil {
+        // An empty delta (a fresh or merged shard) needs neither: its lists are not looked up.
+        let hasDelta = try txn.count(generation.schema.deltaTerms) > 0
+        let lists = hasDelta ? try generation.deltaLists(in: txn) : nil
+        if hasDelta && lists == nil {
             var deltaDocs: [UInt32] = []
             for (term, _) in try generation.deltaTerms(matching: partial, in: txn) {
                 try generation.appendDeltaPostings(of: term, includeDescription: false, to: &deltaDocs, in: txn)
