@@ -61,7 +61,7 @@ let package = Package(
         .target(name: "Analysis", dependencies: ["CUTF8Proc"]),
         .target(name: "Catalog", dependencies: ["CYAJL", "JSONTree"]),
         .target(name: "Caching"),
-        .target(name: "Index", dependencies: ["Storage", "Analysis", "Catalog", "Caching"], exclude: ["Semantics.md"]),
+        .target(name: "Index", dependencies: ["Storage", "Analysis", "Catalog", "Caching", "CSystem"], exclude: ["Semantics.md"]),
         .target(name: "JSONTree", dependencies: ["CYAJL"]),
         .target(name: "Wire", dependencies: ["JSONTree", "COpenSSL"]),
         .target(name: "WireConversions", dependencies: ["Index", "Catalog", "Storage", "Wire"]),

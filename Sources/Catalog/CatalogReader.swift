@@ -1,3 +1,4 @@
+import Dispatch
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -105,45 +106,122 @@ public final class CatalogReader {
     ///
     /// Complexity: O(length of the line), amortized over reads.
     public func next() throws -> Result<CatalogEntry, CatalogLineError>? {
-        while let rawLine = try nextRawLine() {
-            lineNumber += 1
-            summary.lines += 1
-            let outcome: JSONLineParser.Outcome
-            switch rawLine {
-            case .tooLong(let length):
-                outcome = .invalid(lineTooLongReason(length: length, limit: limits.maximumLineBytes))
-            case .bytes(let range):
-                let isFirstLine = lineNumber == 1
-                outcome = buffer.withUnsafeBufferPointer { all in
-                    var line = UnsafeBufferPointer(rebasing: all[range])
-                    if isFirstLine && line.starts(with: [0xEF, 0xBB, 0xBF]) {
-                        line = UnsafeBufferPointer(rebasing: line.dropFirst(3))
-                    }
-                    return parser.parse(line)
-                }
-            }
-            switch outcome {
-            case .blank:
-                continue
-            case .invalid(let reason):
-                summary.invalid += 1
-                return .failure(CatalogLineError(line: lineNumber, reason: reason))
-            case .entry(let entry, let unknownFields, let notices):
-                // One hash lookup: the defaulted subscript inserts our line number when absent.
-                var firstLine = 0
-                update(&firstLineOfId[Array(entry.id.utf8), default: lineNumber]) { firstLine = $0 }
-                if firstLine != lineNumber {
-                    summary.invalid += 1
-                    return .failure(CatalogLineError(
-                        line: lineNumber, reason: "duplicate id \(quoted(entry.id)) (first seen on line \(firstLine))"))
-                }
-                summary.entries += 1
-                summary.unknownFields += unknownFields
-                summary.notices.record(notices, line: lineNumber)
-                return .success(entry)
-            }
+        while let (number, raw) = try nextNumberedLine(mayRead: true) {
+            if let result = settle(Self.parse(raw, number: number, in: buffer, with: parser), line: number) { return result }
         }
         return nil
+    }
+
+    /// The next entries and invalid lines (blank ones skipped), in line order, exactly as many
+    /// calls of ``next()`` would return them: the lines already read into the buffer (at least one,
+    /// at most `maximumLines`), parsed on up to `threads` threads at once. Nil at the end of the input.
+    ///
+    /// Why: parsing (yajl's events into an entry, UTF-8 validation) is most of reading a catalog,
+    /// 2 µs a line, and lines are independent; only the duplicate-id check and the counts need
+    /// line order, and they are applied after, on this thread. A 1M-entry catalog (155 MB) reads
+    /// in about half the time on two cores.
+    ///
+    /// Thread ownership: worker `i` uses only its own parser (`workers[i]`) and writes only its own
+    /// slice of the outcomes; the buffer is read by all and written by none until they finish.
+    public func nextBatch(maximumLines: Int = 8192, threads: Int = CatalogReader.parallelism)
+        throws -> [Result<CatalogEntry, CatalogLineError>]? {
+        guard let first = try nextNumberedLine(mayRead: true) else { return nil }
+        var lines = [first]
+        while lines.count < maximumLines, let line = try nextNumberedLine(mayRead: false) { lines.append(line) }
+        let workerCount = max(1, min(threads, lines.count / Self.linesPerWorker))
+        while workers.count < workerCount - 1 { workers.append(JSONLineParser(limits: limits)) }
+        let parsers = [parser] + workers.prefix(workerCount - 1)
+        let outcomes = [JSONLineParser.Outcome](unsafeUninitializedCapacity: lines.count) { slots, initialized in
+            buffer.withUnsafeBufferPointer { all in
+                nonisolated(unsafe) let slots = slots, all = all, parsers = parsers, lines = lines
+                let share = (lines.count + workerCount - 1) / workerCount
+                let work = { @Sendable (worker: Int) in
+                    for index in (worker * share)..<min(lines.count, (worker + 1) * share) {
+                        let (number, raw) = lines[index]
+                        (slots.baseAddress! + index).initialize(to: Self.parse(raw, number: number, in: all, with: parsers[worker]))
+                    }
+                }
+                if workerCount == 1 { work(0) } else { DispatchQueue.concurrentPerform(iterations: workerCount, execute: work) }
+            }
+            initialized = lines.count
+        }
+        if firstLineOfId.isEmpty, let size = input?.sizeHint, summary.bytes > 0 {
+            // Room for the ids of the whole file, by the lines of this first batch: growing the
+            // table by doubling rehashed every id seen (a tenth of reading a 1M-line catalog).
+            let expected = Double(size) * Double(lines.count) / Double(summary.bytes)
+            firstLineOfId.reserveCapacity(Int(min(expected * 1.1, Double(Self.idReservationLimit))))
+        }
+        var results: [Result<CatalogEntry, CatalogLineError>] = []
+        results.reserveCapacity(lines.count)
+        for (index, outcome) in outcomes.enumerated() {
+            if let result = settle(outcome, line: lines[index].number) { results.append(result) }
+        }
+        return results
+    }
+
+    /// Threads ``nextBatch(maximumLines:threads:)`` parses on by default: the online cores, at most 8.
+    public static let parallelism = max(1, min(8, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+
+    /// Lines a worker of a batch parses at least (fewer lines are parsed on fewer threads: waking
+    /// a thread costs what parsing a few dozen lines does).
+    static let linesPerWorker = 256
+
+    /// Most ids the first batch reserves room for (a hint taken from the file's size).
+    static let idReservationLimit = 1 << 26
+
+    /// Additional parsers for ``nextBatch(maximumLines:threads:)``, made when first needed.
+    private var workers: [JSONLineParser] = []
+
+    /// Parses one raw line (line 1 may start with a byte-order mark, which is dropped).
+    private static func parse(_ raw: RawLine, number: Int, in all: UnsafeBufferPointer<UInt8>,
+                              with parser: JSONLineParser) -> JSONLineParser.Outcome {
+        switch raw {
+        case .tooLong(let length):
+            return .invalid(lineTooLongReason(length: length, limit: parser.limits.maximumLineBytes))
+        case .bytes(let range):
+            var line = UnsafeBufferPointer(rebasing: all[range])
+            if number == 1 && line.starts(with: [0xEF, 0xBB, 0xBF]) {
+                line = UnsafeBufferPointer(rebasing: line.dropFirst(3))
+            }
+            return parser.parse(line)
+        }
+    }
+
+    private static func parse(_ raw: RawLine, number: Int, in buffer: [UInt8], with parser: JSONLineParser) -> JSONLineParser.Outcome {
+        buffer.withUnsafeBufferPointer { parse(raw, number: number, in: $0, with: parser) }
+    }
+
+    /// What a parsed line is in line order: nil for a blank line; a duplicate id is an error.
+    private func settle(_ outcome: JSONLineParser.Outcome, line number: Int) -> Result<CatalogEntry, CatalogLineError>? {
+        switch outcome {
+        case .blank:
+            return nil
+        case .invalid(let reason):
+            summary.invalid += 1
+            return .failure(CatalogLineError(line: number, reason: reason))
+        case .entry(let entry, let unknownFields, let notices):
+            // One hash lookup: the defaulted subscript inserts our line number when absent.
+            var firstLine = 0
+            update(&firstLineOfId[Array(entry.id.utf8), default: number]) { firstLine = $0 }
+            if firstLine != number {
+                summary.invalid += 1
+                return .failure(CatalogLineError(
+                    line: number, reason: "duplicate id \(quoted(entry.id)) (first seen on line \(firstLine))"))
+            }
+            summary.entries += 1
+            summary.unknownFields += unknownFields
+            summary.notices.record(notices, line: number)
+            return .success(entry)
+        }
+    }
+
+    /// The next raw line with its number; with `mayRead` false, only a line the buffer already
+    /// holds whole (nil when reading would be needed), so that earlier lines' ranges stay valid.
+    private func nextNumberedLine(mayRead: Bool) throws -> (number: Int, raw: RawLine)? {
+        guard let raw = try nextRawLine(mayRead: mayRead) else { return nil }
+        lineNumber += 1
+        summary.lines += 1
+        return (lineNumber, raw)
     }
 
     private enum RawLine {
@@ -153,7 +231,7 @@ public final class CatalogReader {
         case tooLong(Int)
     }
 
-    private func nextRawLine() throws -> RawLine? {
+    private func nextRawLine(mayRead: Bool) throws -> RawLine? {
         while true {
             let newline: Int? = buffer.withUnsafeBytes { raw in
                 guard start < end, let found = memchr(raw.baseAddress! + start, 0x0A, end - start) else { return nil }
@@ -186,6 +264,7 @@ public final class CatalogReader {
                 return lineStart < end ? .bytes(lineStart..<end) : nil
             }
             // No newline among the buffered bytes: make room, then read more.
+            guard mayRead else { return nil }
             let pending = end - start
             if isSkipping || pending > limits.maximumLineBytes + 1 {  // + 1: a "\r" may follow
                 // Already too long whatever follows: drop what we have instead of buffering it.

@@ -15,6 +15,9 @@ final class FileInput {
     let path: String
     private let descriptor: Int32
     private let ownsDescriptor: Bool
+    /// The size of a regular file when opened (nil for standard input and other streams): a hint
+    /// for what reading it will hold, never a limit.
+    let sizeHint: Int?
 
     /// Opens `path` for reading; "-" means standard input.
     init(path: String) throws(CatalogIOError) {
@@ -22,6 +25,7 @@ final class FileInput {
         if path == "-" {
             descriptor = STDIN_FILENO
             ownsDescriptor = false
+            sizeHint = nil
             return
         }
         var fd: Int32
@@ -37,6 +41,7 @@ final class FileInput {
         }
         descriptor = fd
         ownsDescriptor = true
+        sizeHint = (status.st_mode & S_IFMT) == S_IFREG ? Int(status.st_size) : nil
     }
 
     deinit {

@@ -13,6 +13,9 @@ public enum InvalidLinePolicy: Sendable, Hashable {
 /// count is right. With `.skipInvalid`, returns the valid entries and every error. Throws
 /// `CatalogIOError` if the file cannot be opened or read.
 ///
+/// Lines are parsed on every core (``CatalogReader/nextBatch(maximumLines:threads:)``), in
+/// batches of what the reader has buffered; the result is what reading line by line gives.
+///
 /// Memory: all entries, plus what `CatalogReader` needs. In strict mode the entries are released
 /// as soon as one line is invalid.
 ///
@@ -31,18 +34,20 @@ public func loadCatalog(
     var entries: [CatalogEntry] = []
     var errors: [CatalogLineError] = []
     var totalErrors = 0
-    while let result = try reader.next() {
-        switch result {
-        case .success(let entry):
-            if policy == .skipInvalid || totalErrors == 0 { entries.append(entry) }
-        case .failure(let error):
-            totalErrors += 1
-            switch policy {
-            case .skipInvalid:
-                errors.append(error)
-            case .strict:
-                if totalErrors == 1 { entries = [] }
-                if errors.count < maximumReported { errors.append(error) }
+    while let batch = try reader.nextBatch() {
+        for result in batch {
+            switch result {
+            case .success(let entry):
+                if policy == .skipInvalid || totalErrors == 0 { entries.append(entry) }
+            case .failure(let error):
+                totalErrors += 1
+                switch policy {
+                case .skipInvalid:
+                    errors.append(error)
+                case .strict:
+                    if totalErrors == 1 { entries = [] }
+                    if errors.count < maximumReported { errors.append(error) }
+                }
             }
         }
     }

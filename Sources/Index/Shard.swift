@@ -707,10 +707,16 @@ public final class Shard: Sendable {
     }
 
     private static func checkUniqueIDs(_ entries: [CatalogEntry], in what: String) throws {
-        var seen = Set<[UInt8]>()  // ids are bytes: canonically equal spellings are different ids
-        seen.reserveCapacity(entries.count)
-        for (position, entry) in entries.enumerated() where !seen.insert(Array(entry.id.utf8)).inserted {
-            throw IndexError.invalidArgument("duplicate id \"\(entry.id.prefix(64))\" (entry \(position + 1)) in \(what)")
+        // Ids are bytes: canonically equal spellings are different ids. One arena of them
+        // (``TermTable``), not a set of arrays: an allocation and a SipHash per id were 0.4 s of
+        // a 1M-entry build.
+        var seen = TermTable<Void>()
+        seen.reserveCapacity(terms: entries.count, bytes: entries.count * 8)
+        for (position, entry) in entries.enumerated() {
+            var id = entry.id
+            var repeated = false
+            id.withUTF8 { bytes in seen.update(UnsafeRawBufferPointer(bytes)) { value in repeated = value != nil; value = () } }
+            if repeated { throw IndexError.invalidArgument("duplicate id \"\(entry.id.prefix(64))\" (entry \(position + 1)) in \(what)") }
         }
     }
 }

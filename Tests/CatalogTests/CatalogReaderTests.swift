@@ -166,6 +166,55 @@ final class CatalogReaderTests: XCTestCase {
         XCTAssertTrue(errors[0].reason.hasPrefix("line is 5242880 bytes long"), errors[0].reason)
     }
 
+    /// Batches parsed on several threads give exactly what reading line by line gives: the same
+    /// entries and errors in the same order, the same line numbers and summary, over a file that
+    /// mixes every kind of line (a byte-order mark, CRLF, blank lines, invalid JSON and UTF-8,
+    /// duplicate ids, an over-long line, unknown fields, blank optional fields) and straddles the
+    /// reader's chunks, with batches of every size from one line up.
+    func testBatchesParsedInParallelEqualReadingLineByLine() throws {
+        var lines: [[UInt8]] = [[0xEF, 0xBB, 0xBF] + Array(#"{"id":"bom","title":"First"}"#.utf8)]
+        var random = SplitMix64(seed: 7)
+        for index in 0..<6000 {
+            let line: String
+            switch index == 2500 || index == 4100 ? 99 : random.next() % 12 {
+            case 0: line = ""
+            case 1: line = #"{"id":"\#(index)","title":"#
+            case 2: line = #"{"id":"\#(index / 2)","title":"again \#(index)"}"#
+            case 3: line = #"{"id":"\#(index)","title":"blank fields","category":"","weight":"12","aliases":[""]}"#
+            case 4: line = #"{"id":"\#(index)","title":"unknown","colour":"red"}"#
+            case 99: line = #"{"id":"\#(index)","title":""# + String(repeating: "z", count: (1 << 20) + 10) + #""}"#
+            default: line = #"{"id":"\#(index)","title":"entry \#(index) "# + String(repeating: "w", count: Int(random.next() % 300)) + #""}"#
+            }
+            var bytes = Array(line.utf8)
+            if index % 997 == 3 { bytes.insert(0xFF, at: bytes.count / 2) }
+            lines.append(bytes)
+        }
+        var text: [UInt8] = []
+        for (index, line) in lines.enumerated() { text += line + (index % 5 == 0 ? [0x0D, 0x0A] : [0x0A]) }
+        let path = try temporaryFile(text, self)
+        let lineByLine = try CatalogReader(path: path)
+        let expected = try readAll(lineByLine)
+        XCTAssertGreaterThan(expected.entries.count, 3000)
+        XCTAssertGreaterThan(expected.errors.count, 500)
+        XCTAssertEqual(expected.errors.filter { $0.reason.hasPrefix("line is") }.count, 2)
+        for (maximumLines, threads) in [(1, 2), (7, 3), (300, 2), (8192, 2), (8192, 1)] {
+            let batched = try CatalogReader(path: path)
+            var entries: [CatalogEntry] = [], errors: [CatalogLineError] = []
+            while let batch = try batched.nextBatch(maximumLines: maximumLines, threads: threads) {
+                XCTAssertLessThanOrEqual(batch.count, maximumLines)
+                for result in batch {
+                    switch result {
+                    case .success(let entry): entries.append(entry)
+                    case .failure(let error): errors.append(error)
+                    }
+                }
+            }
+            XCTAssertEqual(entries, expected.entries, "\(maximumLines) lines a batch on \(threads) threads")
+            XCTAssertEqual(errors, expected.errors, "\(maximumLines) lines a batch on \(threads) threads")
+            XCTAssertEqual(batched.summary, lineByLine.summary)
+        }
+    }
+
     /// Lines that straddle the reader's 1 MiB chunks are reassembled.
     func testLinesAcrossChunkBoundaries() throws {
         var text = ""

@@ -39,9 +39,11 @@ struct FlatStrings {
         return try bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[range])) }
     }
 
-    /// memcmp order of strings `a` and `b` (-1, 0, 1).
-    func compare(_ a: Int, _ b: Int) -> Int {
-        let x = range(a), y = range(b)
+    /// memcmp order of strings `a` and `b` (-1, 0, 1), or of their first `cut` bytes.
+    func compare(_ a: Int, _ b: Int, cut: Int = .max) -> Int {
+        var x = range(a), y = range(b)
+        if x.count > cut { x = x.lowerBound..<(x.lowerBound + cut) }
+        if y.count > cut { y = y.lowerBound..<(y.lowerBound + cut) }
         return bytes.withUnsafeBufferPointer { all in
             compareBytes(UnsafeBufferPointer(rebasing: all[x]), UnsafeBufferPointer(rebasing: all[y]))
         }

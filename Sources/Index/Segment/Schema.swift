@@ -244,10 +244,15 @@ enum TitleKey {
     static let maximumTitleBytes = 128
 
     static func make(sortTitle: some Collection<UInt8>, docnum: UInt32) -> [UInt8] {
-        var key = Array(sortTitle.prefix(maximumTitleBytes))
-        key.append(0x00)
-        key.append(contentsOf: docnum.bigEndianBytes)
-        return key
+        var key = ByteWriter(capacity: min(sortTitle.count, maximumTitleBytes) + 5)
+        make(sortTitle: sortTitle, docnum: docnum, into: &key)
+        return key.bytes
+    }
+
+    static func make(sortTitle: some Collection<UInt8>, docnum: UInt32, into key: inout ByteWriter) {
+        key.raw(sortTitle.prefix(maximumTitleBytes))
+        key.byte(0x00)
+        key.u32be(docnum)
     }
 
     static func documentNumber(_ key: Bytes) -> UInt32 {
