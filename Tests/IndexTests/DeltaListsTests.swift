@@ -59,14 +59,22 @@ final class DeltaListsTests: XCTestCase {
         return (upserts, deletes)
     }
 
+    /// A shard of `count` random entries and its reference, with the generator and catalog that
+    /// made them (for the batches that follow); heavy trie nodes list `listSize` words.
+    static func randomShard(seed: UInt64, vocabulary: Int, count: Int, listSize: Int) throws
+        -> (rng: SeededGenerator, catalog: RandomCatalog, fixture: ExactnessTests.ShardFixture, reference: ReferenceIndex) {
+        var rng = SeededGenerator(seed: seed)
+        var catalog = RandomCatalog(vocabularySize: vocabulary, rng: &rng)
+        let initial = catalog.randomEntries(count, &rng)
+        let fixture = try ExactnessTests.ShardFixture(entries: initial, parameters: IndexParameters(listSize: listSize, heavyThreshold: 4))
+        return (rng, catalog, fixture, ReferenceIndex(entries: initial))
+    }
+
     func testTriePlanReadsTheDeltaListsExactly() throws {
         var viaTrieWithDelta = 0, comparedWithDelta = 0
         for seed in UInt64(1)...2 {
-            var rng = SeededGenerator(seed: 0x1212_0000 + seed)
-            var catalog = RandomCatalog(vocabularySize: 24, rng: &rng)
-            let initial = catalog.randomEntries(500, &rng)
-            let fixture = try ExactnessTests.ShardFixture(entries: initial, parameters: IndexParameters(listSize: seed == 2 ? 3 : 8, heavyThreshold: 4))
-            var reference = ReferenceIndex(entries: initial)
+            var (rng, catalog, fixture, reference) = try Self.randomShard(seed: 0x1212_0000 + seed, vocabulary: 24, count: 500,
+                                                                          listSize: seed == 2 ? 3 : 8)
             var upserted = Set<String>()
             for round in 0..<4 {
                 let (upserts, deletes) = Self.batch(reference, &catalog, upserted: upserted, &rng)

@@ -275,6 +275,20 @@ extension Generation {
         }
     }
 
+    /// The delta's name words that the partial `word` (with typos) matches, as regions: each
+    /// prefix below which every such word has one distance as one subtree region, other matching
+    /// words alone, from the walk of the delta's trie (``DeltaTrie``). A subtree's documents are a
+    /// prefix list of ``DeltaLists``, read best-first, where its words would each be a posting
+    /// list to read whole.
+    func deltaRegions(matching word: QueryWord, in txn: borrowing ReadTransaction) throws -> [TermRegion] {
+        precondition(word.isPartial, "regions are for the word being typed")
+        let trie = try deltaTrie.trie(of: schema, in: txn)
+        var noTerms: [(term: [UInt8], distance: Int)]?
+        return try Bytes.withView(of: trie) {
+            try PackedTrie.regions($0, query: word.scalars, budget: word.budget, prefixMode: true, terms: &noTerms)
+        }
+    }
+
     /// Whether some name word (title or alias; base or delta) starts with `prefix`. Conservative:
     /// after 64 description-only words it answers true.
     func hasNameTerm(withPrefix prefix: [UInt8], in txn: borrowing ReadTransaction) throws -> Bool {

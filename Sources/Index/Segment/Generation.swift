@@ -43,6 +43,8 @@ final class Generation: Sendable {
     let filtered: StripedCache<FilterCache.Key, FilterCache.Value> = FilterCache.make()
     /// Category counts of filtered documents, by read snapshot (see ``FilterCache/CategoryCountKey``).
     let filteredCategoryCounts: StripedCache<FilterCache.CategoryCountKey, Int> = FilterCache.makeCategoryCounts()
+    /// The delta's name words as a trie, for the snapshot last asked (see ``DeltaTrie``).
+    let deltaTrie = DeltaTrie()
     /// When a read last named this generation while it was not the current one (``readClock()``
     /// nanoseconds; see ``Shard/releasePreviousGeneration(idleFor:)``). Written only by such reads
     /// (a switch's pinned calls), so the current generation's readers never touch it.

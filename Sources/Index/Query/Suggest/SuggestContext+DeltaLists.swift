@@ -14,7 +14,7 @@ import Storage
 /// distance-0 word: the top `wanted` are the same without them whenever they are all at distance
 /// 0, which the plan requires; otherwise it gives up either way. Likewise, a typo-free document's
 /// words that match only with typos are left out. (The partial-word plan reads the typo'd ones
-/// from `delta_terms`, as before.)
+/// from the same lists, by the regions of the delta's own trie: SuggestContext+TypoDelta.swift.)
 extension SuggestContext {
     /// Enters the delta's typo-free matches of the partial word that could rank among the entries:
     /// those whose title starts with it (`startsWith`, ``DeltaLists/firstPrefixes``), then the
@@ -69,7 +69,7 @@ extension SuggestContext {
         try DeltaLists.forEach(in: lists.wordPrefixes, prefix: partial, in: txn) { weight, docnum in
             if weight != runWeight {
                 runWeight = weight
-                if Self.finalCompletions(acc, after: weight, atLeast: wanted) { return false }
+                if Self.finalCompletions(acc, before: 0, typos: 0, weight: weight, atLeast: wanted) { return false }
                 if read >= checkWordsAt {
                     checkWordsAt *= 2
                     if try generation.deltaNameTerms(under: partial, areAllIn: met, in: txn) { return false }
@@ -95,19 +95,5 @@ extension SuggestContext {
         if key.exact { return true }
         if key.startsWith != startsWith { return key.startsWith }
         return key.weight > weight
-    }
-
-    /// Whether at least `count` noted completions are at distance 0 with a typo-free best entry
-    /// heavier than `weight`. O(completions noted).
-    private static func finalCompletions(_ acc: SuggestAccumulator, after weight: UInt64, atLeast count: Int) -> Bool {
-        var final = 0
-        for index in acc.completions.liveIndices {
-            let value = acc.completions.entries[index].value
-            if value.distance == 0, value.key.typos == 0, value.key.weight > weight {
-                final += 1
-                if final >= count { return true }
-            }
-        }
-        return false
     }
 }

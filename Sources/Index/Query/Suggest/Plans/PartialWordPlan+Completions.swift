@@ -52,7 +52,15 @@ extension SuggestContext {
             guard index + 1 < distances.count else { break }
             guard try appendEntries(of: atDistance, level: distance, to: &nearer, in: txn) else { return false }
         }
-        // Delta entries: every one, with its own level (the nearest of its name words).
+        try noteEveryDeltaCompletion(deltaMatches, partial: partial, into: &acc, in: txn)
+        return true
+    }
+
+    /// Notes the completions of every delta document of `deltaMatches`, each with its own level
+    /// (the nearest of its name words).
+    func noteEveryDeltaCompletion(_ deltaMatches: [(term: [UInt8], distance: Int)], partial: QueryWord,
+                                  into acc: inout SuggestAccumulator, in txn: borrowing ReadTransaction) throws {
+        var word = partial
         for (term, distance) in deltaMatches {
             var docs: [UInt32] = []
             try generation.appendDeltaPostings(of: term, includeDescription: false, to: &docs, in: txn)
@@ -62,7 +70,6 @@ extension SuggestContext {
                 acc.noteCompletion(term, distance: distance, key: Self.completionKey(doc, typos: min(level, distance)), docnum: docnum)
             }
         }
-        return true
     }
 
     /// A completion word with its best base entry: compared by (level, entry, word).

@@ -66,14 +66,19 @@ extension SuggestContext {
         // best-first and only as far as needed, instead of from `delta_terms`: its terms at
         // distance 0 are left out here (without typos, not even listed).
         let lists = hasDelta ? try generation.deltaLists(in: txn) : nil
+        // Without the lists, every delta term that matches, each document read. With them, those
+        // with typos as regions, read best-first from the lists (SuggestContext+TypoDelta.swift).
         var deltaMatches: [(term: [UInt8], distance: Int)] = []
-        if hasDelta && (lists == nil || partial.budget > 0) {
+        var deltaRegions: [TermRegion] = []
+        if hasDelta && lists == nil {
             deltaMatches = try generation.deltaTerms(matching: partial, in: txn)
-            if lists != nil { deltaMatches.removeAll { $0.distance == 0 } }
+        } else if hasDelta && partial.budget > 0 {
+            deltaRegions = try generation.deltaRegions(matching: partial, in: txn).filter { $0.distance > 0 }
         }
         acc.wantsCompletions = false
         var considered = Set<UInt32>()
-        let levels = Self.distinctLevels(regions.lazy.map(\.distance), deltaMatches.lazy.map(\.distance) + (lists == nil ? [] : [0]))
+        let levels = Self.distinctLevels(regions.lazy.map(\.distance),
+                                         deltaMatches.lazy.map(\.distance) + deltaRegions.lazy.map(\.distance) + (lists == nil ? [] : [0]))
         for level in levels where acc.entries.limit > 0 {
             if acc.entries.isFull, let worst = acc.entries.worst, worst.typos < level { break }
             var merge = try RegionMerge(regions.filter { $0.distance == level }, generation: generation, in: txn)
@@ -100,7 +105,10 @@ extension SuggestContext {
                 try enterDeltaEntries(lists, startsWith: true, &acc, in: txn)
                 try enterDeltaEntries(lists, startsWith: false, &acc, in: txn)
             }
-            if hasDelta {
+            if let lists, level > 0 {
+                try enterTypoDeltaEntries(deltaRegions.filter { $0.distance == level }, level: level, lists: lists,
+                                          considered: &considered, &acc, in: txn)
+            } else if hasDelta {
                 var docs: [UInt32] = []
                 for (term, distance) in deltaMatches where distance == level {
                     try generation.appendDeltaPostings(of: term, includeDescription: false, to: &docs, in: txn)
@@ -115,19 +123,34 @@ extension SuggestContext {
             acc.wantsCompletions = true
             if try !completeFromRegions(regions, partial: partial, deltaMatches: deltaMatches, limit: completionLimit,
                                         into: &acc, in: txn) {
-                // The lists could not prove them: the terms themselves are needed.
+                // The lists could not prove them: the terms themselves are needed (the delta's
+                // with typos too, listed now).
                 PartialWordPlan.completionsFromPostings.add(1, ordering: .relaxed)
                 var baseTerms: [(term: [UInt8], distance: Int)]? = []
                 _ = try generation.nameRegions(matching: partial, terms: &baseTerms, in: txn)
+                if !deltaRegions.isEmpty { deltaMatches = try typoDeltaTerms(partial, in: txn) }
                 let matches = Generation.merged(baseTerms ?? [], deltaMatches)
                 try completeFromPostings(matches, partial: partial, limit: completionLimit, hasDelta: hasDelta,
                                          deltaListed: lists != nil, into: &acc, in: txn)
+                deltaRegions = []
             }
             // After the base's words, whose bests count towards proving the delta's.
-            if let lists { try noteDeltaCompletions(lists, wanted: completionLimit, &acc, in: txn) }
+            if let lists {
+                try noteDeltaCompletions(lists, wanted: completionLimit, &acc, in: txn)
+                if try !noteTypoDeltaCompletions(deltaRegions, partial: partial, lists: lists, wanted: completionLimit, &acc, in: txn) {
+                    // Too many typo-free delta documents to read whole: every match, as without the lists.
+                    try noteEveryDeltaCompletion(try typoDeltaTerms(partial, in: txn), partial: partial, into: &acc, in: txn)
+                }
+            }
         }
         let entriesFull = acc.entries.limit == 0 || acc.entries.isFull
         return entriesFull && (!wantsCompletions || acc.completions.count >= completionLimit)
+    }
+
+    /// The delta's terms that match `partial` with typos (each listed: for the paths that read
+    /// every match).
+    private func typoDeltaTerms(_ partial: QueryWord, in txn: borrowing ReadTransaction) throws -> [(term: [UInt8], distance: Int)] {
+        try generation.deltaTerms(matching: partial, in: txn).filter { $0.distance > 0 }
     }
 
     /// The distinct distances of both lists, ascending: at most the budget plus one of them, so
