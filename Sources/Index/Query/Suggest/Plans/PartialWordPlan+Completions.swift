@@ -89,7 +89,22 @@ extension SuggestContext {
     /// cannot prove them.
     private func bestWords(_ regions: [TermRegion], distance: Int, needed: Int, nearer: [(docnum: UInt32, level: Int)],
                            word: inout QueryWord, in txn: borrowing ReadTransaction) throws -> [Ranked]? {
-        var candidates: [Ranked] = []
+        // The best `needed` words so far, ascending, each with its best candidate: kept as they
+        // come instead of sorting every candidate ("libgb" within one edit meets thousands of
+        // words in light regions, and sorting them was a third of the keystroke). A word pushed
+        // out ranked after `needed` others, whose keys only improve, so it can only come back
+        // with a better candidate of its own, which is then offered like any other.
+        guard needed > 0 else { return [] }
+        var chosen: [Ranked] = []
+        func offer(_ candidate: Ranked) {
+            if chosen.count == needed, !(candidate < chosen[needed - 1]) { return }
+            if let index = chosen.firstIndex(where: { $0.term == candidate.term }) {
+                guard candidate < chosen[index] else { return }
+                chosen.remove(at: index)
+            }
+            chosen.insert(candidate, at: chosen.firstIndex { candidate < $0 } ?? chosen.count)
+            if chosen.count > needed { chosen.removeLast() }
+        }
         // Every word some list does not show ranks at or after this, if any is left out.
         var bound: Ranked?
         var pending = regions
@@ -97,7 +112,7 @@ extension SuggestContext {
         while let region = pending.popLast() {
             if !region.isSubtree {
                 if let best = try firstOffering(of: region.prefix, in: txn) {
-                    candidates.append(Ranked(level: distance, best: best, term: region.prefix))
+                    offer(Ranked(level: distance, best: best, term: region.prefix))
                 }
             } else if let node = try generation.heavyNode(region.prefix, in: txn) {
                 // Each listed word with its live best: a deleted best moves the word later.
@@ -116,7 +131,7 @@ extension SuggestContext {
                     }
                     continue
                 }
-                candidates += live.words.map { Ranked(level: distance, best: $0.best, term: $0.term) }
+                for word in live.words { offer(Ranked(level: distance, best: word.best, term: word.term)) }
                 if let left = live.bound {
                     let unlisted = Ranked(level: distance, best: left.best, term: left.term)
                     if bound.map({ unlisted < $0 }) ?? true { bound = unlisted }
@@ -125,7 +140,7 @@ extension SuggestContext {
                 // Light: at most `heavyThreshold` postings below the prefix, so few terms.
                 let terms = try txn.withCursor(generation.schema.terms) { try TermWalk.keys(&$0, withPrefix: region.prefix) }
                 for term in terms {
-                    if let best = try firstOffering(of: term, in: txn) { candidates.append(Ranked(level: distance, best: best, term: term)) }
+                    if let best = try firstOffering(of: term, in: txn) { offer(Ranked(level: distance, best: best, term: term)) }
                 }
             }
         }
@@ -133,15 +148,8 @@ extension SuggestContext {
         for (docnum, level) in nearer {
             guard let doc = try generation.document(docnum, in: txn) else { continue }
             doc.forEachOfferedWord(matching: { word.distance(to: $0) == distance ? () : nil }) { name, _ in
-                candidates.append(Ranked(level: level, best: docnum, term: Array(name)))
+                offer(Ranked(level: level, best: docnum, term: Array(name)))
             }
-        }
-        candidates.sort(by: <)
-        var chosen: [Ranked] = []
-        for candidate in candidates where chosen.count < needed {
-            // A word's first candidate is its best.
-            if chosen.contains(where: { $0.term == candidate.term }) { continue }
-            chosen.append(candidate)
         }
         if let bound, chosen.count < needed || !(chosen[chosen.count - 1] < bound) { return nil }
         return chosen
