@@ -1,4 +1,5 @@
 import Catalog
+import Glibc
 @testable import Index
 import Synchronization
 import TestSupport
@@ -107,6 +108,38 @@ final class TypoDeltaTests: XCTestCase {
                 }
             }
         }
+    }
+
+    /// A delta too large for a query to build its trie: the first queries walk `delta_terms`
+    /// while a utility thread builds the trie, and the queries after read the trie; both exact.
+    func testALargeDeltasTrieIsBuiltInTheBackground() throws {
+        var (rng, catalog, fixture, reference) = try DeltaListsTests.randomShard(seed: 0x7D17_00BB, vocabulary: 22, count: 300, listSize: 8)
+        var added: [CatalogEntry] = []
+        let current = reference.entries
+        for index in 0..<3_000 {
+            var entry = catalog.randomEntry(&rng, existing: current, id: "big\(index)")
+            entry.aliases = [catalog.randomTitle(&rng, existing: current), catalog.randomTitle(&rng, existing: current)]
+            entry.description = catalog.randomTitle(&rng, existing: current) + " " + catalog.randomTitle(&rng, existing: current)
+            added.append(entry)
+        }
+        try GeneralPlanTests.update(fixture, &reference, upserting: added, deleting: [])
+        let generation = try fixture.shard.current()
+        let (postings, snapshot) = try generation.environment.read { txn in (try txn.count(generation.schema.deltaTerms), txn.snapshotID) }
+        XCTAssertGreaterThan(postings, DeltaTrie.inlineBuildLimit, "a delta the queries do not build the trie of")
+        let texts = Self.texts(catalog, &rng)
+        func compareAll(_ phase: String) {
+            // Every third text (the reference ranks 3,300 entries by brute force for each).
+            for (n, text) in texts.enumerated() where n % 3 == 0 {
+                let request = SuggestRequest(text: text, limits: DeltaListsTests.limitSets[n / 3 % DeltaListsTests.limitSets.count], typos: .auto)
+                XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request), "\(phase): \"\(text)\"")
+            }
+        }
+        XCTAssertFalse(generation.deltaTrie.isBuilt(for: snapshot))
+        compareAll("while the trie is built")
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !generation.deltaTrie.isBuilt(for: snapshot), ContinuousClock.now < deadline { usleep(10_000) }
+        XCTAssertTrue(generation.deltaTrie.isBuilt(for: snapshot), "the background build finished")
+        compareAll("from the trie")
     }
 
     /// More typo-free delta documents than are read whole for the completions at a distance: the

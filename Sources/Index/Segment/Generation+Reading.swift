@@ -275,14 +275,20 @@ extension Generation {
         }
     }
 
-    /// The delta's name words that the partial `word` (with typos) matches, as regions: each
-    /// prefix below which every such word has one distance as one subtree region, other matching
-    /// words alone, from the walk of the delta's trie (``DeltaTrie``). A subtree's documents are a
-    /// prefix list of ``DeltaLists``, read best-first, where its words would each be a posting
-    /// list to read whole.
+    /// The delta's words that the partial `word` (with typos) matches, as regions: each prefix
+    /// below which every such word has one distance as one subtree region, other matching words
+    /// alone. From the walk of the delta's trie (``DeltaTrie``), or while that is being built, of
+    /// `delta_terms` (``TermWalk/regions(_:automaton:)``; description words too, whose prefixes
+    /// list no document). A subtree's documents are a prefix list of ``DeltaLists``, read
+    /// best-first, where its words would each be a posting list to read whole.
     func deltaRegions(matching word: QueryWord, in txn: borrowing ReadTransaction) throws -> [TermRegion] {
         precondition(word.isPartial, "regions are for the word being typed")
-        let trie = try deltaTrie.trie(of: schema, in: txn)
+        guard let trie = try deltaTrie.trie(of: schema, environment: environment, in: txn) else {
+            return try txn.withCursor(schema.deltaTerms) { cursor in
+                var automaton = word.termAutomaton
+                return try TermWalk.regions(&cursor, automaton: &automaton)
+            }
+        }
         var noTerms: [(term: [UInt8], distance: Int)]?
         return try Bytes.withView(of: trie) {
             try PackedTrie.regions($0, query: word.scalars, budget: word.budget, prefixMode: true, terms: &noTerms)

@@ -15,6 +15,24 @@ enum TermWalk {
 
     static func matches(_ cursor: inout Cursor, automaton: inout BandAutomaton) throws -> [(term: [UInt8], distance: Int)] {
         var found: [(term: [UInt8], distance: Int)] = []
+        try walk(&cursor, automaton: &automaton, subtrees: false) { key, distance, _ in found.append((key, distance)) }
+        return found
+    }
+
+    /// What ``matches(_:automaton:)`` finds, as regions: where the row is final, the prefix's
+    /// subtree as one region (its keys skipped, not listed), elsewhere each accepted key alone.
+    static func regions(_ cursor: inout Cursor, automaton: inout BandAutomaton) throws -> [TermRegion] {
+        var found: [TermRegion] = []
+        try walk(&cursor, automaton: &automaton, subtrees: true) { key, distance, isSubtree in
+            found.append(TermRegion(prefix: key, distance: distance, isSubtree: isSubtree))
+        }
+        return found
+    }
+
+    /// The walk of both: `body` gets each accepted key with its distance (false), or with
+    /// `subtrees`, each final prefix (true) in place of its keys.
+    private static func walk(_ cursor: inout Cursor, automaton: inout BandAutomaton, subtrees: Bool,
+                             _ body: ([UInt8], Int, Bool) -> Void) throws {
         var path: [UInt8] = []
         var boundaries: [Int] = [0]
         automaton.truncate(to: 0)
@@ -42,37 +60,48 @@ enum TermWalk {
                 final = automaton.isFinal
             }
             if alive, final, let distance = automaton.distance {
-                // Every key below the current prefix has this distance: take the run of them
-                // without further automaton steps.
-                found.append((Array(key), distance))
+                // Every key below the current prefix has this distance: the prefix as a region,
+                // or the run of its keys without further automaton steps.
+                if subtrees && !path.isEmpty {
+                    body(path, distance, true)
+                    entry = try skipSubtree(&cursor, of: &path)
+                    continue
+                }
+                body(Array(key), distance, false)
                 entry = try cursor.nextKey()
                 while let next = entry?.key, next.hasPrefix(path) {
-                    found.append((Array(next), distance))
+                    body(Array(next), distance, false)
                     entry = try cursor.nextKey()
                 }
                 continue
             }
             if !alive {
-                // Skip the dead subtree. Most are a key or two deep in the trie, where stepping
-                // is cheaper than a B+tree descent; a seek past `prefix + 0xFF` handles big ones.
-                var steps = 0
-                entry = try cursor.nextKey()
-                while let next = entry?.key, next.hasPrefix(path) {
-                    steps += 1
-                    if steps == 8 {
-                        path.append(0xFF)
-                        entry = try cursor.seek(atLeast: path)
-                        path.removeLast()
-                        break
-                    }
-                    entry = try cursor.nextKey()
-                }
+                entry = try skipSubtree(&cursor, of: &path)
                 continue
             }
-            if let distance = automaton.distance { found.append((Array(key), distance)) }
+            if let distance = automaton.distance { body(Array(key), distance, false) }
             entry = try cursor.nextKey()
         }
-        return found
+    }
+
+    /// The first key after the subtree of `path` (the cursor on its first key). Most subtrees are
+    /// a key or two deep in the trie, where stepping is cheaper than a B+tree descent; a seek past
+    /// `path + 0xFF` handles big ones (UTF-8 never contains 0xFF, so every key with that prefix
+    /// sorts before it).
+    private static func skipSubtree(_ cursor: inout Cursor, of path: inout [UInt8]) throws -> Cursor.Entry? {
+        var steps = 0
+        var entry = try cursor.nextKey()
+        while let next = entry?.key, next.hasPrefix(path) {
+            steps += 1
+            if steps == 8 {
+                path.append(0xFF)
+                entry = try cursor.seek(atLeast: path)
+                path.removeLast()
+                break
+            }
+            entry = try cursor.nextKey()
+        }
+        return entry
     }
 
     /// Every key that starts with `prefix` (distance 0), in order.
