@@ -1,3 +1,4 @@
+import Analysis
 @testable import Index
 import Storage
 import XCTest
@@ -22,5 +23,44 @@ final class QueryWordTests: XCTestCase {
             }
         }
         XCTAssertEqual(checked, 6000)
+    }
+
+    /// `distance(to:)` against the brute-force edit distance (whole words) and prefix distance
+    /// (partial words), with budgets of one and two: the one-edit test of the first two scalars
+    /// rejects only what is too far. Words are drawn from few letters so that most are near.
+    func testDistanceEqualsTheReference() {
+        var rng = SystemRandomNumberGenerator()
+        let alphabet: [String] = ["a", "b", "c", "l", "i", "é"]
+        var rejectedWithinReach = 0
+        for _ in 0..<20_000 {
+            let query = (0..<Int.random(in: 2...9, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! }.joined()
+            var word = (0..<Int.random(in: 0...9, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! }.joined()
+            if Bool.random(using: &rng) {
+                // The query with an edit or two (often at its start) and perhaps more letters.
+                var letters = query.map(String.init)
+                for _ in 0..<Int.random(in: 1...2, using: &rng) {
+                    let at = Int.random(in: 0..<min(3, letters.count), using: &rng)
+                    switch Int.random(in: 0..<4, using: &rng) {
+                    case 0: letters[at] = alphabet.randomElement(using: &rng)!
+                    case 1: letters.insert(alphabet.randomElement(using: &rng)!, at: at)
+                    case 2 where letters.count > 1: letters.remove(at: at)
+                    default: if at + 1 < letters.count { letters.swapAt(at, at + 1) }
+                    }
+                }
+                word = letters.joined() + (Bool.random(using: &rng) ? "" : word)
+            }
+            for isPartial in [false, true] {
+                for budget in [1, 2] {
+                    var queryWord = QueryWord(query, isPartial: isPartial, typos: .auto).withBudget(budget)
+                    guard queryWord.budget == budget else { continue }
+                    let d = isPartial ? EditDistance.prefixDistance(query, word) : EditDistance.distance(query, word)
+                    let expected = EditDistance.admits(d, budget: budget, query: query, word: word) ? d : nil
+                    let found = queryWord.distance(to: Array(word.utf8))
+                    XCTAssertEqual(found, expected, "\(query) → \(word), partial \(isPartial), budget \(budget)")
+                    if expected != nil { rejectedWithinReach += found == nil ? 1 : 0 }
+                }
+            }
+        }
+        XCTAssertEqual(rejectedWithinReach, 0)
     }
 }

@@ -13,6 +13,9 @@ struct QueryWord {
     let budget: Int
     /// The automaton ``distance(to:)`` uses (none without typos: bytes are compared).
     private let automaton: AutomatonBox?
+    /// With a budget of one edit, the query's first two scalars when both are ASCII (see
+    /// ``distance(to:)``).
+    private let oneEditStart: (UInt8, UInt8)?
 
     init(_ text: String, isPartial: Bool, typos: TypoMode) {
         let scalars = text.unicodeScalars.map(\.value)
@@ -27,6 +30,8 @@ struct QueryWord {
         self.isPartial = isPartial
         self.budget = budget
         automaton = budget > 0 ? AutomatonBox(BandAutomaton(query: scalars, budget: budget, prefixMode: isPartial)) : nil
+        oneEditStart = budget == 1 && scalars.count >= 2 && scalars[0] < 0x80 && scalars[1] < 0x80
+            ? (UInt8(scalars[0]), UInt8(scalars[1])) : nil
     }
 
     /// The same word, matched exactly.
@@ -54,6 +59,18 @@ struct QueryWord {
         if !isPartial {
             // Length filter: each edit changes the length by at most one scalar, and a scalar is 1–4 bytes.
             if word.count > (scalars.count + budget) * 4 || word.count < scalars.count - budget { return nil }
+        }
+        if let (a, b) = oneEditStart {
+            // One edit (substitution, insertion, deletion or transposition) anywhere leaves one of
+            // the query's first two scalars among the word's first two (or its prefix's): a word
+            // that starts with neither is too far, without running the automaton. Most words a
+            // candidate document has are such ("python3" against "libt"), and this test is a
+            // tenth of the automaton's cost. Only ASCII starts are tested (a scalar is then a byte).
+            var bytes = word.makeIterator()
+            if let first = bytes.next(), let second = bytes.next(), first < 0x80, second < 0x80,
+               first != a, first != b, second != a, second != b {
+                return nil
+            }
         }
         return automaton!.automaton.distance(to: word)
     }

@@ -62,12 +62,11 @@ extension SuggestContext {
         var noTerms: [(term: [UInt8], distance: Int)]?
         let regions = try generation.nameRegions(matching: partial, terms: &noTerms, in: txn)
         let hasDelta = try txn.count(generation.schema.deltaTerms) > 0
-        // With the delta's prefix lists, its typo-free matches (distance 0) are read from them,
-        // best-first and only as far as needed, instead of from `delta_terms`: its terms at
-        // distance 0 are left out here (without typos, not even listed).
+        // The delta's matches. With its prefix lists, they are read from them best-first and only
+        // as far as needed: the typo-free ones by the partial word's own list (not listed here),
+        // those with typos by the regions of the delta's words (SuggestContext+TypoDelta.swift).
+        // Without the lists, every delta term that matches is listed and its documents all read.
         let lists = hasDelta ? try generation.deltaLists(in: txn) : nil
-        // Without the lists, every delta term that matches, each document read. With them, those
-        // with typos as regions, read best-first from the lists (SuggestContext+TypoDelta.swift).
         var deltaMatches: [(term: [UInt8], distance: Int)] = []
         var deltaRegions: [TermRegion] = []
         if hasDelta && lists == nil {
