@@ -325,6 +325,12 @@ public final class Shard: Sendable {
         return generation.cacheStatistics()
     }
 
+    /// What the current generation's trie of the delta's words did (for metrics; nil with no
+    /// generation). Counts start at zero with each generation.
+    public func deltaTrieStatistics() -> DeltaTrieStatistics? {
+        (try? current())?.deltaTrie.statistics
+    }
+
     /// The live entry with this id, if any.
     public func entry(id: String) throws -> CatalogEntry? {
         let generation = try current()

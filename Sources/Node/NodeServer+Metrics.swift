@@ -47,6 +47,24 @@ extension NodeServer {
         registry.counter(name: "typeahead_index_cache_retired_total",
                          help: "Entries each query cache of the serving generation dropped because a write made them unreachable.",
                          labelNames: ["cache"], series: caches { Double($0.statistics.retired) })
+        // The trie of the delta's words (typo'd keystrokes over live updates), rebuilt after writes.
+        registry.counter(name: "typeahead_index_delta_trie_builds_total",
+                         help: "Tries of the delta's words built for the serving generation, by the query that needed one (small deltas) or in the background.",
+                         labelNames: ["by"], series: {
+            guard let trie = shard.deltaTrieStatistics() else { return [] }
+            return [CallbackSample(labelValues: ["query"], value: Double(trie.queryBuilds)),
+                    CallbackSample(labelValues: ["background"], value: Double(trie.backgroundBuilds))]
+        })
+        registry.counter(name: "typeahead_index_delta_trie_walks_total",
+                         help: "Typo'd keystrokes that walked the delta's terms because the trie of their snapshot was still being built.") {
+            Double(shard.deltaTrieStatistics()?.walks ?? 0)
+        }
+        registry.gauge(name: "typeahead_index_delta_trie_build_seconds", help: "How long the last trie of the delta's words took to build.") {
+            shard.deltaTrieStatistics()?.lastBuildSeconds ?? 0
+        }
+        registry.gauge(name: "typeahead_index_delta_trie_bytes", help: "Bytes of the trie of the delta's words kept.") {
+            Double(shard.deltaTrieStatistics()?.bytes ?? 0)
+        }
     }
 
 

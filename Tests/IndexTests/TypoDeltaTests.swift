@@ -140,6 +140,11 @@ final class TypoDeltaTests: XCTestCase {
         while !generation.deltaTrie.isBuilt(for: snapshot), ContinuousClock.now < deadline { usleep(10_000) }
         XCTAssertTrue(generation.deltaTrie.isBuilt(for: snapshot), "the background build finished")
         compareAll("from the trie")
+        let statistics = try XCTUnwrap(fixture.shard.deltaTrieStatistics())
+        XCTAssertEqual(statistics.queryBuilds, 0)
+        XCTAssertGreaterThanOrEqual(statistics.backgroundBuilds, 1)
+        XCTAssertGreaterThan(statistics.walks, 0, "keystrokes walked the delta's terms while the trie was built")
+        XCTAssertGreaterThan(statistics.bytes, 0)
     }
 
     /// More typo-free delta documents than are read whole for the completions at a distance: the

@@ -31,6 +31,20 @@ final class DeltaTrie: Sendable {
 
     private let latest = Mutex<(snapshot: Int, trie: [UInt8])?>(nil)
     private let building = Atomic<Bool>(false)
+    private let queryBuilds = Atomic<Int>(0)
+    private let backgroundBuilds = Atomic<Int>(0)
+    private let walks = Atomic<Int>(0)
+    private let lastBuildNanoseconds = Atomic<Int>(0)
+
+    /// Builds by a query and by the utility thread, queries that walked `delta_terms` while a
+    /// build was due, the last build's duration and the trie kept (for an operator's metrics: many
+    /// walks mean writes come faster than the tries are built).
+    var statistics: DeltaTrieStatistics {
+        DeltaTrieStatistics(queryBuilds: queryBuilds.load(ordering: .relaxed), backgroundBuilds: backgroundBuilds.load(ordering: .relaxed),
+                            walks: walks.load(ordering: .relaxed),
+                            lastBuildSeconds: Double(lastBuildNanoseconds.load(ordering: .relaxed)) / 1e9,
+                            bytes: latest.withLock { $0?.trie.count ?? 0 })
+    }
 
     /// The trie of the delta's name words as `txn` sees them, or nil when it is not built yet
     /// (a build of a large delta is then started in the background: walk the database instead).
@@ -38,18 +52,27 @@ final class DeltaTrie: Sendable {
         let snapshot = txn.snapshotID
         if let cached = latest.withLock({ $0?.snapshot == snapshot ? $0?.trie : nil }) { return cached }
         if try txn.count(schema.deltaTerms) <= Self.inlineBuildLimit {
-            let trie = try Self.build(schema, in: txn)
+            let trie = try timedBuild(schema, in: txn)
             keep(trie, of: snapshot)
+            queryBuilds.add(1, ordering: .relaxed)
             return trie
         }
+        walks.add(1, ordering: .relaxed)
         if building.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged {
             DispatchQueue.global(qos: .utility).async { [self] in
                 defer { building.store(false, ordering: .releasing) }
                 // The newest snapshot by then, which is the one queries will soon read.
-                try? environment.read { txn in keep(try Self.build(schema, in: txn), of: txn.snapshotID) }
+                try? environment.read { txn in keep(try timedBuild(schema, in: txn), of: txn.snapshotID) }
+                backgroundBuilds.add(1, ordering: .relaxed)
             }
         }
         return nil
+    }
+
+    private func timedBuild(_ schema: Schema, in txn: borrowing ReadTransaction) throws -> [UInt8] {
+        let start = DispatchTime.now().uptimeNanoseconds
+        defer { lastBuildNanoseconds.store(Int(DispatchTime.now().uptimeNanoseconds - start), ordering: .relaxed) }
+        return try Self.build(schema, in: txn)
     }
 
     /// Whether the trie of `snapshot` is built (for tests).
@@ -81,4 +104,18 @@ final class DeltaTrie: Sendable {
         }
         return PackedTrie.build(words)
     }
+}
+
+/// What ``DeltaTrie`` did for the serving generation (see ``Shard/deltaTrieStatistics()``).
+public struct DeltaTrieStatistics: Sendable, Hashable {
+    /// Tries built by the query that first needed them (small deltas).
+    public var queryBuilds: Int
+    /// Tries built on the utility thread (large deltas).
+    public var backgroundBuilds: Int
+    /// Typo'd keystrokes that walked `delta_terms` because their snapshot's trie was not built.
+    public var walks: Int
+    /// How long the last build took.
+    public var lastBuildSeconds: Double
+    /// Bytes of the trie kept.
+    public var bytes: Int
 }
