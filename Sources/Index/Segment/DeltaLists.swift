@@ -135,15 +135,24 @@ extension Generation {
         try txn.withCursor(schema.deltaTerms) { cursor in
             var entry = try cursor.seek(atLeast: prefix)
             while let key = entry?.key, key.hasPrefix(prefix) {
-                if key.withUnsafeBytes({ met.index(of: $0) }) == nil {
-                    while let value = entry?.value {
-                        if value.count == 5, value[4] == 0 { return false }
-                        entry = try cursor.nextDuplicate()
-                    }
+                if key.withUnsafeBytes({ met.index(of: $0) }) == nil, try Self.deltaKeyHasNamePosting(&cursor, from: entry?.value) {
+                    return false
                 }
                 entry = try cursor.nextKey()
             }
             return true
         }
+    }
+
+    /// Whether the key a `delta_terms` cursor is on, whose first duplicate is `value`, is a name
+    /// word: has a posting of field 0 (its duplicates, document number then field, are read on
+    /// until one is found).
+    static func deltaKeyHasNamePosting(_ cursor: inout Cursor, from value: Bytes?) throws -> Bool {
+        var duplicate = value
+        while let value = duplicate {
+            if value.count == 5 && value[4] == 0 { return true }
+            duplicate = try cursor.nextDuplicate()?.value
+        }
+        return false
     }
 }

@@ -89,16 +89,8 @@ final class DeltaTrie: Sendable {
         var words: [[UInt8]] = []
         try txn.withCursor(schema.deltaTerms) { cursor in
             var entry = try cursor.seek(atLeast: [TermWalk.firstWordByte])
-            while let (key, _) = entry {
-                // A key's duplicates (document number, field) in byte order: any of field 0 makes it a name word.
-                var duplicate = entry?.value
-                while let value = duplicate {
-                    if value.count == 5 && value[4] == 0 {
-                        words.append(Array(key))
-                        break
-                    }
-                    duplicate = try cursor.nextDuplicate()?.value
-                }
+            while let (key, value) = entry {
+                if try Generation.deltaKeyHasNamePosting(&cursor, from: value) { words.append(Array(key)) }
                 entry = try cursor.nextKey()
             }
         }

@@ -28,6 +28,9 @@ extension Generation {
     /// Which base documents offer `term` as a completion.
     func completionOffers(of term: [UInt8], in txn: borrowing ReadTransaction) throws -> CompletionOffers {
         guard let database = schema.completionVariants else { return CompletionOffers(term: term, variants: nil) }
+        // Most words have no variant: one look-up that misses, not a cursor (an allocation) a word
+        // (a typo'd word's completions ask this of thousands of words).
+        guard try txn.get(database, term) != nil else { return CompletionOffers(term: term, variants: []) }
         var docs: [UInt32] = []
         try txn.withCursor(database) { cursor in
             var entry = try cursor.seek(term)

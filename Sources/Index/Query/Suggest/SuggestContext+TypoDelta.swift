@@ -67,9 +67,10 @@ extension SuggestContext {
     }
 
     /// Notes the delta's completions of `partial` at the distances of `regions` (its delta matches
-    /// with typos), and those of the typo-free delta documents at every distance. Returns false,
+    /// with typos), and those of the typo-free delta documents at every distance, distance 0
+    /// included (they are read whole: ``noteDeltaCompletions`` has nothing to add). Returns false,
     /// having noted nothing, when the typo-free documents are too many to read whole: the caller
-    /// then notes every match.
+    /// then reads them best-first and notes every typo'd match.
     func noteTypoDeltaCompletions(_ regions: [TermRegion], partial: QueryWord, lists: DeltaLists, wanted: Int,
                                   _ acc: inout SuggestAccumulator, in txn: borrowing ReadTransaction) throws -> Bool {
         guard wanted > 0, !regions.isEmpty else { return true }

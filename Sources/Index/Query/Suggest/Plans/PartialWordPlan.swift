@@ -133,11 +133,15 @@ extension SuggestContext {
                                          deltaListed: lists != nil, into: &acc, in: txn)
                 deltaRegions = []
             }
-            // After the base's words, whose bests count towards proving the delta's.
+            // After the base's words, whose bests count towards proving the delta's. With typo'd
+            // delta matches, their reading reads the typo-free delta documents whole and notes
+            // those words too, so the typo-free list is read best-first only without such matches,
+            // or when those documents are too many to read whole: then with every typo'd match.
             if let lists {
-                try noteDeltaCompletions(lists, wanted: completionLimit, &acc, in: txn)
-                if try !noteTypoDeltaCompletions(deltaRegions, partial: partial, lists: lists, wanted: completionLimit, &acc, in: txn) {
-                    // Too many typo-free delta documents to read whole: every match, as without the lists.
+                if deltaRegions.isEmpty {
+                    try noteDeltaCompletions(lists, wanted: completionLimit, &acc, in: txn)
+                } else if try !noteTypoDeltaCompletions(deltaRegions, partial: partial, lists: lists, wanted: completionLimit, &acc, in: txn) {
+                    try noteDeltaCompletions(lists, wanted: completionLimit, &acc, in: txn)
                     try noteEveryDeltaCompletion(try typoDeltaTerms(partial, in: txn), partial: partial, into: &acc, in: txn)
                 }
             }
