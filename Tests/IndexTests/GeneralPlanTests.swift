@@ -178,6 +178,55 @@ final class GeneralPlanTests: XCTestCase {
         check("after updates")
     }
 
+    /// Chip counts over long lists: a common word in thousands of titles, and categories each in
+    /// thousands of entries, so that the counts go through bitmaps (``DocumentBitmap``: both lists
+    /// long and dense), a bitmap tested with a shorter list, and galloping (a rare category).
+    /// Against the reference, with tokens, typos on and off, and after updates and deletions (a new
+    /// read snapshot: its bitmaps are new too).
+    func testChipCountsOverLongListsMatchTheReference() throws {
+        var rng = SeededGenerator(seed: 20261206)
+        let categories = ["Books", "Baby", "Beauty", "Bags", "Garden"]
+        var entries: [CatalogEntry] = []
+        for n in 0..<12_000 {
+            let common = rng.chance(0.7) ? "thou" : "camakee"
+            var words = [common, Self.filler.randomElement(using: &rng)!]
+            if rng.chance(0.3) { words.append(Self.family.randomElement(using: &rng)!) }
+            // Books and Baby are common (long, dense lists), Beauty less so, Bags rare.
+            var chips = [rng.chance(0.5) ? "Books" : (rng.chance(0.6) ? "Baby" : (rng.chance(0.9) ? "Beauty" : "Garden"))]
+            if rng.chance(0.01) { chips.append("Bags") }
+            entries.append(CatalogEntry(id: "b\(n)", title: words.joined(separator: " "), categories: chips,
+                                        weight: UInt64(Int.random(in: 1...100_000, using: &rng))))
+        }
+        XCTAssertEqual(Set(entries.flatMap(\.categories)), Set(categories))
+        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters())
+        var reference = ReferenceIndex(entries: entries)
+        let texts = ["thou b", "thou ba", "thou be", "thou bo", "camakee b", "camakee bag", "thou camakee b", "thuo b", "thou g"]
+        func check(_ phase: String) throws {
+            for text in texts {
+                for typos in [TypoMode.off, .auto] {
+                    for tokens in [[], [SearchToken.category("Books")], [SearchToken.category("Bags")]] {
+                        let request = SuggestRequest(text: text, tokens: tokens, limits: SuggestLimits(entries: 3, categories: 5, completions: 3),
+                                                     typos: typos)
+                        XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request),
+                                     "\(phase): \"\(text)\" \(tokens) \(typos)")
+                    }
+                }
+            }
+            // The long lists were counted through their bitmaps.
+            let bitmaps = try fixture.shard.generation(nil).filteredBitmaps.statistics()
+            XCTAssertGreaterThan(bitmaps.misses, 0, "\(phase): no bitmap was built")
+            XCTAssertGreaterThan(bitmaps.hits, 0, "\(phase): no bitmap was reused")
+        }
+        try check("built")
+        let updates = (0..<40).map { n in
+            CatalogEntry(id: "new\(n)", title: "thou bagatelle \(Self.filler[n % Self.filler.count])",
+                         categories: [categories[n % categories.count]], weight: UInt64(1_000 + n * 3_000))
+        }
+        try Self.update(fixture, &reference, upserting: updates,
+                        deleting: entries.filter { $0.categories.contains("Books") }.sorted { $0.weight > $1.weight }.prefix(30).map(\.id))
+        try check("after updates")
+    }
+
     /// The same upserts, then deletions, on the shard and the reference.
     static func update(_ fixture: ExactnessTests.ShardFixture, _ reference: inout ReferenceIndex,
                        upserting updates: [CatalogEntry], deleting ids: [String]) throws {

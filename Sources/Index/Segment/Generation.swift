@@ -41,6 +41,8 @@ final class Generation: Sendable {
     }
     /// The documents passing a query's complete words and tokens, by read snapshot (see ``FilterCache``).
     let filtered: StripedCache<FilterCache.Key, FilterCache.Value> = FilterCache.make()
+    /// Bitmaps of long filtered lists, by read snapshot (see ``FilterCache/makeBitmaps()``).
+    let filteredBitmaps: StripedCache<FilterCache.Key, DocumentBitmap> = FilterCache.makeBitmaps()
     /// Category counts of filtered documents, by read snapshot (see ``FilterCache/CategoryCountKey``).
     let filteredCategoryCounts: StripedCache<FilterCache.CategoryCountKey, Int> = FilterCache.makeCategoryCounts()
     /// The delta's name words as a trie, for the snapshot last asked (see ``DeltaTrie``).
@@ -95,7 +97,8 @@ extension Generation {
          ("term_regions", termRegions.statistics(), true),
          ("category_matches", categoryMatches.statistics(), true),
          ("filtered", filtered.statistics(), true),
-         ("filtered_category_counts", filteredCategoryCounts.statistics(), false)]
+         ("filtered_category_counts", filteredCategoryCounts.statistics(), false),
+         ("filtered_bitmaps", filteredBitmaps.statistics(), true)]
     }
 }
 

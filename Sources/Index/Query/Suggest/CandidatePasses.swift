@@ -15,17 +15,24 @@ struct CandidatePasses {
     let exactPartial: [UInt32]?
     /// One array per pass when split, else nil.
     private let split: [[UInt32]]?
+    /// Pass 0's members, when listed outright.
+    private let firstPass: [UInt32]?
 
-    /// How many passes there are (``TypoPass/count(exactComplete:exactPartial:)``).
-    var count: Int { TypoPass.count(exactComplete: exactComplete, exactPartial: exactPartial) }
+    /// The passes that can hold a candidate (``TypoPass/passes(exactComplete:exactPartial:)``).
+    var passes: Range<Int> { TypoPass.passes(exactComplete: exactComplete, exactPartial: exactPartial) }
 
     /// `postings`: how many postings the walks will meet per pass (an upper bound will do).
-    init(_ candidates: [UInt32], exactComplete: [UInt32]?, exactPartial: [UInt32]?, postings: Int) {
+    /// `firstPass`: pass 0's members when listed outright (``TypoPass/firstPass(of:exactComplete:exactPartial:)``).
+    /// Then nothing is split: the later passes hold nearly every candidate, so a word's walk in
+    /// them stops at about its first posting among the candidates, and splitting would read all of
+    /// them ("Camakee Caka": a third of the keystroke).
+    init(_ candidates: [UInt32], exactComplete: [UInt32]?, exactPartial: [UInt32]?, firstPass: [UInt32]? = nil, postings: Int) {
         self.candidates = candidates
         self.exactComplete = exactComplete
         self.exactPartial = exactPartial
-        let passes = TypoPass.count(exactComplete: exactComplete, exactPartial: exactPartial)
-        if passes > 1, postings > candidates.count / passes {
+        self.firstPass = firstPass
+        let passes = TypoPass.passes(exactComplete: exactComplete, exactPartial: exactPartial).upperBound
+        if firstPass == nil, passes > 1, postings > candidates.count / passes {
             var split = [[UInt32]](repeating: [], count: passes)
             var members = TypoPass(typos: 0, exactComplete: exactComplete, exactPartial: exactPartial)
             for doc in candidates { split[members.bound(of: doc)].append(doc) }
@@ -38,6 +45,7 @@ struct CandidatePasses {
     /// The documents to walk for pass `pass`, and a filter for them (nil: all are in the pass).
     func walk(_ pass: Int) -> (docs: [UInt32], members: TypoPass?) {
         if let split { return (split[pass], nil) }
+        if pass == 0, let firstPass { return (firstPass, nil) }
         return (candidates, TypoPass.filter(typos: pass, exactComplete: exactComplete, exactPartial: exactPartial))
     }
 }

@@ -80,7 +80,7 @@ extension SuggestContext {
                 var best: (typos: Int, docnum: UInt32)?
                 let offers = try generation.completionOffers(of: term, in: txn)
                 let generation = generation
-                for pass in 0..<passes.count {
+                for pass in passes.passes {
                     let bound = max(floor, pass)
                     if let best, best.typos < bound { break }
                     var (docs, members) = passes.walk(pass)

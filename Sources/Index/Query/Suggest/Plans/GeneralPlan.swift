@@ -46,7 +46,8 @@ extension SuggestContext {
                 let key = FilterCache.CategoryCountKey(filter: filter, category: Schema.tokenTerm(token))
                 counts[token] = try generation.filteredCategoryCounts.value(key) {
                     let members = try generation.filteredDocuments(words: [], tokens: [token], includeDescription: false, in: txn).docs ?? []
-                    return intersectionCount(rest, members)
+                    let membersFilter = FilterCache.Key(snapshot: txn.snapshotID, words: [], tokens: [token], includeDescription: false)
+                    return generation.intersectionCount(rest, filter: filter, members, filter: membersFilter)
                 }
             }
             acc.categoryCounts = counts
@@ -168,16 +169,25 @@ extension SuggestContext {
         }
         var exactPartial: [UInt32]?
         if let partial = query.partial, partial.budget > 0, acc.bestPartialDistance == 0,
-           let terms = try generation.prefixTerms(partial.bytes, atMost: 256, in: txn) {
-            exactPartial = try fewDocuments(of: terms, comparedWith: candidates.count, in: txn)
+           let terms = try generation.prefixTerms(partial.bytes, atMost: 256, in: txn),
+           try postings(of: terms, atMost: Self.narrowingFactor * candidates.count, in: txn) {
+            let members = try generation.candidates(candidates, withNameTerms: terms, in: txn)
+            // With every candidate in it, no candidate misses the list: as if there were none, and
+            // the passes need not ask about it ("Camakee Cama").
+            exactPartial = members.count == candidates.count ? nil : members
         }
         let bestTypos = acc.bestTypos
         // Each pass is picked out of the candidates as the walk reads them (``TypoPass``), and a
         // pass that starts settled reads only its delta documents.
-        for typos in 0..<TypoPass.count(exactComplete: exactComplete, exactPartial: exactPartial) {
+        let firstPass = TypoPass.firstPass(of: candidates, exactComplete: exactComplete, exactPartial: exactPartial)
+        for typos in TypoPass.passes(exactComplete: exactComplete, exactPartial: exactPartial) {
             acc.bestTypos = max(bestTypos, typos)
             // A title that starts with the typed text has every typed word exactly.
             if typos > 0 { acc.startsWithPossible = false }
+            if typos == 0, let firstPass {
+                try rank(firstPass, &acc, filtersHold: true, entered: entered, completionLimit: completionLimit, narrowingTo: narrowingPrefix, in: txn)
+                continue
+            }
             try rank(candidates, &acc, filtersHold: true, entered: entered, completionLimit: completionLimit, narrowingTo: narrowingPrefix,
                      pass: TypoPass.filter(typos: typos, exactComplete: exactComplete, exactPartial: exactPartial), in: txn)
         }
@@ -190,7 +200,7 @@ extension SuggestContext {
             // The walks meet at most the words' postings per pass (counted above for typo'd words).
             let postings = typoPostings > 0 ? typoPostings
                 : try generation.postingCount(of: typoCompletionTerms.lazy.map(\.term), stoppingAfter: candidates.count, in: txn)
-            let passes = CandidatePasses(candidates, exactComplete: exactComplete, exactPartial: exactPartial, postings: postings)
+            let passes = CandidatePasses(candidates, exactComplete: exactComplete, exactPartial: exactPartial, firstPass: firstPass, postings: postings)
             try completeTypoWords(passes, terms: typoCompletionTerms, floor: bestTypos, limit: completionLimit, into: &acc, in: txn)
         }
         return acc
@@ -229,14 +239,6 @@ extension SuggestContext {
     /// Whether the name postings of `terms` number at most `limit` (counted until they pass it).
     private func postings(of terms: [[UInt8]], atMost limit: Int, in txn: borrowing ReadTransaction) throws -> Bool {
         try generation.postingCount(of: terms, stoppingAfter: limit, in: txn) <= limit
-    }
-
-    /// The documents with a name word among `terms`, sorted; nil when their postings number more
-    /// than ``narrowingFactor`` times `count` (then listing them costs more than it saves). The
-    /// postings are counted first, so a "no" reads no posting list.
-    private func fewDocuments(of terms: [[UInt8]], comparedWith count: Int, in txn: borrowing ReadTransaction) throws -> [UInt32]? {
-        guard try postings(of: terms, atMost: Self.narrowingFactor * count, in: txn) else { return nil }
-        return try generation.documents(of: terms, includeDescription: false, in: txn)
     }
 
     /// Candidates read in rank order before an exact partial word's postings may narrow the

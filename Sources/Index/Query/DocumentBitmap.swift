@@ -1,0 +1,73 @@
+/// A set of document numbers as one bit each, for counting the intersections of long lists.
+///
+/// Why: a chip's count is |filtered ∩ category|, and both can be long: "Camakee B" on the
+/// synthetic 1M catalog counts Books (a quarter of the catalog) among the half a million
+/// documents with "camakee". A merge of the two sorted lists costs O(a + b) with a branch per
+/// step (about 1.5 ms there); with both as bitmaps the count is an AND and a population count per
+/// 64 numbers, O(n / 64) for numbers below n (15,600 words, about 10 µs), and with one as a bitmap
+/// a test per element of the other.
+///
+/// A bitmap spans the numbers up to its last document, so it is kept only for lists dense enough
+/// that it is no bigger than the list (``pays(for:)``); the lists' own order is unchanged.
+///
+/// ```swift
+/// let books = DocumentBitmap([2, 3, 5, 8])
+/// books.contains(5)                                   // true
+/// books.intersectionCount(DocumentBitmap([3, 4, 5]))  // 2
+/// books.intersectionCount([1, 2, 8, 9])               // 2
+/// ```
+struct DocumentBitmap: Sendable {
+    private var words: [UInt64]
+
+    /// The bitmap of sorted (or any) `docs`: O(d + n/64).
+    init(_ docs: [UInt32]) {
+        let end = docs.last.map { Int($0) + 1 } ?? 0
+        words = [UInt64](repeating: 0, count: (end + 63) >> 6)
+        words.withUnsafeMutableBufferPointer { words in
+            for doc in docs { words[Int(doc >> 6)] |= 1 << UInt64(doc & 63) }
+        }
+    }
+
+    /// Bytes held, for a cache's accounting.
+    var bytes: Int { 8 * words.count }
+
+    func contains(_ doc: UInt32) -> Bool {
+        let index = Int(doc >> 6)
+        return index < words.count && words[index] & (1 << UInt64(doc & 63)) != 0
+    }
+
+    /// |self ∩ other|: an AND and a population count per word both have.
+    func intersectionCount(_ other: DocumentBitmap) -> Int {
+        let length = min(words.count, other.words.count)
+        return words.withUnsafeBufferPointer { a in
+            other.words.withUnsafeBufferPointer { b in
+                var count = 0
+                for index in 0..<length { count &+= (a[index] & b[index]).nonzeroBitCount }
+                return count
+            }
+        }
+    }
+
+    /// |self ∩ docs|: a test per element of `docs`.
+    func intersectionCount(_ docs: [UInt32]) -> Int {
+        words.withUnsafeBufferPointer { words in
+            var count = 0
+            for doc in docs {
+                let index = Int(doc >> 6)
+                if index < words.count, words[index] & (1 << UInt64(doc & 63)) != 0 { count &+= 1 }
+            }
+            return count
+        }
+    }
+
+    /// Whether counting against sorted `docs` should go through its bitmap: the list is long
+    /// (a merge costs more than building the bitmap once), and dense (the bitmap, a bit for each
+    /// number up to the last document, is no bigger than the list's 32 bits a document).
+    static func pays(for docs: [UInt32]) -> Bool {
+        guard docs.count >= minimumDocuments, let last = docs.last else { return false }
+        return docs.count * 32 >= Int(last) + 1
+    }
+
+    /// Lists shorter than this are counted by merging (or galloping): a few microseconds.
+    static let minimumDocuments = 4096
+}
