@@ -308,10 +308,12 @@ extension SuggestContext {
                 probe = Int.max
                 let left = candidates.count - index
                 let walkWouldRead = matched == 0 ? left : min(left, Self.matchesToSettle * Self.narrowingProbe / matched)
+                // All the candidates are narrowed, not a copy of those left (half a million
+                // numbers copied for "Camakee b"); the walk goes on from the first one not read.
                 if let prefix, left > Self.narrowingProbe,
-                   let narrowed = try narrowed(Array(candidates[index...]), toPrefix: prefix, walkWouldRead: walkWouldRead, in: txn) {
+                   let narrowed = try narrowed(candidates, toPrefix: prefix, walkWouldRead: walkWouldRead, in: txn) {
+                    index = gallop(narrowed, to: candidates[index], from: 0)
                     candidates = narrowed
-                    index = 0
                     continue
                 }
             }
