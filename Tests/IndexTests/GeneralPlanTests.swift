@@ -227,6 +227,60 @@ final class GeneralPlanTests: XCTestCase {
         try check("after updates")
     }
 
+    /// Completions of a typo'd partial word with hundreds of words within its budget, behind a
+    /// common word: once enough words are noted with the fewest typos possible, the words whose
+    /// first posting comes after the worst of them are left unread (and, with a delta, only their
+    /// delta documents are read). Against the reference, before and after updates that give
+    /// left-out words a better delta entry.
+    func testOutrankedTypoWordsAreLeftUnread() throws {
+        var rng = SeededGenerator(seed: 20261208)
+        let letters = Array("abcdefghijklmnoprstuvy")
+        // Words one edit from "wort…": "wo?t…", "w?rt…", "?ort…" (a first-letter typo), "wor?…".
+        var family: [String] = []
+        for letter in letters where letter != "r" {
+            for tail in ["h", "ley", "on", "ing", "a"] {
+                family += ["wo\(letter)t\(tail)", "w\(letter)rt\(tail)", "\(letter)ort\(tail)", "wor\(letter)\(tail)"]
+            }
+        }
+        var entries: [CatalogEntry] = []
+        for n in 0..<4000 {
+            var words = [rng.chance(0.9) ? "fort" : "ford", family.randomElement(using: &rng)!]
+            // A word starting with "wort" beside it half the time: the family word's entry then has
+            // no typo, which is what lets the words noted outrank the ones not read yet.
+            if rng.chance(0.5) { words.append(rng.chance(0.7) ? "worth" : "wortley") }
+            if rng.chance(0.3) { words.append(Self.filler.randomElement(using: &rng)!) }
+            entries.append(CatalogEntry(id: "w\(n)", title: words.joined(separator: " "), categories: ["c\(n % 3)"],
+                                        weight: UInt64(Int.random(in: 1...1_000_000, using: &rng))))
+        }
+        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters())
+        var reference = ReferenceIndex(entries: entries)
+        let texts = ["fort wort", "fort worth", "fort wo", "fort wor", "ford wort", "frot wort", "fort wortle", "fort vort"]
+        func check(_ phase: String) {
+            let before = SuggestContext.typoCompletionWordsOutranked.load(ordering: .relaxed)
+            var compared = 0
+            for text in texts {
+                for limits in [SuggestLimits(entries: 5, categories: 0, completions: 5), SuggestLimits(entries: 0, categories: 0, completions: 12),
+                               SuggestLimits(entries: 1, categories: 2, completions: 1)] {
+                    let request = SuggestRequest(text: text, limits: limits)
+                    XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request), "\(phase): \"\(text)\" \(limits)")
+                    compared += 1
+                }
+            }
+            let outranked = SuggestContext.typoCompletionWordsOutranked.load(ordering: .relaxed) - before
+            print("[general plan, outranked typo words] \(phase): \(compared) answers compared, \(outranked) words left unread")
+            XCTAssertGreaterThan(outranked, 100, "\(phase): the words are left unread, so that rule is what is tested")
+        }
+        check("built")
+        // Delta entries without a typo, heavier than any base one, for words whose base postings
+        // are left unread.
+        let updates = family.filter { $0.hasPrefix("wor") }.prefix(30).enumerated().map { n, word in
+            CatalogEntry(id: "d\(n)", title: "fort worth \(word)", categories: ["c0"], weight: UInt64(2_000_000 + n))
+        }
+        try Self.update(fixture, &reference, upserting: updates,
+                        deleting: entries.sorted { $0.weight > $1.weight }.prefix(10).map(\.id))
+        check("after updates")
+    }
+
     /// The same upserts, then deletions, on the shard and the reference.
     static func update(_ fixture: ExactnessTests.ShardFixture, _ reference: inout ReferenceIndex,
                        upserting updates: [CatalogEntry], deleting ids: [String]) throws {

@@ -19,7 +19,7 @@ struct CandidatePasses {
     private let firstPass: [UInt32]?
 
     /// The passes that can hold a candidate (``TypoPass/passes(exactComplete:exactPartial:)``).
-    var passes: Range<Int> { TypoPass.passes(exactComplete: exactComplete, exactPartial: exactPartial) }
+    let passes: Range<Int>
 
     /// `postings`: how many postings the walks will meet per pass (an upper bound will do).
     /// `firstPass`: pass 0's members when listed outright (``TypoPass/firstPass(of:exactComplete:exactPartial:)``).
@@ -31,9 +31,9 @@ struct CandidatePasses {
         self.exactComplete = exactComplete
         self.exactPartial = exactPartial
         self.firstPass = firstPass
-        let passes = TypoPass.passes(exactComplete: exactComplete, exactPartial: exactPartial).upperBound
-        if firstPass == nil, passes > 1, postings > candidates.count / passes {
-            var split = [[UInt32]](repeating: [], count: passes)
+        passes = TypoPass.passes(exactComplete: exactComplete, exactPartial: exactPartial)
+        if firstPass == nil, passes.upperBound > 1, postings > candidates.count / passes.upperBound {
+            var split = [[UInt32]](repeating: [], count: passes.upperBound)
             var members = TypoPass(typos: 0, exactComplete: exactComplete, exactPartial: exactPartial)
             for doc in candidates { split[members.bound(of: doc)].append(doc) }
             self.split = split

@@ -35,8 +35,13 @@ struct TypoPass {
     /// have a typo), and walking an empty pass is not free: its walk reads every candidate to find
     /// none, and may narrow them by the partial word's postings first.
     static func passes(exactComplete: [UInt32]?, exactPartial: [UInt32]?) -> Range<Int> {
-        let lists = [exactComplete, exactPartial].compactMap { $0 }
-        return lists.count(where: \.isEmpty)..<(1 + lists.count)
+        var empty = 0, lists = 0
+        for list in [exactComplete, exactPartial] {
+            guard let list else { continue }
+            lists += 1
+            if list.isEmpty { empty += 1 }
+        }
+        return empty..<(1 + lists)
     }
 
     /// The first pass's members listed outright, when one exact list is short: the candidates in

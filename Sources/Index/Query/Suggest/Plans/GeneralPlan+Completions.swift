@@ -1,4 +1,5 @@
 import Storage
+import Synchronization
 
 // The general plan's completions, computed from the words' postings instead of by reading every
 // candidate in rank order (which is what settles the entries, and is far too long a read for the
@@ -17,10 +18,12 @@ extension SuggestContext {
         for term in terms {
             let offers = try generation.completionOffers(of: term, in: txn)
             let generation = generation
-            try Self.forEachBasePosting(of: term, in: rest, generation: generation, shouldStop: shouldStop, read: &read, in: txn) { doc, _ in
-                guard try offers.offers(doc, in: generation, txn) else { return true }
-                bests.append((doc, term))
-                return false
+            if let postings = try txn.get(generation.schema.terms, term) {
+                try Self.forEachBasePosting(postings, in: rest, shouldStop: shouldStop, read: &read) { doc, _ in
+                    guard try offers.offers(doc, in: generation, txn) else { return true }
+                    bests.append((doc, term))
+                    return false
+                }
             }
             if hasDelta {
                 for doc in try deltaPostings(of: term, in: rest, in: txn) { deltaBests.append((doc, term)) }
@@ -76,26 +79,57 @@ extension SuggestContext {
         }
         var read = 0
         for distance in Set(terms.map(\.distance)).sorted() where acc.completions.count < limit {
+            // Every completion noted so far is nearer, so this distance fills the rest.
+            let wanted = limit - acc.completions.count
+            // The words by their first base posting: a word's best base entry is that document or
+            // a later one, in rank order, with at least `floor` typos.
+            var words: [(term: [UInt8], postings: Bytes?, first: UInt32)] = []
             for (term, termDistance) in terms where termDistance == distance {
-                var best: (typos: Int, docnum: UInt32)?
-                let offers = try generation.completionOffers(of: term, in: txn)
-                let generation = generation
-                for pass in passes.passes {
-                    let bound = max(floor, pass)
-                    if let best, best.typos < bound { break }
-                    var (docs, members) = passes.walk(pass)
-                    try Self.forEachBasePosting(of: term, in: docs, generation: generation, shouldStop: shouldStop, read: &read, in: txn) { docnum, _ in
-                        guard members == nil || members!.contains(docnum), try offers.offers(docnum, in: generation, txn) else { return true }
-                        // At an equal bound, only an earlier document could still be better.
-                        if let best, best.typos == bound, docnum > best.docnum { return false }
-                        guard let found = try typos(docnum, &self) else { return true }
-                        if best == nil || found < best!.typos || (found == best!.typos && docnum < best!.docnum) {
-                            best = (found, docnum)
+                let postings = try txn.get(generation.schema.terms, term)
+                words.append((term, postings, try postings.flatMap { try PostingCursor($0).current } ?? .max))
+            }
+            words.sort { $0.first < $1.first }
+            // The best entries (typos, number) of the `wanted` best words new at this distance, from
+            // base documents. Once there are `wanted` with `floor` typos, a word whose first
+            // posting comes after the worst of them ranks after all of them: its base postings are
+            // not read, and, without a delta, neither are those of the words after it. "Fort
+            // Wort" (cities) has thousands of words within one edit of "wort".
+            var kept = BestBaseEntries(limit: wanted)
+            var skipped = 0
+            defer { if skipped > 0 { Self.typoCompletionWordsOutranked.add(skipped, ordering: .relaxed) } }
+            for (index, (term, postings, first)) in words.enumerated() {
+                let outranked = kept.outrank(typos: floor, docnum: first)
+                if outranked, !hasDelta {
+                    skipped += words.count - index
+                    break
+                }
+                if outranked { skipped += 1 }
+                if !outranked, let postings {
+                    var best: (typos: Int, docnum: UInt32)?
+                    let offers = try generation.completionOffers(of: term, in: txn)
+                    let generation = generation
+                    for pass in passes.passes {
+                        let bound = max(floor, pass)
+                        if let best, best.typos < bound { break }
+                        var (docs, members) = passes.walk(pass)
+                        try Self.forEachBasePosting(postings, in: docs, shouldStop: shouldStop, read: &read) { docnum, _ in
+                            guard members == nil || members!.contains(docnum), try offers.offers(docnum, in: generation, txn) else { return true }
+                            // At an equal bound, only an earlier document could still be better.
+                            if let best, best.typos == bound, docnum > best.docnum { return false }
+                            guard let found = try typos(docnum, &self) else { return true }
+                            if best == nil || found < best!.typos || (found == best!.typos && docnum < best!.docnum) {
+                                best = (found, docnum)
+                            }
+                            return found > bound
                         }
-                        return found > bound
+                    }
+                    if let best {
+                        let known = acc.completions.count
+                        try note(term, distance, best.docnum, typos: best.typos, &acc)
+                        // Only a word new at this distance competes for it.
+                        if acc.completions.count > known { kept.insert(typos: best.typos, docnum: best.docnum) }
                     }
                 }
-                if let best { try note(term, distance, best.docnum, typos: best.typos, &acc) }
                 if hasDelta {
                     // A delta document outside the candidates is not one.
                     for docnum in try deltaPostings(of: term, in: passes.candidates, in: txn) {
@@ -108,17 +142,20 @@ extension SuggestContext {
         }
     }
 
-    /// Calls `body` with each base document of `term`'s name postings (rank order) that is in
+    /// For tests: words whose base postings ``completeTypoWords(_:terms:floor:limit:into:in:)`` left
+    /// unread, outranked by the words it had noted.
+    static let typoCompletionWordsOutranked = Atomic<Int>(0)
+
+    /// Calls `body` with each base document of a term's name postings (`value`, rank order) that is in
     /// sorted `candidates`, and its index there, until it returns false. The postings are galloped
     /// against the candidates, so a run of probes costs O(log gap) each.
     ///
     /// A static function, not a method: called from a mutating method with a closure that mutates
     /// the context, a method would make Swift copy the whole context (and retain each of its
     /// references) on every call, once per word: a fifth of "Fort Wort" (cities, typos on).
-    private static func forEachBasePosting(of term: [UInt8], in candidates: [UInt32], generation: Generation,
-                                           shouldStop: (@Sendable () -> Bool)?, read: inout Int, in txn: borrowing ReadTransaction,
+    private static func forEachBasePosting(_ value: Bytes, in candidates: [UInt32],
+                                           shouldStop: (@Sendable () -> Bool)?, read: inout Int,
                                            _ body: (UInt32, Int) throws -> Bool) throws {
-        guard let value = try txn.get(generation.schema.terms, term) else { return }
         var postings = try PostingCursor(value)
         var index = 0
         while let docnum = postings.current, index < candidates.count {
@@ -154,4 +191,29 @@ func gallop(_ list: [UInt32], to value: UInt32, from start: Int) -> Int {
         if list[mid] < value { low = mid + 1 } else { high = mid }
     }
     return low
+}
+
+/// The best base entries of the words ``SuggestContext/completeTypoWords(_:terms:floor:limit:into:in:)``
+/// has noted at one distance, as (typos, document number), which for base documents is their
+/// rank order; at most `limit`, the worst last.
+struct BestBaseEntries {
+    let limit: Int
+    private var entries: [(typos: Int, docnum: UInt32)] = []
+
+    init(limit: Int) { self.limit = limit }
+
+    mutating func insert(typos: Int, docnum: UInt32) {
+        let index = entries.firstIndex { ($0.typos, $0.docnum) > (typos, docnum) } ?? entries.count
+        guard index < limit else { return }
+        entries.insert((typos, docnum), at: index)
+        if entries.count > limit { entries.removeLast() }
+    }
+
+    /// Whether `limit` kept entries all rank before any base entry with at least `typos` typos
+    /// at or after document `docnum`.
+    func outrank(typos: Int, docnum: UInt32) -> Bool {
+        guard limit > 0 else { return true }
+        guard entries.count == limit, let worst = entries.last else { return false }
+        return (worst.typos, worst.docnum) < (typos, docnum)
+    }
 }
