@@ -40,6 +40,9 @@ public struct Benchmark {
     /// After the latency figures, re-weight this percentage of the entries with upserts and
     /// measure the same workload again (live updates; 0: skip).
     public var updatedPercent = 0
+    /// With `updatedPercent`: leave the delta unmerged (no merged figures), so that the updated
+    /// shard stays in `workDirectory/NAME/shard` for profiling the keystrokes it slows.
+    public var mergeAfterUpdates = true
     /// Where report lines go; by default straight to standard output, unbuffered, so a long run
     /// shows progress even when piped to a file.
     public var output: (String) -> Void = { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) }
@@ -168,7 +171,7 @@ public struct Benchmark {
                           Self.seconds(monotonicNanoseconds() - updateStart)))
             // Then the delta folded into the base (what a node's background merge does once the
             // delta passes its policy), and the workload once more.
-            for merged in [false, true] {
+            for merged in mergeAfterUpdates ? [false, true] : [false] {
                 if merged {
                     let mergeStart = monotonicNanoseconds()
                     let info = try shard.merge()

@@ -5,6 +5,7 @@ enum BenchCommand {
     static let help = """
     usage: typeahead bench [--catalog NAME=FILE]... [--synthetic N] [--sessions N] [--no-sqlite] [--work-dir DIR]
                            [--slowest N] [--keystrokes-out DIR] [--build-only] [--quality] [--updated PERCENT]
+                           [--no-merge]
 
     Builds an index per catalog and replays a keystroke workload (every prefix of titles sampled by
     popularity, 20% with a typo), printing build rate, index size, open time and suggest latency
@@ -27,10 +28,12 @@ enum BenchCommand {
                             measure the same workload again, then once more after folding the
                             delta into the base (a merge, as a node does in the background), with
                             the ratios to the fresh shard
+      --no-merge            with --updated: measure no merge, and leave the updated shard (its
+                            delta unmerged) in --work-dir DIR/NAME/shard, for profiling
     """
 
     static func run(_ argv: [String]) throws -> Int32 {
-        let args = try Arguments(argv, command: "bench", flags: ["--no-sqlite", "--build-only", "--quality"],
+        let args = try Arguments(argv, command: "bench", flags: ["--no-sqlite", "--build-only", "--quality", "--no-merge"],
                                  options: ["--catalog", "--synthetic", "--sessions", "--work-dir", "--slowest", "--keystrokes-out", "--updated"])
         if args.wantsHelp { print(help); return 0 }
         var datasets: [Benchmark.Dataset] = try args.all("--catalog").map { spec in
@@ -54,6 +57,7 @@ enum BenchCommand {
         benchmark.measure = !args.flag("--build-only")
         benchmark.quality = args.flag("--quality")
         benchmark.updatedPercent = try args.integer("--updated", default: 0, range: 0...100)
+        benchmark.mergeAfterUpdates = !args.flag("--no-merge")
         if !benchmark.measure && args.value("--work-dir") == nil {
             throw UsageError(description: "typeahead bench: --build-only needs --work-dir DIR (where the shards stay)")
         }
