@@ -136,6 +136,56 @@ final class DeltaListsTests: XCTestCase {
         XCTAssertEqual(try fixture.shard.suggest(request, answer: { $0.plan }), .trie)
     }
 
+    /// A prefix whose many delta documents share few words, one of them only in light documents
+    /// far down the prefix's list: past ``SuggestContext/deltaDocumentsBeforeWords`` documents the
+    /// completions are finished word by word. The words include one that is a prefix of another
+    /// ("pyt" of "pyth…"), words whose heaviest documents have them only as an alias spelling a
+    /// title word another way (not offered), ties of weight, words with many documents and with few, and
+    /// deleted delta documents. Against the reference, typos on and off.
+    func testCompletionsOfAPrefixWithFewWordsAreFinishedWordByWord() throws {
+        var rng = SeededGenerator(seed: 20261210)
+        let family = ["pythonic", "pytango", "pytest", "pyth", "pythia"]
+        var entries = (0..<200).map { CatalogEntry(id: "b\($0)", title: "base \($0 % 7)", categories: [], weight: UInt64($0)) }
+        entries += (0..<400).map { n in
+            // "python3 …" everywhere, heavy; the family words in few, light documents.
+            let rare = n % 40 == 0 ? " " + family[(n / 40) % family.count] : ""
+            return CatalogEntry(id: "p\(n)", title: "python3 x\(n % 13)" + rare, categories: [],
+                                weight: UInt64(rare.isEmpty ? 1_000 + n : 1 + n % 3))
+        }
+        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters(listSize: 4, heavyThreshold: 4))
+        var reference = ReferenceIndex(entries: entries)
+        // The whole family moves to the delta, re-weighted, with ties; a variant-only word ("pythôn"
+        // folds to "python", a title word's spelling), and a few delta documents deleted again.
+        var updates = entries[200...].map { entry in
+            var moved = entry
+            moved.weight = entry.title.split(separator: " ").count > 2 ? UInt64(rng.int(1...4)) : UInt64(5_000 + rng.int(0...60) * 10)
+            return moved
+        }
+        // Heavy documents that have a word only as an alias spelling their title's word another
+        // way (not offered): the word's best is a lighter document. "pytangu" has few documents
+        // (read whole), "pythia" many (its prefix list read best-first).
+        updates.append(CatalogEntry(id: "v0", title: "pytango zz", categories: [], weight: 9_000_000, aliases: ["pytangu"]))
+        updates.append(CatalogEntry(id: "v1", title: "pytangu", categories: [], weight: 3))
+        updates.append(CatalogEntry(id: "v2", title: "pythiq", categories: [], weight: 8_000_000, aliases: ["pythia"]))
+        updates += (0..<20).map { CatalogEntry(id: "w\($0)", title: "pythia k\($0)", categories: [], weight: UInt64(2 + $0 % 3)) }
+        try GeneralPlanTests.update(fixture, &reference, upserting: updates, deleting: [])
+        try GeneralPlanTests.update(fixture, &reference, upserting: [], deleting: ["p40", "p7", "p8"])
+        let before = SuggestContext.deltaCompletionsByWord.load(ordering: .relaxed)
+        var compared = 0
+        for text in ["p", "py", "pyt", "pyth", "pytho", "pyta", "pyte", "pytan", "pythi"] {
+            for completions in [1, 3, 5, 10] {
+                for typos in TypoMode.allCases {
+                    let request = SuggestRequest(text: text, limits: SuggestLimits(entries: 2, categories: 0, completions: completions), typos: typos)
+                    XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request), "\"\(text)\" \(completions) \(typos)")
+                    compared += 1
+                }
+            }
+        }
+        let byWord = SuggestContext.deltaCompletionsByWord.load(ordering: .relaxed) - before
+        print("[delta lists] few words, many documents: \(compared) answers compared, \(byWord) finished word by word")
+        XCTAssertGreaterThan(byWord, 10, "the prefixes are finished word by word, so that is what is tested")
+    }
+
     /// Lists that are not complete are not read: a generation built before them, and one whose
     /// delta was written by a version that did not maintain them (its `next_document` moved past
     /// ``MetaKey/deltaListsThrough``). Both scan the delta and answer exactly; a merge gives

@@ -144,6 +144,44 @@ extension Generation {
         }
     }
 
+    /// The delta's name words under `prefix` (a `delta_terms` key range), in byte order; nil when
+    /// there are more than `limit`, or more than four times as many keys to step over.
+    func deltaNameWords(under prefix: [UInt8], atMost limit: Int, in txn: borrowing ReadTransaction) throws -> [[UInt8]]? {
+        try txn.withCursor(schema.deltaTerms) { cursor in
+            var words: [[UInt8]] = []
+            var keys = 0
+            var entry = try cursor.seek(atLeast: prefix)
+            while let key = entry?.key, key.hasPrefix(prefix) {
+                keys += 1
+                guard keys <= 4 * limit else { return nil }
+                let word = Array(key)
+                if try Self.deltaKeyHasNamePosting(&cursor, from: entry?.value) {
+                    guard words.count < limit else { return nil }
+                    words.append(word)
+                }
+                entry = try cursor.nextKey()
+            }
+            return words
+        }
+    }
+
+    /// The delta documents with `word` as a name word (`delta_terms`, field 0), ascending; nil when
+    /// there are more than `limit`.
+    func deltaNameDocuments(of word: [UInt8], atMost limit: Int, in txn: borrowing ReadTransaction) throws -> [UInt32]? {
+        try txn.withCursor(schema.deltaTerms) { cursor in
+            var docs: [UInt32] = []
+            var entry = try cursor.seek(word)
+            while let value = entry?.value {
+                if value.count == 5, value[4] == 0 {
+                    guard docs.count < limit else { return nil }
+                    docs.append(value.loadBigEndian(UInt32.self, at: 0))
+                }
+                entry = try cursor.nextDuplicate()
+            }
+            return docs
+        }
+    }
+
     /// Whether the key a `delta_terms` cursor is on, whose first duplicate is `value`, is a name
     /// word: has a posting of field 0 (its duplicates, document number then field, are read on
     /// until one is found).
