@@ -19,9 +19,10 @@
 struct DocumentBitmap: Sendable {
     private var words: [UInt64]
 
-    /// The bitmap of sorted (or any) `docs`: O(d + n/64).
+    /// The bitmap of `docs`: O(d + n/64). Sized by their largest number, not by the last: the
+    /// writes below are unchecked, and a list out of order must not write past the words.
     init(_ docs: [UInt32]) {
-        let end = docs.last.map { Int($0) + 1 } ?? 0
+        let end = docs.max().map { Int($0) + 1 } ?? 0
         words = [UInt64](repeating: 0, count: (end + 63) >> 6)
         words.withUnsafeMutableBufferPointer { words in
             for doc in docs { words[Int(doc >> 6)] |= 1 << UInt64(doc & 63) }

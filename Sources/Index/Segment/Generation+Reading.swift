@@ -693,10 +693,9 @@ extension Generation {
 
 extension Generation {
     /// The `candidates` (sorted) with a name word among `terms`, base or delta: each word's postings
-    /// read in place and galloped into the candidates (``CandidateHits``), with nothing decoded into
-    /// a list or merged. The general plan's exact-partial pass list for a common prefix ("Camakee
-    /// Cama": the postings of "camakee" itself, in half the catalog) cost twice as much built as
-    /// the union of the words' documents.
+    /// read in place and galloped into the candidates (``CandidateHits``). Unlike the union of the
+    /// words' documents, the result holds only candidates, so its caller can tell when it holds
+    /// them all (the general plan then drops the list: no candidate misses it).
     func candidates(_ candidates: [UInt32], withNameTerms terms: [[UInt8]], in txn: borrowing ReadTransaction) throws -> [UInt32] {
         guard !candidates.isEmpty else { return [] }
         var hits = CandidateHits(candidates)

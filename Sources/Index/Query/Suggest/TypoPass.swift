@@ -35,12 +35,8 @@ struct TypoPass {
     /// have a typo), and walking an empty pass is not free: its walk reads every candidate to find
     /// none, and may narrow them by the partial word's postings first.
     static func passes(exactComplete: [UInt32]?, exactPartial: [UInt32]?) -> Range<Int> {
-        var empty = 0, lists = 0
-        for list in [exactComplete, exactPartial] {
-            guard let list else { continue }
-            lists += 1
-            if list.isEmpty { empty += 1 }
-        }
+        let lists = (exactComplete == nil ? 0 : 1) + (exactPartial == nil ? 0 : 1)
+        let empty = (exactComplete?.isEmpty == true ? 1 : 0) + (exactPartial?.isEmpty == true ? 1 : 0)
         return empty..<(1 + lists)
     }
 

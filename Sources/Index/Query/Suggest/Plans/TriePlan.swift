@@ -139,7 +139,8 @@ extension SuggestContext {
                 return true
             }
             if !proven {
-                guard try completeFromListedEntries(node, wanted: wanted, typosPossible: typosPossible, &acc, in: txn) else { return nil }
+                guard try completeFromListedEntries(node, partial: partial.bytes, wanted: wanted, typosPossible: typosPossible, &acc,
+                                                    in: txn) else { return nil }
             }
         }
         return acc
@@ -159,14 +160,13 @@ extension SuggestContext {
     /// order, are exact, and the answer stands when its words rank no later than that last
     /// document (a word it offers is exact; every other ranks strictly after it). The delta's words
     /// are noted already. Cost: the listed documents, at most ``TrieParameters/listSize``.
-    private mutating func completeFromListedEntries(_ node: HeavyNode, wanted: Int, typosPossible: Bool,
+    private mutating func completeFromListedEntries(_ node: HeavyNode, partial: [UInt8], wanted: Int, typosPossible: Bool,
                                                     _ acc: inout SuggestAccumulator, in txn: borrowing ReadTransaction) throws -> Bool {
-        let typed = query.startsWithPrefix
         for docnum in node.all {
             if let deleted, try deleted.contains(docnum, in: txn) { continue }
             guard let doc = try Self.document(docnum, readFor: acc, from: generation, in: txn) else { continue }
             let key = Self.completionKey(doc, typos: 0)
-            doc.forEachOfferedWord(matching: { $0.starts(with: typed) ? () : nil }) { word, _ in
+            doc.forEachOfferedWord(matching: { $0.starts(with: partial) ? () : nil }) { word, _ in
                 acc.noteCompletion(word, distance: 0, key: key, docnum: docnum)
             }
         }
