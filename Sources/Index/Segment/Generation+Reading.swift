@@ -15,6 +15,17 @@ extension Generation {
         return try DocumentView(docnum: docnum, record: record)
     }
 
+    /// The weight of a document, read from the head of its record without decoding the rest (both
+    /// record versions start with their version byte and the weight, ``DocumentRecord``); nil
+    /// when it does not exist.
+    func documentWeight(_ docnum: UInt32, in txn: borrowing ReadTransaction) throws -> UInt64? {
+        let key = schema.documentKeys == .native ? docnum : docnum.bigEndian
+        guard let record = try withUnsafeBytes(of: key, { try txn.get(schema.docs, keyBytes: $0) }) else { return nil }
+        var reader = ByteReader(record)
+        _ = try reader.byte()
+        return try reader.varint()
+    }
+
     /// The deleted base documents, or nil when there are none (then no candidate needs the check).
     /// Read once per query.
     func deletedSet(in txn: borrowing ReadTransaction) throws -> DeletedSet? {

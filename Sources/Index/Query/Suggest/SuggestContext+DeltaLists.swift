@@ -190,10 +190,10 @@ extension SuggestContext {
         }
     }
 
-    /// Whether `key` ranks before every key with no typos, not exact, of the `startsWith` tier
-    /// given and a weight of at most `weight`.
-    static func ranksBeforeInexact(_ key: CandidateKey, startsWith: Bool, weight: UInt64) -> Bool {
-        guard key.typos == 0 else { return false }
+    /// Whether `key` ranks before every key with at least `typos` typos, not exact, of the
+    /// `startsWith` tier given (or a later one) and a weight of at most `weight`.
+    static func ranksBeforeInexact(_ key: CandidateKey, typos: Int = 0, startsWith: Bool, weight: UInt64) -> Bool {
+        if key.typos != typos { return key.typos < typos }
         if key.exact { return true }
         if key.startsWith != startsWith { return key.startsWith }
         return key.weight > weight
