@@ -1,4 +1,5 @@
 @testable import Index
+@testable import Storage
 import TestSupport
 import XCTest
 
@@ -30,6 +31,30 @@ final class DocumentBitmapTests: XCTestCase {
             compared += 1
         }
         print("[document bitmap] \(compared) pairs compared with sets")
+    }
+
+    /// A posting list set in a bitmap spanning another, ANDed with it, equals the sorted
+    /// intersection: numbers past the span are left out, and the cursor stops at the first.
+    func testPostingsInsertedAndIntersectedEqualSetIntersections() throws {
+        var rng = SeededGenerator(seed: 20261209)
+        for round in 0..<200 {
+            let universe = [1, 64, 65, 1000, 20_000][round % 5]
+            let members = (0..<UInt32(universe)).filter { _ in rng.chance([0.0, 0.05, 0.5, 1.0][round % 4]) }
+            let postings = (0..<UInt32(universe + 200)).filter { _ in rng.chance(Double.random(in: 0..<0.6, using: &rng)) }
+            let bits = DocumentBitmap(members)
+            var hits = DocumentBitmap(spanning: bits.span)
+            XCTAssertEqual(hits.span, bits.span)
+            var writer = ByteWriter()
+            PostingList.encode(name: postings, description: [], into: &writer)
+            try writer.bytes.withUnsafeBytes { raw in
+                var cursor = try PostingCursor(Bytes(base: raw.baseAddress, count: raw.count))
+                try hits.insert(&cursor)
+                XCTAssertEqual(cursor.current, postings.first { Int($0) >= bits.span }, "round \(round)")
+            }
+            let expected = postings.filter(Set(members).contains)
+            XCTAssertEqual(hits.intersection(bits), expected, "round \(round)")
+            XCTAssertEqual(bits.intersection(hits), expected, "round \(round)")
+        }
     }
 
     /// A bitmap is kept only for lists long enough and no bigger than the list as a bitmap.

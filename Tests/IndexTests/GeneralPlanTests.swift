@@ -227,6 +227,58 @@ final class GeneralPlanTests: XCTestCase {
         try check("after updates")
     }
 
+    /// An exact partial word's postings narrowing a common word's dense documents through their
+    /// bitmap (``SuggestContext/narrowed(_:by:walkWouldRead:in:)``): the words under "sa" are in
+    /// few of the "thou" titles, so the walk in rank order does not settle within its probe.
+    /// Against the reference, with tokens (other filtered lists), typos on and off, and after
+    /// updates that add delta documents with and without the common word and delete base ones
+    /// that have both (their postings stay; the filtered list leaves them out).
+    func testAPartialWordNarrowsADenseCommonWordThroughItsBitmap() throws {
+        var rng = SeededGenerator(seed: 20261210)
+        let rare = ["sadru", "saplo", "sarkin", "sauvel", "saxo", "sarkinet"]
+        var entries: [CatalogEntry] = []
+        for n in 0..<6000 {
+            // "thom", one edit from "thou": with typos, the first pass holds fewer candidates
+            // than the filtered list, and the narrowing must keep to the pass.
+            var words = [rng.chance(0.9) ? (rng.chance(0.85) ? "thou" : "thom") : "camakee"]
+            if rng.chance(0.04) { words.append(rare.randomElement(using: &rng)!) }
+            words.shuffle(using: &rng)
+            // A filler word first: no title starts with the text, so the entries do not settle
+            // from the titles read up front, and the walk reaches its probe.
+            let title = ([Self.filler.randomElement(using: &rng)!] + words).joined(separator: " ")
+            entries.append(CatalogEntry(id: "n\(n)", title: title, categories: ["c\(n % 4)"],
+                                        weight: UInt64(rng.chance(0.2) ? 50 : Int.random(in: 1...100_000, using: &rng))))
+        }
+        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters())
+        var reference = ReferenceIndex(entries: entries)
+        let texts = ["thou s", "thou sa", "thou sar", "thou sark", "camakee sa", "thou camakee sa", "thou sa "]
+        func check(_ phase: String) {
+            let before = SuggestContext.prefixNarrowingsByBitmap.load(ordering: .relaxed)
+            for text in texts {
+                for typos in [TypoMode.off, .auto] {
+                    for tokens in [[], [SearchToken.category("c1")]] {
+                        for limits in [SuggestLimits(entries: 10, categories: 3, completions: 5), SuggestLimits(entries: 2, categories: 0, completions: 1)] {
+                            let request = SuggestRequest(text: text, tokens: tokens, limits: limits, typos: typos)
+                            XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request),
+                                         "\(phase): \"\(text)\" \(tokens) \(typos) \(limits)")
+                        }
+                    }
+                }
+            }
+            let narrowed = SuggestContext.prefixNarrowingsByBitmap.load(ordering: .relaxed) - before
+            print("[general plan, narrowed through a bitmap] \(phase): \(narrowed) narrowings")
+            XCTAssertGreaterThan(narrowed, 0, "\(phase): the bitmap path is what is tested")
+        }
+        check("built")
+        let updates = (0..<60).map { n in
+            CatalogEntry(id: "u\(n)", title: Self.filler[n % Self.filler.count] + (n % 3 == 0 ? " camakee " : " thou ") + rare[n % rare.count],
+                         categories: ["c\(n % 4)"], weight: UInt64(n % 2 == 0 ? 200_000 + n : 60 + n))
+        }
+        try Self.update(fixture, &reference, upserting: updates,
+                        deleting: entries.filter { $0.title.contains("thou") && $0.title.contains(" sa") }.prefix(40).map(\.id))
+        check("after updates")
+    }
+
     /// Completions of a typo'd partial word with hundreds of words within its budget, behind a
     /// common word: once enough words are noted with the fewest typos possible, the words whose
     /// first posting comes after the worst of them are left unread (and, with a delta, only their

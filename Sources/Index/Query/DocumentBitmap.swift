@@ -15,6 +15,9 @@
 /// books.contains(5)                                   // true
 /// books.intersectionCount(DocumentBitmap([3, 4, 5]))  // 2
 /// books.intersectionCount([1, 2, 8, 9])               // 2
+/// var hits = DocumentBitmap(spanning: books.span)
+/// hits.insert(4); hits.insert(5)
+/// hits.intersection(books)                            // [5]
 /// ```
 struct DocumentBitmap: Sendable {
     private var words: [UInt64]
@@ -29,8 +32,52 @@ struct DocumentBitmap: Sendable {
         }
     }
 
+    /// An empty bitmap for the numbers below `end` (rounded up to a multiple of 64).
+    init(spanning end: Int) {
+        words = [UInt64](repeating: 0, count: (max(0, end) + 63) >> 6)
+    }
+
     /// Bytes held, for a cache's accounting.
     var bytes: Int { 8 * words.count }
+
+    /// The numbers the bitmap can hold: those below this.
+    var span: Int { words.count << 6 }
+
+    /// Adds `doc`, which must be below ``span`` (checked: a caller's bound, not a silent drop).
+    mutating func insert(_ doc: UInt32) {
+        words[Int(doc >> 6)] |= 1 << UInt64(doc & 63)
+    }
+
+    /// Adds the numbers of `postings` (ascending) that are below ``span``, leaving the cursor at
+    /// the first that is not. One uniqueness check for the list, not one per number.
+    mutating func insert(_ postings: inout PostingCursor) throws(IndexError) {
+        let span = UInt32(clamping: self.span)
+        try words.withUnsafeMutableBufferPointer { (words) throws(IndexError) in
+            while let doc = postings.current, doc < span {
+                words[Int(doc >> 6)] |= 1 << UInt64(doc & 63)
+                try postings.advance()
+            }
+        }
+    }
+
+    /// The numbers in both, ascending: an AND per word both have, then a step per number found,
+    /// O(n / 64 + result).
+    func intersection(_ other: DocumentBitmap) -> [UInt32] {
+        let length = min(words.count, other.words.count)
+        var result: [UInt32] = []
+        words.withUnsafeBufferPointer { a in
+            other.words.withUnsafeBufferPointer { b in
+                for index in 0..<length {
+                    var set = a[index] & b[index]
+                    while set != 0 {
+                        result.append(UInt32(truncatingIfNeeded: index << 6 | set.trailingZeroBitCount))
+                        set &= set - 1
+                    }
+                }
+            }
+        }
+        return result
+    }
 
     func contains(_ doc: UInt32) -> Bool {
         let index = Int(doc >> 6)

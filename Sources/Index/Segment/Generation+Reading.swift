@@ -678,27 +678,58 @@ extension Generation {
     func candidates(_ candidates: [UInt32], withNameTermPrefix prefix: [UInt8], in txn: borrowing ReadTransaction) throws -> [UInt32] {
         guard !candidates.isEmpty else { return [] }
         var hits = CandidateHits(candidates)
+        try forEachNamePosting(withPrefix: prefix, in: txn, base: { postings in
+            try hits.mark(postings)
+            return !hits.isComplete
+        }, delta: { doc in
+            var index = 0
+            hits.mark(doc, from: &index)
+        })
+        return hits.marked()
+    }
+
+    /// The documents of `members` (a filtered list's bitmap, ``DocumentBitmap``) that have a name
+    /// word starting with `prefix` (base or delta), ascending: every posting under the prefix set
+    /// in a bitmap spanning `members`, then the two ANDed. O(postings + n / 64) for numbers below
+    /// n, where galloping into a dense list costs O(postings × log(candidates / postings)) of
+    /// unpredictable branches: "Camakee sa" on the synthetic 1M catalog narrows the half a million
+    /// documents with "camakee" by the 60,000 postings under "sa".
+    func documents(withNameTermPrefix prefix: [UInt8], among members: DocumentBitmap,
+                   in txn: borrowing ReadTransaction) throws -> [UInt32] {
+        var hits = DocumentBitmap(spanning: members.span)
+        let span = UInt32(clamping: members.span)
+        try forEachNamePosting(withPrefix: prefix, in: txn, base: { postings in
+            // Past the span, no number is a member.
+            try hits.insert(&postings)
+            return true
+        }, delta: { doc in
+            if doc < span { hits.insert(doc) }
+        })
+        return hits.intersection(members)
+    }
+
+    /// Hands each posting list of a name word under `prefix` to `base` (in place, read from the
+    /// `terms` key range; false stops) and each delta name posting under it to `delta`.
+    private func forEachNamePosting(withPrefix prefix: [UInt8], in txn: borrowing ReadTransaction,
+                                    base: (inout PostingCursor) throws -> Bool, delta: (UInt32) -> Void) throws {
+        var going = true
         try txn.withCursor(schema.terms) { cursor in
             var entry = try cursor.seek(atLeast: prefix)
-            while let (key, value) = entry, key.hasPrefix(prefix), !hits.isComplete {
-                try hits.mark(PostingCursor(value))
+            while going, let (key, value) = entry, key.hasPrefix(prefix) {
+                var postings = try PostingCursor(value)
+                going = try base(&postings)
                 entry = try cursor.nextKey()
             }
         }
-        if try txn.count(schema.deltaTerms) > 0 {
-            try txn.withCursor(schema.deltaTerms) { cursor in
-                var entry = try cursor.seek(atLeast: prefix)
-                while let (key, value) = entry, key.hasPrefix(prefix) {
-                    // Name postings only (field byte 0).
-                    if value.count == 5, value[4] == 0 {
-                        var index = 0
-                        hits.mark(value.loadBigEndian(UInt32.self, at: 0), from: &index)
-                    }
-                    entry = try cursor.next()
-                }
+        guard going, try txn.count(schema.deltaTerms) > 0 else { return }
+        try txn.withCursor(schema.deltaTerms) { cursor in
+            var entry = try cursor.seek(atLeast: prefix)
+            while let (key, value) = entry, key.hasPrefix(prefix) {
+                // Name postings only (field byte 0).
+                if value.count == 5, value[4] == 0 { delta(value.loadBigEndian(UInt32.self, at: 0)) }
+                entry = try cursor.next()
             }
         }
-        return hits.marked()
     }
 }
 

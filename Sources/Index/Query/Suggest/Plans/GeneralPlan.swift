@@ -36,12 +36,14 @@ extension SuggestContext {
             acc.startsWithPossible = false
         }
 
+        // The key under which `rest` (and its bitmap) is kept per read snapshot: the keystrokes of
+        // a word after complete ones filter by the same.
+        let filter = FilterCache.Key(snapshot: txn.snapshotID, words: query.complete, tokens: query.tokens, includeDescription: false)
+
         // 2. Chip counts: |rest ∩ category| (or attribute value).
         if acc.categoryCounts != nil {
             var counts: [SearchToken: Int] = [:]
-            // Kept per read snapshot, as are the category's documents: the keystrokes of a word
-            // after complete ones count the same categories of the same documents.
-            let filter = FilterCache.Key(snapshot: txn.snapshotID, words: query.complete, tokens: query.tokens, includeDescription: false)
+            // Kept per read snapshot, as are the category's documents.
             for token in matchingCategories.keys {
                 let key = FilterCache.CategoryCountKey(filter: filter, category: Schema.tokenTerm(token))
                 counts[token] = try generation.filteredCategoryCounts.value(key) {
@@ -73,7 +75,7 @@ extension SuggestContext {
         // order has not settled the answer soon (see `rank`), so a common complete word ("new …",
         // "python3 mu") does not mean reading every document that has it.
         var candidates = rest
-        let narrowingPrefix = query.partial.flatMap { $0.budget == 0 ? $0.bytes : nil }
+        let narrowing = query.partial.flatMap { $0.budget == 0 ? PrefixNarrowing(prefix: $0.bytes, filtered: rest, filter: filter) : nil }
         // Likewise a typo'd partial word: its matching words (a term walk, worth it only for a large
         // `rest`) narrow the candidates when they have few postings ("camakee sholfumastgro" reads
         // the documents of the rare word, not the 500,000 of the common one).
@@ -185,10 +187,10 @@ extension SuggestContext {
             // A title that starts with the typed text has every typed word exactly.
             if typos > 0 { acc.startsWithPossible = false }
             if typos == 0, let firstPass {
-                try rank(firstPass, &acc, filtersHold: true, entered: entered, completionLimit: completionLimit, narrowingTo: narrowingPrefix, in: txn)
+                try rank(firstPass, &acc, filtersHold: true, entered: entered, completionLimit: completionLimit, narrowingBy: narrowing, in: txn)
                 continue
             }
-            try rank(candidates, &acc, filtersHold: true, entered: entered, completionLimit: completionLimit, narrowingTo: narrowingPrefix,
+            try rank(candidates, &acc, filtersHold: true, entered: entered, completionLimit: completionLimit, narrowingBy: narrowing,
                      pass: TypoPass.filter(typos: typos, exactComplete: exactComplete, exactPartial: exactPartial), in: txn)
         }
         if let completionTerms {
@@ -241,36 +243,6 @@ extension SuggestContext {
         try generation.postingCount(of: terms, stoppingAfter: limit, in: txn) <= limit
     }
 
-    /// Candidates read in rank order before an exact partial word's postings may narrow the
-    /// rest (``narrowed(_:toPrefix:walkWouldRead:in:)``): many answers settle within a few
-    /// dozen ("al kh": most candidates match), and reading a prefix's postings costs more than that.
-    static let narrowingProbe = 64
-
-    /// Matching candidates the walk in rank order reads before the answer usually settles (the
-    /// entries, the completions and their margin): with a fraction `h` of the probe matching, the
-    /// walk is expected to read about `matchesToSettle / h` more.
-    static let matchesToSettle = 32
-
-    /// Postings read in place and galloped into the candidates per candidate verified, at which
-    /// narrowing surely pays: a posting costs 20–40 ns, the step to each of the prefix's terms
-    /// included (measured: Debian "python3 s", 9,825 postings, 200 µs; cities "al kh", 7,669
-    /// postings of many rare words, 280 µs), a candidate verified 200–400 ns; and the walk's
-    /// estimate from the probe is rough (the first candidates of "python3 li" barely match, the
-    /// next ones do), so only a clear gain narrows.
-    static let verifyCostInPostings = 4
-
-    /// The `candidates` with a name word starting with `prefix`, from the prefix's postings read in
-    /// place (``Generation/candidates(_:withNameTermPrefix:in:)``), when the postings (the prefix's
-    /// heavy trie node's count, an upper bound; a prefix without one has few) cost less than
-    /// verifying the candidates the walk would still read; else nil.
-    private func narrowed(_ candidates: [UInt32], toPrefix prefix: [UInt8], walkWouldRead: Int,
-                          in txn: borrowing ReadTransaction) throws -> [UInt32]? {
-        if let node = try generation.heavyNode(prefix, in: txn), node.postings > Self.verifyCostInPostings * walkWouldRead {
-            return nil
-        }
-        return try generation.candidates(candidates, withNameTermPrefix: prefix, in: txn)
-    }
-
     /// Whether some document of sorted `docs` has `term` as a name word (base or delta).
     private func occurs(_ term: [UInt8], in docs: [UInt32], scanned: inout Int, _ txn: borrowing ReadTransaction) throws -> Bool {
         if let value = try txn.get(generation.schema.terms, term) {
@@ -289,10 +261,10 @@ extension SuggestContext {
     /// Reads, verifies and ranks `candidates` (sorted) in document order, skipping the rest of the
     /// base segment once nothing later can change the answer.
     /// `entered` documents (ascending) have their entries recorded already.
-    /// `narrowingTo`: an exact partial word whose postings may narrow the candidates left once
+    /// `narrowingBy`: an exact partial word whose postings may narrow the candidates left once
     /// ``narrowingProbe`` of them were read without settling the answer.
     private mutating func rank(_ candidates: [UInt32], _ acc: inout SuggestAccumulator, filtersHold: Bool,
-                               entered: [UInt32] = [], completionLimit: Int, narrowingTo prefix: [UInt8]? = nil,
+                               entered: [UInt32] = [], completionLimit: Int, narrowingBy narrowing: PrefixNarrowing? = nil,
                                pass: TypoPass? = nil, in txn: borrowing ReadTransaction) throws {
         let base = generation.baseCount
         var candidates = candidates
@@ -300,7 +272,7 @@ extension SuggestContext {
         var index = 0
         var read = 0
         var last: CandidateKey?
-        var probe = prefix == nil ? Int.max : Self.narrowingProbe
+        var probe = narrowing == nil ? Int.max : Self.narrowingProbe
         var matched = 0
         while index < candidates.count {
             if index == probe {
@@ -310,8 +282,8 @@ extension SuggestContext {
                 let walkWouldRead = matched == 0 ? left : min(left, Self.matchesToSettle * Self.narrowingProbe / matched)
                 // All the candidates are narrowed, not a copy of those left (half a million
                 // numbers copied for "Camakee b"); the walk goes on from the first one not read.
-                if let prefix, left > Self.narrowingProbe,
-                   let narrowed = try narrowed(candidates, toPrefix: prefix, walkWouldRead: walkWouldRead, in: txn) {
+                if let narrowing, left > Self.narrowingProbe,
+                   let narrowed = try narrowed(candidates, by: narrowing, walkWouldRead: walkWouldRead, in: txn) {
                     index = gallop(narrowed, to: candidates[index], from: 0)
                     candidates = narrowed
                     continue
