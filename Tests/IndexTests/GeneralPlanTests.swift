@@ -227,6 +227,41 @@ final class GeneralPlanTests: XCTestCase {
         try check("after updates")
     }
 
+    /// A partial word that a complete word's own term matches ("camakee cama", "camakee cakak"):
+    /// query words match independently, so when every candidate has that term the partial word
+    /// matches them all, and the plan neither narrows by its words nor lists the candidates that
+    /// have it exactly. "thou" has a typo'd twin, "thom", so its candidates are not all exact,
+    /// and then it must. Against the reference, typos on and off, before and after updates.
+    func testAPartialWordThatACompleteWordMatchesNarrowsNothing() throws {
+        var rng = SeededGenerator(seed: 20261211)
+        let entries = Self.makeEntries(&rng)
+        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters())
+        var reference = ReferenceIndex(entries: entries)
+        let texts = ["camakee cama", "camakee cakak", "camakee camakee", "camakee camk", "camakee c", "thou tho", "thou thou", "thou thom",
+                     "thou thuo", "thom tho", "thou camakee cama", "camakee thou cam", "thuo thou"]
+        func check(_ phase: String) {
+            for text in texts {
+                for typos in [TypoMode.off, .auto] {
+                    for tokens in [[], [SearchToken.category("c2")]] {
+                        for limits in [SuggestLimits(entries: 10, categories: 3, completions: 5), SuggestLimits(entries: 3, categories: 0, completions: 8)] {
+                            let request = SuggestRequest(text: text, tokens: tokens, limits: limits, typos: typos)
+                            XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request),
+                                         "\(phase): \"\(text)\" \(tokens) \(typos) \(limits)")
+                        }
+                    }
+                }
+            }
+        }
+        check("built")
+        let updates = (0..<30).map { n in
+            CatalogEntry(id: "v\(n)", title: ["camakee camakee", "thom camak", "thou thomas", "camakie cama"][n % 4] + " " + Self.filler[n % Self.filler.count],
+                         categories: ["c\(n % 5)"], weight: UInt64(n % 3 == 0 ? 50_000 + n : 10 + n))
+        }
+        try Self.update(fixture, &reference, upserting: updates,
+                        deleting: entries.filter { $0.title.contains("camakee") }.prefix(20).map(\.id))
+        check("after updates")
+    }
+
     /// An exact partial word's postings narrowing a common word's dense documents through their
     /// bitmap (``SuggestContext/narrowed(_:by:walkWouldRead:in:)``): the words under "sa" are in
     /// few of the "thou" titles, so the walk in rank order does not settle within its probe.

@@ -56,6 +56,33 @@ extension SuggestContext {
         }
 
         // 3. Candidates for the whole query, verified and ranked in document order.
+        // The documents with every complete word spelled exactly (kept per snapshot; the first
+        // pass of the walk below), when some complete word may have typos. When that is all of
+        // `rest`, the list tells no candidate apart: as if there were none, and the passes need
+        // not ask about it (splitting "Camakee Cama"'s quarter of a million candidates by it was
+        // half the keystroke).
+        var exactComplete: [UInt32]?
+        var everyCompleteWordExact = true  // in every candidate
+        if query.complete.contains(where: { $0.budget > 0 }) {
+            let docs = try generation.filteredDocuments(words: query.complete.map { $0.withoutTypos() }, tokens: query.tokens,
+                                                        includeDescription: false, in: txn).docs ?? []
+            // A subset of `rest` (the same filters, without typos): as many is the same list.
+            if docs.count != rest.count {
+                exactComplete = docs
+                everyCompleteWordExact = false
+            }
+        }
+        // Query words match independently (two may match one title word, Semantics.md), so when
+        // every candidate has a complete word's own term and the partial word matches that term,
+        // the partial word matches every candidate, within that distance ("Camakee Cama" and
+        // "Camakee Cakak": the half a million documents with "camakee"). Then its words narrow
+        // nothing, and at distance 0 they tell no candidate apart either.
+        var impliedPartialDistance: Int?
+        if var partial = query.partial {
+            for word in query.complete where word.budget == 0 || everyCompleteWordExact {
+                if let distance = partial.distance(to: word.bytes) { impliedPartialDistance = min(distance, impliedPartialDistance ?? distance) }
+            }
+        }
         let completionLimit = request.limits.completions
         // Completions can keep the walk from settling (a word's best entry could be anywhere in
         // `rest`). When every match is typo-free — exact complete words, an exact partial word —
@@ -97,7 +124,7 @@ extension SuggestContext {
             typoMatches = matches
             typoPostings = try generation.namePostingCount(ofPartial: partial, terms: matches, heavy: heavy,
                                                            stoppingAfter: Self.completionPostingsFactor * rest.count, in: txn)
-            if typoPostings <= Self.narrowingFactor * rest.count {
+            if impliedPartialDistance == nil, typoPostings <= Self.narrowingFactor * rest.count {
                 candidates = intersect(rest, try generation.documents(of: matches.map(\.term), includeDescription: false, in: txn))
                 narrowedToTypoMatches = true
             }
@@ -164,13 +191,8 @@ extension SuggestContext {
         // it: a candidate without every complete word spelled exactly has at least one typo, and
         // one without a word starting with the typed partial word exactly has at least one more.
         // Often the answer settles in the first pass and the rest is never read.
-        var exactComplete: [UInt32]?
-        if query.complete.contains(where: { $0.budget > 0 }) {
-            exactComplete = try generation.filteredDocuments(words: query.complete.map { $0.withoutTypos() }, tokens: query.tokens,
-                                                             includeDescription: false, in: txn).docs ?? []
-        }
         var exactPartial: [UInt32]?
-        if let partial = query.partial, partial.budget > 0, acc.bestPartialDistance == 0,
+        if impliedPartialDistance != 0, let partial = query.partial, partial.budget > 0, acc.bestPartialDistance == 0,
            let terms = try generation.prefixTerms(partial.bytes, atMost: 256, in: txn),
            try postings(of: terms, atMost: Self.narrowingFactor * candidates.count, in: txn) {
             let members = try generation.candidates(candidates, withNameTerms: terms, in: txn)
