@@ -240,17 +240,9 @@ final class GeneralPlanTests: XCTestCase {
         let texts = ["camakee cama", "camakee cakak", "camakee camakee", "camakee camk", "camakee c", "thou tho", "thou thou", "thou thom",
                      "thou thuo", "thom tho", "thou camakee cama", "camakee thou cam", "thuo thou"]
         func check(_ phase: String) {
-            for text in texts {
-                for typos in [TypoMode.off, .auto] {
-                    for tokens in [[], [SearchToken.category("c2")]] {
-                        for limits in [SuggestLimits(entries: 10, categories: 3, completions: 5), SuggestLimits(entries: 3, categories: 0, completions: 8)] {
-                            let request = SuggestRequest(text: text, tokens: tokens, limits: limits, typos: typos)
-                            XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request),
-                                         "\(phase): \"\(text)\" \(tokens) \(typos) \(limits)")
-                        }
-                    }
-                }
-            }
+            Self.compare(fixture, reference, texts: texts, tokens: [[], [SearchToken.category("c2")]],
+                         limits: [SuggestLimits(entries: 10, categories: 3, completions: 5), SuggestLimits(entries: 3, categories: 0, completions: 8)],
+                         phase: phase)
         }
         check("built")
         let updates = (0..<30).map { n in
@@ -289,17 +281,9 @@ final class GeneralPlanTests: XCTestCase {
         let texts = ["thou s", "thou sa", "thou sar", "thou sark", "camakee sa", "thou camakee sa", "thou sa "]
         func check(_ phase: String) {
             let before = SuggestContext.prefixNarrowingsByBitmap.load(ordering: .relaxed)
-            for text in texts {
-                for typos in [TypoMode.off, .auto] {
-                    for tokens in [[], [SearchToken.category("c1")]] {
-                        for limits in [SuggestLimits(entries: 10, categories: 3, completions: 5), SuggestLimits(entries: 2, categories: 0, completions: 1)] {
-                            let request = SuggestRequest(text: text, tokens: tokens, limits: limits, typos: typos)
-                            XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request),
-                                         "\(phase): \"\(text)\" \(tokens) \(typos) \(limits)")
-                        }
-                    }
-                }
-            }
+            Self.compare(fixture, reference, texts: texts, tokens: [[], [SearchToken.category("c1")]],
+                         limits: [SuggestLimits(entries: 10, categories: 3, completions: 5), SuggestLimits(entries: 2, categories: 0, completions: 1)],
+                         phase: phase)
             let narrowed = SuggestContext.prefixNarrowingsByBitmap.load(ordering: .relaxed) - before
             print("[general plan, narrowed through a bitmap] \(phase): \(narrowed) narrowings")
             XCTAssertGreaterThan(narrowed, 0, "\(phase): the bitmap path is what is tested")
@@ -369,6 +353,23 @@ final class GeneralPlanTests: XCTestCase {
     }
 
     /// The same upserts, then deletions, on the shard and the reference.
+    /// Compares the answer to every text, with typos off and on, with each of `tokens` and `limits`,
+    /// with the reference's.
+    static func compare(_ fixture: ExactnessTests.ShardFixture, _ reference: ReferenceIndex, texts: [String],
+                        tokens: [[SearchToken]], limits: [SuggestLimits], phase: String) {
+        for text in texts {
+            for typos in [TypoMode.off, .auto] {
+                for tokens in tokens {
+                    for limits in limits {
+                        let request = SuggestRequest(text: text, tokens: tokens, limits: limits, typos: typos)
+                        XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request),
+                                     "\(phase): \"\(text)\" \(tokens) \(typos) \(limits)")
+                    }
+                }
+            }
+        }
+    }
+
     static func update(_ fixture: ExactnessTests.ShardFixture, _ reference: inout ReferenceIndex,
                        upserting updates: [CatalogEntry], deleting ids: [String]) throws {
         _ = try fixture.shard.upsert(updates)
