@@ -20,6 +20,10 @@ struct SuggestContext {
     var exactTier: TopCandidates?
     /// A client's presented answer, or one shard's part of a merged answer.
     let form: ResponseForm
+    /// Set by a plan while every document it verifies with `filtersHold` is known to have every
+    /// complete word spelled exactly (the general plan, when the exact list is all its candidates):
+    /// their typos are then 0, and the complete words are not checked again.
+    var completeWordsHoldExactly = false
 
     /// Reading candidates is where time goes, so that is where a stop request is honoured
     /// (every 256 documents: the check is cheap, but not free).
@@ -70,10 +74,11 @@ struct SuggestContext {
 
     /// The entry's typos (the smallest distance of each query word to the document's name words,
     /// summed), or nil when some word matches none. With `filtersHold`, exact complete words are
-    /// known to match (the document passed their postings) and are not checked again.
+    /// known to match (the document passed their postings) and are not checked again, nor are
+    /// any while ``completeWordsHoldExactly``.
     mutating func typos(of doc: DocumentView, filtersHold: Bool) -> Int? {
         var typos = 0
-        for i in query.complete.indices where !filtersHold || query.complete[i].budget > 0 {
+        for i in query.complete.indices where !filtersHold || (query.complete[i].budget > 0 && !completeWordsHoldExactly) {
             guard let d = Self.bestNameDistance(&query.complete[i], doc) else { return nil }
             typos += d
         }

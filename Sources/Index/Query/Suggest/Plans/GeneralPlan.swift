@@ -72,6 +72,8 @@ extension SuggestContext {
                 everyCompleteWordExact = false
             }
         }
+        completeWordsHoldExactly = everyCompleteWordExact
+        defer { completeWordsHoldExactly = false }
         // Query words match independently (two may match one title word, Semantics.md), so when
         // every candidate has a complete word's own term and the partial word matches that term,
         // the partial word matches every candidate, within that distance ("Camakee Cama" and
