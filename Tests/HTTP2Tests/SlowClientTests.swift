@@ -31,6 +31,9 @@ final class SlowClientTests: ResourceCheckingTestCase {
         let response = try client.readResponse()
         XCTAssertEqual(response.status, 408)
         let waited = ContinuousClock.now - started
+        // As below: the trickle holds the client's socket until it ends.
+        trickle.cancel()
+        await trickle.value
         XCTAssertGreaterThanOrEqual(waited, .milliseconds(400))
         XCTAssertLessThan(waited, .seconds(3), "answered at the timeout, not when the client stops")
         await eventually("the server to close the connection") { server.server.statistics().openConnections == 0 }
@@ -77,6 +80,10 @@ final class SlowClientTests: ResourceCheckingTestCase {
         defer { trickle.cancel() }
         let received = try socket.readToEnd()
         let waited = ContinuousClock.now - started
+        // The trickle holds the socket (its descriptor closes when the last reference goes): let
+        // it end now, or the tear-down's count of open sockets may still see it.
+        trickle.cancel()
+        await trickle.value
         let goAway = Self.frames(received).first { $0.type == 0x7 }
         XCTAssertNotNil(goAway, "GOAWAY before the close")
         if let goAway, goAway.payload.count >= 8 {
