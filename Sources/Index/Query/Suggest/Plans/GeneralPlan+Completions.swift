@@ -9,19 +9,31 @@ extension SuggestContext {
     /// Completions when every match is typo-free: each word's best entry is its first document in
     /// `rest` (base numbers are rank order; delta documents are compared by key). No document is
     /// verified: passing `rest` and having the word is matching with no typo.
+    ///
+    /// Once `limit` words have a base best, a word's postings are read only up to the worst of
+    /// them (a later first document cannot rank among the first `limit`), and a word's offers
+    /// (``CompletionOffers``, a look-up) are fetched only when one of its postings is in `rest`:
+    /// "grekrou cro" on the synthetic 1M catalog asks 126 words, most of them in none of the
+    /// 2,526 documents with "grekrou".
     func completeWithin(_ rest: [UInt32], terms: [[UInt8]], limit: Int, into acc: inout SuggestAccumulator,
                         in txn: borrowing ReadTransaction) throws {
         var bests: [(doc: UInt32, term: [UInt8])] = []
         var deltaBests: [(doc: UInt32, term: [UInt8])] = []
         let hasDelta = try txn.count(generation.schema.deltaTerms) > 0
         var read = 0
+        // The first `limit` base bests' documents, ascending; the last bounds the reading.
+        var first: [UInt32] = []
         for term in terms {
-            let offers = try generation.completionOffers(of: term, in: txn)
             let generation = generation
-            if let postings = try txn.get(generation.schema.terms, term) {
-                try Self.forEachBasePosting(postings, in: rest, shouldStop: shouldStop, read: &read) { doc, _ in
-                    guard try offers.offers(doc, in: generation, txn) else { return true }
+            let until = first.count >= limit ? first.last ?? .max : .max
+            if limit > 0, let postings = try txn.get(generation.schema.terms, term) {
+                var offers: CompletionOffers?
+                try Self.forEachBasePosting(postings, in: rest, until: until, shouldStop: shouldStop, read: &read) { doc, _ in
+                    if offers == nil { offers = try generation.completionOffers(of: term, in: txn) }
+                    guard try offers!.offers(doc, in: generation, txn) else { return true }
                     bests.append((doc, term))
+                    first.insert(doc, at: first.firstIndex { $0 > doc } ?? first.count)
+                    if first.count > limit { first.removeLast() }
                     return false
                 }
             }
@@ -147,18 +159,19 @@ extension SuggestContext {
     static let typoCompletionWordsOutranked = Atomic<Int>(0)
 
     /// Calls `body` with each base document of a term's name postings (`value`, rank order) that is in
-    /// sorted `candidates`, and its index there, until it returns false. The postings are galloped
+    /// sorted `candidates`, and its index there, until it returns false or the postings pass
+    /// `last`. The postings are galloped
     /// against the candidates, so a run of probes costs O(log gap) each.
     ///
     /// A static function, not a method: called from a mutating method with a closure that mutates
     /// the context, a method would make Swift copy the whole context (and retain each of its
     /// references) on every call, once per word: a fifth of "Fort Wort" (cities, typos on).
-    private static func forEachBasePosting(_ value: Bytes, in candidates: [UInt32],
+    private static func forEachBasePosting(_ value: Bytes, in candidates: [UInt32], until last: UInt32 = .max,
                                            shouldStop: (@Sendable () -> Bool)?, read: inout Int,
                                            _ body: (UInt32, Int) throws -> Bool) throws {
         var postings = try PostingCursor(value)
         var index = 0
-        while let docnum = postings.current, index < candidates.count {
+        while let docnum = postings.current, docnum <= last, index < candidates.count {
             try checkStop(&read, shouldStop)
             index = gallop(candidates, to: docnum, from: index)
             if index < candidates.count, candidates[index] == docnum, try !body(docnum, index) { return }
