@@ -278,15 +278,18 @@ final class GeneralPlanTests: XCTestCase {
         }
         let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters())
         var reference = ReferenceIndex(entries: entries)
-        let texts = ["thou s", "thou sa", "thou sar", "thou sark", "camakee sa", "thou camakee sa", "thou sa "]
+        let texts = ["thou s", "thou sa", "thou sar", "thou sark", "thou sakr", "thou srak", "camakee sa", "thou camakee sa", "thou sa "]
         func check(_ phase: String) {
             let before = SuggestContext.prefixNarrowingsByBitmap.load(ordering: .relaxed)
+            let typoBefore = SuggestContext.typoNarrowingsByBitmap.load(ordering: .relaxed)
             Self.compare(fixture, reference, texts: texts, tokens: [[], [SearchToken.category("c1")]],
                          limits: [SuggestLimits(entries: 10, categories: 3, completions: 5), SuggestLimits(entries: 2, categories: 0, completions: 1)],
                          phase: phase)
             let narrowed = SuggestContext.prefixNarrowingsByBitmap.load(ordering: .relaxed) - before
-            print("[general plan, narrowed through a bitmap] \(phase): \(narrowed) narrowings")
+            let typoNarrowed = SuggestContext.typoNarrowingsByBitmap.load(ordering: .relaxed) - typoBefore
+            print("[general plan, narrowed through a bitmap] \(phase): \(narrowed) by a prefix, \(typoNarrowed) by typo'd words")
             XCTAssertGreaterThan(narrowed, 0, "\(phase): the bitmap path is what is tested")
+            XCTAssertGreaterThan(typoNarrowed, 0, "\(phase): the typo'd words' bitmap path is what is tested")
         }
         check("built")
         let updates = (0..<60).map { n in

@@ -56,8 +56,10 @@ extension SuggestContext {
         return try generation.candidates(candidates, withNameTermPrefix: narrowing.prefix, in: txn)
     }
 
-    /// For tests: narrowings that went through the filtered list's bitmap.
+    /// For tests: narrowings that went through the filtered list's bitmap, by an exact partial
+    /// word's prefix and by a typo'd one's words.
     static let prefixNarrowingsByBitmap = Atomic<Int>(0)
+    static let typoNarrowingsByBitmap = Atomic<Int>(0)
 
     /// Document numbers per posting at which setting a prefix's postings in a bitmap and ANDing it
     /// with the filtered list's costs less than galloping them into the candidates: a word of both

@@ -127,7 +127,15 @@ extension SuggestContext {
             typoPostings = try generation.namePostingCount(ofPartial: partial, terms: matches, heavy: heavy,
                                                            stoppingAfter: Self.completionPostingsFactor * rest.count, in: txn)
             if impliedPartialDistance == nil, typoPostings <= Self.narrowingFactor * rest.count {
-                candidates = intersect(rest, try generation.documents(of: matches.map(\.term), includeDescription: false, in: txn))
+                // Many postings against a long dense `rest`: through its bitmap (kept per snapshot),
+                // as the exact partial word's narrowing does (``narrowed(_:by:walkWouldRead:in:)``).
+                if DocumentBitmap.pays(for: rest), typoPostings >= Int(rest.last!) / Self.postingsPerBitmapWord {
+                    Self.typoNarrowingsByBitmap.add(1, ordering: .relaxed)
+                    let members = generation.filteredBitmaps.value(filter) { DocumentBitmap(rest) }
+                    candidates = try generation.documents(withNameTerms: matches.map(\.term), among: members, in: txn)
+                } else {
+                    candidates = intersect(rest, try generation.documents(of: matches.map(\.term), includeDescription: false, in: txn))
+                }
                 narrowedToTypoMatches = true
             }
         }
