@@ -187,25 +187,6 @@ extension SuggestContext {
     }
 }
 
-/// The first index at or after `start` whose element of sorted `list` is at least `value`
-/// (`list.count` if none): steps of doubling length, then a binary search, so a run of probes in
-/// ascending order costs O(log gap) each.
-func gallop(_ list: [UInt32], to value: UInt32, from start: Int) -> Int {
-    var low = start, step = 1
-    var high = start
-    while high < list.count, list[high] < value {
-        low = high + 1
-        high += step
-        step *= 2
-    }
-    high = min(high, list.count)
-    while low < high {
-        let mid = (low + high) / 2
-        if list[mid] < value { low = mid + 1 } else { high = mid }
-    }
-    return low
-}
-
 /// The best base entries of the words ``SuggestContext/completeTypoWords(_:terms:floor:limit:into:in:)``
 /// has noted at one distance, as (typos, document number), which for base documents is their
 /// rank order; at most `limit`, the worst last.
