@@ -39,6 +39,22 @@ final class LiveCompletionsTests: XCTestCase {
         try fixture.shard.suggest(request) { $0.plan }
     }
 
+    /// Compares every text, with each of `limits` and each typo mode, with the reference, and hands
+    /// each request and the plan that answered it to `each`.
+    func compare(_ fixture: ExactnessTests.ShardFixture, _ reference: ReferenceIndex, texts: [String], limits: [SuggestLimits],
+                 context: String, _ each: (SuggestRequest, SuggestPlanKind) -> Void) throws {
+        for text in texts {
+            for limits in limits {
+                for typos in TypoMode.allCases {
+                    let request = SuggestRequest(text: text, limits: limits, typos: typos)
+                    XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request),
+                                 "\(context): \"\(text)\" \(limits) \(typos)")
+                    each(request, try plan(fixture, request))
+                }
+            }
+        }
+    }
+
     func testTriePlanProvesCompletionsWhoseBestEntriesWereReplaced() throws {
         for (seed, listSize) in [(UInt64(1), 32), (2, 8), (3, 32), (4, 12)] {
             var rng = SeededGenerator(seed: 20261205 + seed)
@@ -48,25 +64,17 @@ final class LiveCompletionsTests: XCTestCase {
             var compared = 0, viaTrie = 0, batches = 0
 
             func check(_ phase: String) throws {
-                for text in ["l", "li", "lib", "liba", "libe", "libk", "libm"] {
-                    for limits in [SuggestLimits(entries: 10, categories: 3, completions: 5),
-                                   SuggestLimits(entries: 0, categories: 0, completions: 3),
-                                   SuggestLimits(entries: 2, categories: 0, completions: 1),
-                                   SuggestLimits(entries: 3, categories: 0, completions: 9)] {
-                        for typos in TypoMode.allCases {
-                            let request = SuggestRequest(text: text, limits: limits, typos: typos)
-                            XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request),
-                                         "seed \(seed), list \(listSize), \(phase): \"\(text)\" \(limits) \(typos)")
-                            compared += 1
-                            let plan = try plan(fixture, request)
-                            if plan == .trie { viaTrie += 1 }
-                            // Lists of 32 prove these: a few words' bests moved per batch, most of each
-                            // list intact. (Smaller lists, or more words wanted than survive the
-                            // moves, may rightly leave the answer to the exact plans.)
-                            if listSize == 32 && limits.completions <= 5 && typos == .off && ["l", "li", "lib"].contains(text) {
-                                XCTAssertEqual(plan, .trie, "seed \(seed), list \(listSize), \(phase): \"\(text)\" \(limits)")
-                            }
-                        }
+                let limits = [SuggestLimits(entries: 10, categories: 3, completions: 5), SuggestLimits(entries: 0, categories: 0, completions: 3),
+                              SuggestLimits(entries: 2, categories: 0, completions: 1), SuggestLimits(entries: 3, categories: 0, completions: 9)]
+                try compare(fixture, reference, texts: ["l", "li", "lib", "liba", "libe", "libk", "libm"], limits: limits,
+                            context: "seed \(seed), list \(listSize), \(phase)") { request, plan in
+                    compared += 1
+                    if plan == .trie { viaTrie += 1 }
+                    // Lists of 32 prove these: a few words' bests moved per batch, most of each
+                    // list intact. (Smaller lists, or more words wanted than survive the
+                    // moves, may rightly leave the answer to the exact plans.)
+                    if listSize == 32 && request.limits.completions <= 5 && request.typos == .off && ["l", "li", "lib"].contains(request.text) {
+                        XCTAssertEqual(plan, .trie, "seed \(seed), list \(listSize), \(phase): \"\(request.text)\" \(request.limits)")
                     }
                 }
             }
@@ -169,17 +177,12 @@ final class LiveCompletionsTests: XCTestCase {
             }
             try GeneralPlanTests.update(fixture, &reference, upserting: updates, deleting: ["e0"])
             var compared = 0, viaTrie = 0
-            for text in ["s", "S", "sa", "sh", "st", "sc"] {
-                for limits in [SuggestLimits(entries: 10, categories: 0, completions: 5), SuggestLimits(entries: 0, categories: 0, completions: 8),
-                               SuggestLimits(entries: 3, categories: 2, completions: 1)] {
-                    for typos in TypoMode.allCases {
-                        let request = SuggestRequest(text: text, limits: limits, typos: typos)
-                        XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request),
-                                     "list \(listSize): \"\(text)\" \(limits) \(typos)")
-                        compared += 1
-                        if try plan(fixture, request) == .trie { viaTrie += 1 }
-                    }
-                }
+            try compare(fixture, reference, texts: ["s", "S", "sa", "sh", "st", "sc"],
+                        limits: [SuggestLimits(entries: 10, categories: 0, completions: 5), SuggestLimits(entries: 0, categories: 0, completions: 8),
+                                 SuggestLimits(entries: 3, categories: 2, completions: 1)],
+                        context: "list \(listSize)") { _, plan in
+                compared += 1
+                if plan == .trie { viaTrie += 1 }
             }
             if listSize == 32 {
                 let request = SuggestRequest(text: "s", limits: SuggestLimits(entries: 10, categories: 0, completions: 5), typos: .off)

@@ -168,18 +168,8 @@ extension Generation {
     /// The delta documents with `word` as a name word (`delta_terms`, field 0), ascending; nil when
     /// there are more than `limit`.
     func deltaNameDocuments(of word: [UInt8], atMost limit: Int, in txn: borrowing ReadTransaction) throws -> [UInt32]? {
-        try txn.withCursor(schema.deltaTerms) { cursor in
-            var docs: [UInt32] = []
-            var entry = try cursor.seek(word)
-            while let value = entry?.value {
-                if value.count == 5, value[4] == 0 {
-                    guard docs.count < limit else { return nil }
-                    docs.append(value.loadBigEndian(UInt32.self, at: 0))
-                }
-                entry = try cursor.nextDuplicate()
-            }
-            return docs
-        }
+        var docs: [UInt32] = []
+        return try appendDeltaPostings(of: word, includeDescription: false, to: &docs, atMost: limit, in: txn) ? docs : nil
     }
 
     /// Whether the key a `delta_terms` cursor is on, whose first duplicate is `value`, is a name

@@ -33,16 +33,9 @@ extension Generation {
     /// documents with "camakee" by the 60,000 postings under "sa".
     func documents(withNameTermPrefix prefix: [UInt8], among members: DocumentBitmap,
                    in txn: borrowing ReadTransaction) throws -> [UInt32] {
-        var hits = DocumentBitmap(spanning: members.span)
-        let span = UInt32(clamping: members.span)
-        try forEachNamePosting(withPrefix: prefix, in: txn, base: { postings in
-            // Past the span, no number is a member.
-            try hits.insert(&postings)
-            return true
-        }, delta: { doc in
-            if doc < span { hits.insert(doc) }
-        })
-        return hits.intersection(members)
+        try Self.marking(among: members) { base, delta in
+            try forEachNamePosting(withPrefix: prefix, in: txn, base: base, delta: delta)
+        }
     }
 
     /// The documents of `members` (a filtered list's bitmap) that have a name word among `terms`
@@ -52,20 +45,23 @@ extension Generation {
     /// the whole list ("thou stouc" on the synthetic 1M catalog: the words within one edit of
     /// "stouc" against the documents with "thou").
     func documents(withNameTerms terms: [[UInt8]], among members: DocumentBitmap, in txn: borrowing ReadTransaction) throws -> [UInt32] {
+        try Self.marking(among: members) { base, delta in
+            try forEachNamePosting(of: terms, in: txn, base: base, delta: delta)
+        }
+    }
+
+    /// The members hit by the postings `walk` hands out: each posting list set in a bitmap
+    /// spanning `members` (numbers past it are no member), then the two ANDed.
+    private static func marking(among members: DocumentBitmap,
+                                _ walk: (_ base: (inout PostingCursor) throws -> Bool, _ delta: (UInt32) -> Void) throws -> Void) throws -> [UInt32] {
         var hits = DocumentBitmap(spanning: members.span)
         let span = UInt32(clamping: members.span)
-        let hasDelta = try txn.count(schema.deltaTerms) > 0
-        var delta: [UInt32] = []
-        for term in terms {
-            if let value = try txn.get(schema.terms, term) {
-                var postings = try PostingCursor(value)
-                try hits.insert(&postings)
-            }
-            guard hasDelta else { continue }
-            delta.removeAll(keepingCapacity: true)
-            try appendDeltaPostings(of: term, includeDescription: false, to: &delta, in: txn)
-            for doc in delta where doc < span { hits.insert(doc) }
-        }
+        try walk({ postings in
+            try hits.insert(&postings)
+            return true
+        }, { doc in
+            if doc < span { hits.insert(doc) }
+        })
         return hits.intersection(members)
     }
 
@@ -92,6 +88,24 @@ extension Generation {
             }
         }
     }
+
+    /// Hands each word of `terms`' posting list to `base` (in place; false stops) and its delta
+    /// name postings to `delta`, word by word.
+    private func forEachNamePosting(of terms: [[UInt8]], in txn: borrowing ReadTransaction,
+                                    base: (inout PostingCursor) throws -> Bool, delta: (UInt32) -> Void) throws {
+        let hasDelta = try txn.count(schema.deltaTerms) > 0
+        var docs: [UInt32] = []
+        for term in terms {
+            if let value = try txn.get(schema.terms, term) {
+                var postings = try PostingCursor(value)
+                guard try base(&postings) else { return }
+            }
+            guard hasDelta else { continue }
+            docs.removeAll(keepingCapacity: true)
+            try appendDeltaPostings(of: term, includeDescription: false, to: &docs, in: txn)
+            for doc in docs { delta(doc) }
+        }
+    }
 }
 
 extension Generation {
@@ -102,16 +116,13 @@ extension Generation {
     func candidates(_ candidates: [UInt32], withNameTerms terms: [[UInt8]], in txn: borrowing ReadTransaction) throws -> [UInt32] {
         guard !candidates.isEmpty else { return [] }
         var hits = CandidateHits(candidates)
-        let hasDelta = try txn.count(schema.deltaTerms) > 0
-        var delta: [UInt32] = []
-        for term in terms where !hits.isComplete {
-            if let value = try txn.get(schema.terms, term) { try hits.mark(PostingCursor(value)) }
-            guard hasDelta else { continue }
-            delta.removeAll(keepingCapacity: true)
-            try appendDeltaPostings(of: term, includeDescription: false, to: &delta, in: txn)
+        try forEachNamePosting(of: terms, in: txn, base: { postings in
+            try hits.mark(postings)
+            return !hits.isComplete
+        }, delta: { doc in
             var index = 0
-            for doc in delta { hits.mark(doc, from: &index) }
-        }
+            hits.mark(doc, from: &index)
+        })
         return hits.marked()
     }
 }

@@ -47,17 +47,23 @@ extension Generation {
         try appendDeltaPostings(of: term, includeDescription: includeDescription, to: &docs, in: txn)
     }
 
-    /// Appends the delta documents of one term (ascending).
-    func appendDeltaPostings(of term: [UInt8], includeDescription: Bool, to docs: inout [UInt32],
-                             in txn: borrowing ReadTransaction) throws {
+    /// Appends the delta documents of one term (ascending); false, having appended `limit`, when
+    /// it has more than `limit`.
+    @discardableResult
+    func appendDeltaPostings(of term: [UInt8], includeDescription: Bool, to docs: inout [UInt32], atMost limit: Int = .max,
+                             in txn: borrowing ReadTransaction) throws -> Bool {
         try txn.withCursor(schema.deltaTerms) { cursor in
+            var appended = 0
             var entry = try cursor.seek(term)
             while let value = entry?.value {
                 if value.count == 5, includeDescription || value[4] == 0 {
+                    guard appended < limit else { return false }
                     docs.append(value.loadBigEndian(UInt32.self, at: 0))
+                    appended += 1
                 }
                 entry = try cursor.nextDuplicate()
             }
+            return true
         }
     }
 
