@@ -21,19 +21,18 @@ extension SuggestContext {
         var deltaBests: [(doc: UInt32, term: [UInt8])] = []
         let hasDelta = try txn.count(generation.schema.deltaTerms) > 0
         var read = 0
-        // The first `limit` base bests' documents, ascending; the last bounds the reading.
-        var first: [UInt32] = []
+        // The first `limit` base bests (all typo-free); the worst bounds the reading.
+        var kept = BestBaseEntries(limit: limit)
         for term in terms {
             let generation = generation
-            let until = first.count >= limit ? first.last ?? .max : .max
+            let until = kept.worstOnceFull?.docnum ?? .max
             if limit > 0, let postings = try txn.get(generation.schema.terms, term) {
                 var offers: CompletionOffers?
                 try Self.forEachBasePosting(postings, in: rest, until: until, shouldStop: shouldStop, read: &read) { doc, _ in
                     if offers == nil { offers = try generation.completionOffers(of: term, in: txn) }
                     guard try offers!.offers(doc, in: generation, txn) else { return true }
                     bests.append((doc, term))
-                    first.insert(doc, at: first.firstIndex { $0 > doc } ?? first.count)
-                    if first.count > limit { first.removeLast() }
+                    kept.insert(typos: 0, docnum: doc)
                     return false
                 }
             }
@@ -188,8 +187,9 @@ extension SuggestContext {
 }
 
 /// The best base entries of the words ``SuggestContext/completeTypoWords(_:terms:floor:limit:into:in:)``
-/// has noted at one distance, as (typos, document number), which for base documents is their
-/// rank order; at most `limit`, the worst last.
+/// has noted at one distance (or ``SuggestContext/completeWithin(_:terms:limit:into:in:)``, all
+/// typo-free), as (typos, document number), which for base documents is their rank order; at most
+/// `limit`, the worst last.
 struct BestBaseEntries {
     let limit: Int
     private var entries: [(typos: Int, docnum: UInt32)] = []
@@ -203,11 +203,14 @@ struct BestBaseEntries {
         if entries.count > limit { entries.removeLast() }
     }
 
+    /// The worst kept entry, once `limit` are kept (nil before, and for a limit of 0).
+    var worstOnceFull: (typos: Int, docnum: UInt32)? { entries.count == limit ? entries.last : nil }
+
     /// Whether `limit` kept entries all rank before any base entry with at least `typos` typos
     /// at or after document `docnum`.
     func outrank(typos: Int, docnum: UInt32) -> Bool {
         guard limit > 0 else { return true }
-        guard entries.count == limit, let worst = entries.last else { return false }
+        guard let worst = worstOnceFull else { return false }
         return (worst.typos, worst.docnum) < (typos, docnum)
     }
 }
