@@ -168,9 +168,10 @@ extension Generation {
                 // hold every match, and only they are walked.
                 let partial = TermMatchCache.Key(word: word.scalars, budget: word.budget, prefixMode: true)
                 if let regions = termRegions.cached(partial)?.regions {
-                    return try PackedTrie.matches(trie, query: word.scalars, budget: word.budget, within: regions)
+                    return try PackedTrie.matches(trie, query: word.scalars, budget: word.budget, within: regions, fanout: rootFanout)
                 }
-                return try PackedTrie.matches(trie, query: word.scalars, budget: word.budget, prefixMode: word.isPartial)
+                return try PackedTrie.matches(trie, query: word.scalars, budget: word.budget, prefixMode: word.isPartial,
+                                              fanout: rootFanout)
             }
         } else {
             base = try txn.withCursor(schema.terms) { cursor in
@@ -214,7 +215,7 @@ extension Generation {
                                                                  prefixMode: true))?.regions
             }
             found.regions = try PackedTrie.regions(trie, query: word.scalars, budget: word.budget, prefixMode: true,
-                                                   previous: previous, terms: &found.terms)
+                                                   previous: previous, fanout: rootFanout, terms: &found.terms)
         }
         // A walk that listed its terms takes the place of one that did not (insert keeps the first).
         if wantsTerms { termRegions.replace(found, for: key) } else { termRegions.insert(found, for: key) }

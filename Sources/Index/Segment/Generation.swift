@@ -23,6 +23,10 @@ final class Generation: Sendable {
     /// Attribute keys declared filterable, sorted by bytes (empty in generations without the meta
     /// key): the token kinds this generation takes besides "category".
     let filterable: [String]
+    /// The base term trie's root children by second scalar, read once at open (see ``RootFanout``);
+    /// nil without a trie, for a root too small to need it, or when its top levels are corrupt
+    /// (the walks then say so themselves).
+    let rootFanout: RootFanout?
     /// Typo-tolerant walks of the base term trie, remembered (see ``TermMatchCache``): the terms
     /// a complete word matches, and a partial word's regions with their terms.
     let termMatches: StripedCache<TermMatchCache.Key, [(term: [UInt8], distance: Int)]> = TermMatchCache.make {
@@ -61,7 +65,7 @@ final class Generation: Sendable {
         environment = try Environment(path: path, options: options)
         schema = try Schema(environment: environment, create: false)
         let schema = self.schema
-        let facts: (UInt32, TrieParameters, [String])? = try environment.read { txn in
+        let facts: (UInt32, TrieParameters, [String], RootFanout?)? = try environment.read { txn in
             guard schema.layout != nil else {
                 throw IndexError.corrupt("\(path) is not a typeahead generation (format mismatch)")
             }
@@ -75,12 +79,16 @@ final class Generation: Sendable {
             let filterable = try txn.get(schema.meta, MetaKey.filterableAttributes).map { value in
                 value.string.split(separator: ",").map(String.init)
             } ?? []
-            return (base.loadBigEndian(UInt32.self, at: 0), TrieParameters(listSize: parts[0], heavyThreshold: parts[1]), filterable)
+            let fanout = try txn.get(schema.termTrie, PackedTrie.key).flatMap { trie in
+                try? trie.withUnsafeBytes { try RootFanout(trie: $0) }
+            }
+            return (base.loadBigEndian(UInt32.self, at: 0), TrieParameters(listSize: parts[0], heavyThreshold: parts[1]), filterable,
+                    fanout)
         }
         guard let facts else {
             throw IndexError(.failedPrecondition, "generation \(number) at \(path) is incomplete (its build did not finish)")
         }
-        (baseCount, parameters, filterable) = facts
+        (baseCount, parameters, filterable, rootFanout) = facts
     }
 }
 

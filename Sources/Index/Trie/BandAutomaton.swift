@@ -231,6 +231,20 @@ struct BandAutomaton: ~Copyable {
         return set
     }
 
+    /// The query scalars a push at row `j` compares its scalar with (the band of ``push(_:)``):
+    /// two scalars outside them give the same row, and a row at `j = 1` depends on nothing else.
+    func bandScalars(atRow j: Int) -> [UInt32] {
+        let low = max(1, j - budget), high = min(m, j + budget)
+        return low <= high ? (low...high).map { query[$0 - 1] } : []
+    }
+
+    /// With ``needsMatch``: the scalars ``canSurvive(_:)`` accepts.
+    func survivorScalars() -> [UInt32] {
+        let j = depth + 1
+        let low = max(1, j - budget - 1), high = min(m, j + budget)
+        return low <= high ? (low...high).map { query[$0 - 1] } : []
+    }
+
     /// Prefix mode: every word that starts with the current one has prefix distance ``distance``
     /// (see the type's notes), so a walk may take the whole subtree without reading it.
     var isFinal: Bool {

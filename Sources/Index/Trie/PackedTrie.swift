@@ -115,8 +115,10 @@ enum PackedTrie {
 
     /// Every term within `budget` edits of `query` (the nearest prefix's distance in
     /// `prefixMode`), with its distance, in byte order (see ``TrieWalker``).
-    static func matches(_ trie: Bytes, query: [UInt32], budget: Int, prefixMode: Bool) throws -> [(term: [UInt8], distance: Int)] {
-        var walker = TrieWalker(query: query, budget: budget, prefixMode: prefixMode, listTerms: true)
+    /// `fanout`: the trie's own ``RootFanout``, if known (the walk is then cheaper, not different).
+    static func matches(_ trie: Bytes, query: [UInt32], budget: Int, prefixMode: Bool,
+                        fanout: RootFanout? = nil) throws -> [(term: [UInt8], distance: Int)] {
+        var walker = TrieWalker(query: query, budget: budget, prefixMode: prefixMode, listTerms: true, fanout: fanout)
         try walker.walk(trie)
         return walker.found ?? []
     }
@@ -125,10 +127,11 @@ enum PackedTrie {
     /// gives them, walked only inside `regions`, the same query's regions in prefix mode at the
     /// same budget: a word's distance is at least the distance to its nearest prefix, so every
     /// match lies in one of them. Falls back to a whole walk if they do not fit the trie.
-    static func matches(_ trie: Bytes, query: [UInt32], budget: Int, within regions: [TermRegion]) throws -> [(term: [UInt8], distance: Int)] {
+    static func matches(_ trie: Bytes, query: [UInt32], budget: Int, within regions: [TermRegion],
+                        fanout: RootFanout? = nil) throws -> [(term: [UInt8], distance: Int)] {
         var walker = TrieWalker(query: query, budget: budget, prefixMode: false, listTerms: true)
         if try walker.walk(trie, within: regions) { return walker.found ?? [] }
-        return try matches(trie, query: query, budget: budget, prefixMode: false)
+        return try matches(trie, query: query, budget: budget, prefixMode: false, fanout: fanout)
     }
 
     /// The matches as regions: a whole subtree where the automaton's row is final (every term
@@ -140,7 +143,7 @@ enum PackedTrie {
     /// in prefix mode, if known (the keystroke before, usually). Every region of the longer query
     /// lies inside one of them, so only those are walked again; the answer is the same.
     static func regions(_ trie: Bytes, query: [UInt32], budget: Int, prefixMode: Bool, previous: [TermRegion]? = nil,
-                        terms: inout [(term: [UInt8], distance: Int)]?) throws -> [TermRegion] {
+                        fanout: RootFanout? = nil, terms: inout [(term: [UInt8], distance: Int)]?) throws -> [TermRegion] {
         if let previous, prefixMode {
             var walker = TrieWalker(query: query, budget: budget, prefixMode: true, listTerms: terms != nil)
             if try walker.walk(trie, within: previous) {
@@ -148,7 +151,7 @@ enum PackedTrie {
                 return walker.regions
             }
         }
-        var walker = TrieWalker(query: query, budget: budget, prefixMode: prefixMode, listTerms: terms != nil)
+        var walker = TrieWalker(query: query, budget: budget, prefixMode: prefixMode, listTerms: terms != nil, fanout: fanout)
         try walker.walk(trie)
         if terms != nil { terms = walker.found }
         return walker.regions

@@ -30,9 +30,16 @@ struct TrieWalker: ~Copyable {
     private(set) var found: [(term: [UInt8], distance: Int)]?
     private(set) var regions: [TermRegion] = []
 
-    init(query: [UInt32], budget: Int, prefixMode: Bool, listTerms: Bool) {
+    /// The trie's root children by second scalar, when the caller has them: a whole walk then
+    /// reads only the root children that can match (see ``RootFanout``).
+    private let fanout: RootFanout?
+    /// Root children a whole walk left unread through ``fanout`` (for tests).
+    private(set) var rootChildrenSkipped = 0
+
+    init(query: [UInt32], budget: Int, prefixMode: Bool, listTerms: Bool, fanout: RootFanout? = nil) {
         automaton = BandAutomaton(query: query, budget: budget, prefixMode: prefixMode)
         found = listTerms ? [] : nil
+        self.fanout = fanout
     }
 
     deinit { path.deallocate() }
@@ -43,8 +50,44 @@ struct TrieWalker: ~Copyable {
             let root = try Self.root(raw)
             automaton.truncate(to: 0)
             path.count = 0
+            if let fanout, try walkRoot(raw, root, fanout) { return }
             try walkNode(raw, root)
         }
+    }
+
+    /// The root of a whole walk, reading only the children ``RootFanout`` says can match; false,
+    /// having read nothing, when it cannot say (another trie's fanout, or a row that does not
+    /// need a query scalar after one scalar outside the band: short queries, big budgets).
+    private mutating func walkRoot(_ raw: UnsafeRawBufferPointer, _ root: Int, _ fanout: RootFanout) throws -> Bool {
+        guard raw.count == fanout.trieBytes, root < raw.count - 4 else { return false }
+        var cursor = root + 1
+        let flags = raw[root]
+        let count = try PackedTrie.readVarint(raw, &cursor)
+        guard count == fanout.rootChildren, let index = try PackedTrie.childIndex(raw, flags: flags, children: count, at: cursor) else {
+            return false
+        }
+        // The row every root child outside the band gets.
+        let survivors: [UInt32]
+        if automaton.push(RootFanout.otherScalar) {
+            guard automaton.distance == nil, automaton.needsMatch else {
+                automaton.truncate(to: 0)
+                return false
+            }
+            survivors = automaton.survivorScalars()
+        } else {
+            survivors = []
+        }
+        automaton.truncate(to: 0)
+        if flags & 1 != 0, let distance = automaton.distance {
+            regions.append(TermRegion(prefix: [], distance: distance, isSubtree: false))
+            found?.append(([], distance))
+        }
+        let picked = fanout.children(firstIn: automaton.bandScalars(atRow: 1), secondIn: survivors)
+        rootChildrenSkipped += count - picked.count
+        for child in picked {
+            try walkChild(raw, try RootFanout.rootEdge(raw, root: root, index: index, child), needsMatch: false)
+        }
+        return true
     }
 
     /// Walks only inside `previous`, regions that hold every match of this walk, in their (byte)
@@ -69,13 +112,13 @@ struct TrieWalker: ~Copyable {
 
     // MARK: The walk
 
-    private struct Edge {
+    struct Edge {
         var labelStart: Int
         var labelLength: Int
         var child: Int
     }
 
-    private static func root(_ raw: UnsafeRawBufferPointer) throws -> Int {
+    static func root(_ raw: UnsafeRawBufferPointer) throws -> Int {
         guard raw.count >= 4 else { throw IndexError.corrupt("term trie is truncated") }
         return Int(raw.loadUnaligned(fromByteOffset: raw.count - 4, as: UInt32.self).bigEndian)
     }
@@ -193,7 +236,7 @@ struct TrieWalker: ~Copyable {
     /// child before its parent (children are written first, so a walk always ends, even over
     /// corrupt bytes).
     @inline(__always)
-    private static func readEdge(_ raw: UnsafeRawBufferPointer, _ cursor: inout Int, parent: Int) throws -> Edge {
+    static func readEdge(_ raw: UnsafeRawBufferPointer, _ cursor: inout Int, parent: Int) throws -> Edge {
         let labelLength = try PackedTrie.readVarint(raw, &cursor)
         guard labelLength > 0, cursor + labelLength <= raw.count - 4 else { throw IndexError.corrupt("term trie label out of range") }
         let labelStart = cursor

@@ -229,4 +229,50 @@ final class TermWalkTests: XCTestCase {
             XCTAssertEqual(fromForeign.map(\.prefix), whole.map(\.prefix))
         }
     }
+
+    /// A whole walk that reads only the root children ``RootFanout`` names finds exactly what a
+    /// walk of every root child finds: the same regions and terms, in the same order, for prefix
+    /// and whole words at every budget. Over a wide alphabet (many root children, most of them
+    /// unreadable for a given query), so that the fanout skips most of the root; and with a
+    /// fanout of another trie, which the walk must not use.
+    func testWalksThroughTheRootFanoutEqualWholeWalks() throws {
+        var rng = SeededGenerator(seed: 0xFA_0717)
+        let wide: [Character] = Array("abcdefghijklmnopqrstuvwxyzéжшщ字字𠀋ñßøאבג")
+        func word(_ length: ClosedRange<Int>) -> String { String((0..<rng.int(length)).map { _ in rng.pick(wide) }) }
+        var skipped = 0, compared = 0
+        let other = PackedTrie.build(["apple", "apply", "banana", "cherry", "date", "elder", "fig", "grape", "kiwi"].map { Array($0.utf8) })
+        let foreign = try Bytes.withView(of: other) { try $0.withUnsafeBytes { try RootFanout(trie: $0) } }
+        XCTAssertNotNil(foreign)
+        for round in 0..<30 {
+            let terms = Array(Set((0..<rng.int(50...600)).map { _ in word(1...8) })).map { Array($0.utf8) }
+                .sorted { $0.lexicographicallyPrecedes($1) }
+            let trie = PackedTrie.build(terms, indexedFrom: round % 2 == 0 ? 2 : PackedTrie.indexedChildren)
+            try Bytes.withView(of: trie) { bytes in
+                let fanout = try bytes.withUnsafeBytes { try RootFanout(trie: $0) }
+                for _ in 0..<40 {
+                    let query = rng.chance(0.5) ? String(decoding: rng.pick(terms), as: UTF8.self) : word(1...9)
+                    let scalars = query.unicodeScalars.map(\.value)
+                    let budget = rng.int(0...2)
+                    let prefixMode = rng.chance(0.7)
+                    let context = "round \(round) query \(query) budget \(budget) prefix \(prefixMode)"
+                    var plain = TrieWalker(query: scalars, budget: budget, prefixMode: prefixMode, listTerms: true)
+                    try plain.walk(bytes)
+                    for (name, used) in [("own", fanout), ("foreign", foreign)] {
+                        var walker = TrieWalker(query: scalars, budget: budget, prefixMode: prefixMode, listTerms: true, fanout: used)
+                        try walker.walk(bytes)
+                        XCTAssertEqual(walker.regions.map(\.prefix), plain.regions.map(\.prefix), "\(context) \(name)")
+                        XCTAssertEqual(walker.regions.map(\.distance), plain.regions.map(\.distance), "\(context) \(name)")
+                        XCTAssertEqual(walker.regions.map(\.isSubtree), plain.regions.map(\.isSubtree), "\(context) \(name)")
+                        XCTAssertEqual(walker.found!.map(\.term), plain.found!.map(\.term), "\(context) \(name)")
+                        XCTAssertEqual(walker.found!.map(\.distance), plain.found!.map(\.distance), "\(context) \(name)")
+                        if name == "own" { skipped += walker.rootChildrenSkipped } else { XCTAssertEqual(walker.rootChildrenSkipped, 0, context) }
+                    }
+                    compared += 1
+                }
+            }
+        }
+        XCTAssertEqual(compared, 1200)
+        // The fanout did prune: most walks skip most of a root of dozens of children.
+        XCTAssertGreaterThan(skipped, 10_000)
+    }
 }
