@@ -70,6 +70,39 @@ final class GeneralPlanTests: XCTestCase {
         check("after updates")
     }
 
+    /// A typo'd partial word's walk that listed more terms than the cache keeps ("terr" with one
+    /// edit: every word under "ter") still leaves its regions cached, without the terms: the next
+    /// keystroke ("terri") walks from them instead of from the root, and finds what a whole walk
+    /// finds.
+    func testAWalkWithTooManyTermsToKeepLeavesItsRegionsCached() throws {
+        var rng = SeededGenerator(seed: 20261206)
+        let entries = (0..<4_000).map { n in
+            CatalogEntry(id: "t\(n)", title: "ter\(String((0..<6).map { _ in rng.pick(Array("abcdefghijklmnopqrstuvwxyz")) })) n\(n)",
+                         categories: ["c1"], weight: UInt64(1 + rng.int(0...9_999)))
+        }
+        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters())
+        let generation = try fixture.shard.generation(nil)
+        try generation.environment.read { txn in
+            let word = QueryWord("terr", isPartial: true, typos: .auto)
+            let key = TermMatchCache.Key(word: word.scalars, budget: word.budget, prefixMode: true)
+            var listed: [(term: [UInt8], distance: Int)]? = []
+            let regions = try generation.nameRegions(matching: word, terms: &listed, in: txn)
+            XCTAssertGreaterThan(TermMatchCache.bytes(ofTerms: listed!.lazy.map(\.term)), TermMatchCache.maximumBytes,
+                                 "the walk lists more than the cache keeps")
+            let cached = try XCTUnwrap(generation.termRegions.cached(key), "its regions are kept")
+            XCTAssertNil(cached.terms)
+            XCTAssertEqual(cached.regions.map(\.prefix), regions.map(\.prefix))
+            // The next keystroke from them: what a whole walk finds.
+            let next = QueryWord("terri", isPartial: true, typos: .auto)
+            var none: [(term: [UInt8], distance: Int)]?
+            let fromPrevious = try generation.nameRegions(matching: next, terms: &none, in: txn)
+            let trie = try XCTUnwrap(try txn.get(generation.schema.termTrie, PackedTrie.key))
+            let whole = try PackedTrie.regions(trie, query: next.scalars, budget: next.budget, prefixMode: true, terms: &none)
+            XCTAssertEqual(fromPrevious.map(\.prefix), whole.map(\.prefix))
+            XCTAssertEqual(fromPrevious.map(\.distance), whole.map(\.distance))
+        }
+    }
+
     /// The plan decides whether a typo'd partial word's words are few from their posting count,
     /// which takes a whole region of the walk from its heavy trie node. That count must be the sum
     /// term by term, base and delta, before and after updates, or the plan would choose on a wrong

@@ -218,7 +218,14 @@ extension Generation {
                                                    previous: previous, fanout: rootFanout, terms: &found.terms)
         }
         // A walk that listed its terms takes the place of one that did not (insert keeps the first).
-        if wantsTerms { termRegions.replace(found, for: key) } else { termRegions.insert(found, for: key) }
+        // Terms too many to keep ("terr" with a typo: every word under "ter"), its regions are kept
+        // alone: they are small, and what the next keystroke's walk starts from.
+        if wantsTerms {
+            termRegions.replace(found, for: key)
+            termRegions.insert(TermRegions(regions: found.regions, terms: nil), for: key)
+        } else {
+            termRegions.insert(found, for: key)
+        }
         if wantsTerms { terms = found.terms }
         return found.regions
     }
