@@ -1,6 +1,7 @@
 import Analysis
 import Catalog
 @testable import Index
+import Storage
 import TestSupport
 import XCTest
 
@@ -125,5 +126,39 @@ final class CompletionVariantsTests: XCTestCase {
         XCTAssertTrue(EditDistance.isSpellingVariant("palw", of: "paulo"))
         XCTAssertFalse(EditDistance.isSpellingVariant("moskva", of: "moscow"))
         XCTAssertFalse(EditDistance.isSpellingVariant("nyc", of: "new"))
+    }
+
+    /// The index's variant test on stored bytes (``CompletionSource/isVariant(_:titleWords:)``)
+    /// is the string rule of Semantics.md (``EditDistance/isSpellingVariant(_:of:)``, which the
+    /// reference uses): random alias words against random titles over a small alphabet with
+    /// multi-byte scalars, so that shared first letters, near spellings and equal words are common.
+    func testTheVariantTestOnBytesIsTheStringRule() throws {
+        var rng = SeededGenerator(seed: 20261206)
+        let alphabet: [Character] = ["a", "b", "o", "é", "ж", "字"]
+        func word() -> String { String((0..<rng.int(1...7)).map { _ in rng.pick(alphabet) }) }
+        // A word 0–3 random edits from `base`: mostly near spellings of it.
+        func respelled(_ base: String) -> String {
+            var scalars = Array(base)
+            for _ in 0..<rng.int(0...3) {
+                let at = rng.int(0...scalars.count)
+                switch rng.int(0...2) {
+                case 0: scalars.insert(rng.pick(alphabet), at: at)
+                case 1 where at < scalars.count: scalars.remove(at: at)
+                default: if at < scalars.count { scalars[at] = rng.pick(alphabet) }
+                }
+            }
+            return String(scalars)
+        }
+        var variants = 0
+        for _ in 0..<20_000 {
+            let alias = word()
+            let titleWords = (0..<rng.int(1...3)).map { _ in rng.chance(0.2) ? alias : rng.chance(0.6) ? respelled(alias) : word() }
+            let expected = titleWords.contains { EditDistance.isSpellingVariant(alias, of: $0) }
+            let title = titleWords.joined(separator: " ")
+            let found = try Bytes.withView(of: Array(title.utf8)) { CompletionSource.isVariant(Array(alias.utf8), titleWords: $0) }
+            XCTAssertEqual(found, expected, "\(alias) in \(title)")
+            if expected { variants += 1 }
+        }
+        XCTAssertGreaterThan(variants, 1_000)
     }
 }

@@ -13,12 +13,23 @@ import Storage
 enum CompletionSource {
     /// Whether alias word `word` spells a word of `sortTitle` (the analysed title, words joined by
     /// spaces) another way. Cheap unless a title word shares its first two scalars: then one
-    /// edit distance of two short words.
+    /// bounded edit distance of two short words.
+    ///
+    /// The rule is ``EditDistance/isSpellingVariant(_:of:)``'s (the tests' reference), computed on
+    /// the stored bytes by the index's automaton: within ``EditDistance/variantMaximumDistance``
+    /// edits, both words of at least ``EditDistance/variantMinimumLength`` scalars, not equal. It
+    /// runs for every alias word a delta document offers while a keystroke reads it (the base's
+    /// variants are listed at build time), where the string form (two `String`s and three rows
+    /// per title word) was a sixth of a one-word keystroke on an updated shard.
     static func isVariant(_ word: some Collection<UInt8>, titleWords sortTitle: Bytes) -> Bool {
         guard let prefix = firstTwoScalars(word) else { return false }
         for title in WordList(bytes: sortTitle) {
-            guard let other = firstTwoScalars(title), other.elementsEqual(prefix) else { continue }
-            if EditDistance.isSpellingVariant(String(decoding: Array(word), as: UTF8.self), of: title.string) { return true }
+            // Both have the minimum length when both have two first scalars to compare.
+            guard let other = firstTwoScalars(title), other.elementsEqual(prefix), !title.elementsEqual(word) else { continue }
+            // Their first scalars agree, so the automaton's cap on second edits does not apply:
+            // its distance is the plain one, within the budget.
+            var automaton = BandAutomaton(query: UTF8Scalars.decode(word), budget: EditDistance.variantMaximumDistance, prefixMode: false)
+            if automaton.distance(to: title) != nil { return true }
         }
         return false
     }
