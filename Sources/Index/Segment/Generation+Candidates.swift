@@ -95,15 +95,19 @@ extension Generation {
                                     base: (inout PostingCursor) throws -> Bool, delta: (UInt32) -> Void) throws {
         let hasDelta = try txn.count(schema.deltaTerms) > 0
         var docs: [UInt32] = []
-        for term in terms {
-            if let value = try txn.get(schema.terms, term) {
-                var postings = try PostingCursor(value)
-                guard try base(&postings) else { return }
+        try txn.withCursor(schema.terms) { cursor in
+            for term in terms {
+                // One cursor for the words, in byte order: LMDB finds a key on the page the cursor
+                // stands on without descending the tree again, and neighbouring words share pages.
+                if let value = try cursor.seek(term)?.value {
+                    var postings = try PostingCursor(value)
+                    guard try base(&postings) else { return }
+                }
+                guard hasDelta else { continue }
+                docs.removeAll(keepingCapacity: true)
+                try appendDeltaPostings(of: term, includeDescription: false, to: &docs, in: txn)
+                for doc in docs { delta(doc) }
             }
-            guard hasDelta else { continue }
-            docs.removeAll(keepingCapacity: true)
-            try appendDeltaPostings(of: term, includeDescription: false, to: &docs, in: txn)
-            for doc in docs { delta(doc) }
         }
     }
 }

@@ -501,11 +501,15 @@ extension Generation {
         }
         var lists: [[UInt32]] = []
         lists.reserveCapacity(terms.count)
-        for term in terms {
-            var docs: [UInt32] = []
-            if let value = try txn.get(schema.terms, term) { try PostingListView(value).appendNameDocuments(to: &docs) }
-            try appendDeltaPostings(of: term, includeDescription: false, to: &docs, in: txn)
-            if !docs.isEmpty { lists.append(docs) }
+        // One cursor for the terms (in byte order when a walk lists them): a key on the page the
+        // cursor stands on is found without descending the tree again.
+        try txn.withCursor(schema.terms) { cursor in
+            for term in terms {
+                var docs: [UInt32] = []
+                if let value = try cursor.seek(term)?.value { try PostingListView(value).appendNameDocuments(to: &docs) }
+                try appendDeltaPostings(of: term, includeDescription: false, to: &docs, in: txn)
+                if !docs.isEmpty { lists.append(docs) }
+            }
         }
         // Many lists (a typo'd word can match thousands of words): pairwise merges, re-choosing
         // the two smallest each time, would cost O(k²). Their union is one sort of them all,

@@ -95,9 +95,14 @@ extension SuggestContext {
             // The words by their first base posting: a word's best base entry is that document or
             // a later one, in rank order, with at least `floor` typos.
             var words: [(term: [UInt8], postings: Bytes?, first: UInt32)] = []
-            for (term, termDistance) in terms where termDistance == distance {
-                let postings = try txn.get(generation.schema.terms, term)
-                words.append((term, postings, try postings.flatMap { try PostingCursor($0).current } ?? .max))
+            // One cursor for the words, in byte order, as the candidates' readers use: a key on the
+            // page the cursor stands on is found without descending the tree again (the values stay
+            // valid for the transaction).
+            try txn.withCursor(generation.schema.terms) { cursor in
+                for (term, termDistance) in terms where termDistance == distance {
+                    let postings = try cursor.seek(term)?.value
+                    words.append((term, postings, try postings.flatMap { try PostingCursor($0).current } ?? .max))
+                }
             }
             words.sort { $0.first < $1.first }
             // The best entries (typos, number) of the `wanted` best words new at this distance, from
