@@ -13,9 +13,8 @@ struct QueryWord {
     let budget: Int
     /// The automaton ``distance(to:)`` uses (none without typos: bytes are compared).
     private let automaton: AutomatonBox?
-    /// With a budget of one edit, the query's first two scalars when both are ASCII (see
-    /// ``distance(to:)``).
-    private let oneEditStart: (UInt8, UInt8)?
+    /// With a budget of one or two edits, the query's first two scalars (see ``distance(to:)``).
+    private let start: (UInt32, UInt32)?
 
     init(_ text: String, isPartial: Bool, typos: TypoMode) {
         let scalars = text.unicodeScalars.map(\.value)
@@ -30,8 +29,7 @@ struct QueryWord {
         self.isPartial = isPartial
         self.budget = budget
         automaton = budget > 0 ? AutomatonBox(BandAutomaton(query: scalars, budget: budget, prefixMode: isPartial)) : nil
-        oneEditStart = budget == 1 && scalars.count >= 2 && scalars[0] < 0x80 && scalars[1] < 0x80
-            ? (UInt8(scalars[0]), UInt8(scalars[1])) : nil
+        start = (1...2).contains(budget) && scalars.count >= 2 ? (scalars[0], scalars[1]) : nil
     }
 
     /// The same word, matched exactly.
@@ -60,19 +58,41 @@ struct QueryWord {
             // Length filter: each edit changes the length by at most one scalar, and a scalar is 1–4 bytes.
             if word.count > (scalars.count + budget) * 4 || word.count < scalars.count - budget { return nil }
         }
-        if let (a, b) = oneEditStart {
+        if let (a, b) = start, let (first, second) = Self.firstTwoScalars(word),
+           first != a, first != b, second != a, second != b {
             // One edit (substitution, insertion, deletion or transposition) anywhere leaves one of
             // the query's first two scalars among the word's first two (or its prefix's): a word
-            // that starts with neither is too far, without running the automaton. Most words a
-            // candidate document has are such ("python3" against "libt"), and this test is a
-            // tenth of the automaton's cost. Only ASCII starts are tested (a scalar is then a byte).
-            var bytes = word.makeIterator()
-            if let first = bytes.next(), let second = bytes.next(), first < 0x80, second < 0x80,
-               first != a, first != b, second != a, second != b {
-                return nil
-            }
+            // that starts with neither is too far, without running the automaton. With two edits
+            // the same holds, since a second edit needs the query's first scalar in the first
+            // place (``EditDistance/admits(_:budget:query:word:)``), which such a word lacks. Most
+            // words a candidate document has are such ("python3" against "libt"; a city's aliases
+            // in other scripts against Latin letters), and this test is a tenth of the automaton's
+            // cost.
+            return nil
         }
         return automaton!.automaton.distance(to: word)
+    }
+
+    /// The first two scalars of UTF-8 `word` (valid: the analyser wrote it), nil for a shorter one.
+    @inline(__always)
+    private static func firstTwoScalars<C: Collection>(_ word: C) -> (UInt32, UInt32)? where C.Element == UInt8 {
+        var bytes = word.makeIterator()
+        guard let first = next(&bytes), let second = next(&bytes) else { return nil }
+        return (first, second)
+    }
+
+    /// The next scalar of valid UTF-8 `bytes`: one byte for ASCII, the common case.
+    @inline(__always)
+    private static func next<I: IteratorProtocol>(_ bytes: inout I) -> UInt32? where I.Element == UInt8 {
+        guard let lead = bytes.next() else { return nil }
+        if lead < 0x80 { return UInt32(lead) }
+        let length = UTF8Scalars.sequenceLength(lead)
+        var scalar = UInt32(lead & (0xFF >> (length + 1)))
+        for _ in 1..<length {
+            guard let byte = bytes.next() else { return nil }
+            scalar = scalar << 6 | UInt32(byte & 0x3F)
+        }
+        return scalar
     }
 
     /// The minimum distance to any word of a " "-joined word list, or nil.
