@@ -89,7 +89,7 @@ extension SuggestContext {
             acc.noteCompletion(term, distance: distance, key: Self.completionKey(doc, typos: typos), docnum: docnum)
         }
         var read = 0
-        for distance in Set(terms.map(\.distance)).sorted() where acc.completions.count < limit {
+        for distance in Self.distinctLevels(terms.lazy.map(\.distance)) where acc.completions.count < limit {
             // Every completion noted so far is nearer, so this distance fills the rest.
             let wanted = limit - acc.completions.count
             // The words by their first base posting: a word's best base entry is that document or

@@ -34,7 +34,7 @@ extension SuggestContext {
                              limit: Int, into acc: inout SuggestAccumulator, in txn: borrowing ReadTransaction) throws -> Bool {
         guard limit > 0 else { return true }
         var word = partial
-        let distances = Set(regions.map(\.distance)).sorted()
+        let distances = Self.distinctLevels(regions.lazy.map(\.distance))
         var nearer: [(docnum: UInt32, level: Int)] = []
         var noted = 0
         for (index, distance) in distances.enumerated() {

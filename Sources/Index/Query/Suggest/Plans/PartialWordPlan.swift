@@ -158,13 +158,19 @@ extension SuggestContext {
 
     /// The distinct distances of both lists, ascending: at most the budget plus one of them, so
     /// kept by insertion in one small array (a set of them, an array to sort and the lists'
-    /// concatenation were four allocations on every keystroke).
-    private static func distinctLevels(_ a: some Sequence<Int>, _ b: some Sequence<Int>) -> [Int] {
+    /// concatenation were four allocations on every keystroke; hashing the distances of a typo'd
+    /// word's thousands of terms was a twentieth of "Saint-Maur").
+    static func distinctLevels(_ a: some Sequence<Int>, _ b: some Sequence<Int>) -> [Int] {
         var levels: [Int] = []
         for level in a where !levels.contains(level) { levels.append(level) }
         for level in b where !levels.contains(level) { levels.append(level) }
         levels.sort()
         return levels
+    }
+
+    /// The distinct distances of one list, ascending (see ``distinctLevels(_:_:)``).
+    static func distinctLevels(_ a: some Sequence<Int>) -> [Int] {
+        distinctLevels(a, EmptyCollection())
     }
 
     /// Completions of a partial word that is the whole query. An entry's typos are the smallest
@@ -180,7 +186,7 @@ extension SuggestContext {
     private func completeFromPostings(_ terms: [(term: [UInt8], distance: Int)], partial: QueryWord, limit: Int, hasDelta: Bool,
                                       deltaListed: Bool, into acc: inout SuggestAccumulator, in txn: borrowing ReadTransaction) throws {
         var word = partial
-        let levels = Set(terms.map(\.distance)).sorted()
+        let levels = Self.distinctLevels(terms.lazy.map(\.distance))
         var levelDocuments: [Int: [UInt32]] = [:]
         func level(of doc: UInt32, below distance: Int) throws -> Int {
             for level in levels where level < distance {
