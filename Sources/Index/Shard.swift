@@ -177,6 +177,12 @@ public final class Shard: Sendable {
                                      readOnly: readOnly)
     }
 
+    /// Maps the serving generation's pages into this process now (a generation is populated in
+    /// the background when it opens; this waits for a pass of its own): for a benchmark that
+    /// measures a node past its warm-up. Returns the bytes populated.
+    @discardableResult
+    public func prefault() throws -> Int { try current().prefault() }
+
     func current() throws -> Generation {
         guard let generation = state.withLock({ $0?.current }) else {
             throw IndexError(.failedPrecondition, "shard \(directory) has no active generation; build one first")

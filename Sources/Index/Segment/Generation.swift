@@ -135,10 +135,43 @@ extension Generation {
                     let generation = try Generation(number: number, revision: revision, path: path, readOnly: readOnly)
                     open = open.filter { $0.value.value != nil }
                     open[key] = WeakGeneration(value: generation)
+                    if prefaultsOnOpen.load(ordering: .relaxed) { generation.prefaultInBackground() }
                     return generation
                 }
             } catch let error as StorageError where error.code == EBUSY && ContinuousClock.now < deadline {
                 usleep(200)
+            }
+        }
+    }
+}
+
+extension Generation {
+    /// Whether a generation this process opens has its memory map populated in the background
+    /// (``prefault()``): on for serving; a test that counts faults or threads may turn it off.
+    static let prefaultsOnOpen = Atomic<Bool>(true)
+
+    /// Maps the generation's pages into the process's page tables now, so that queries do not
+    /// fault them in one by one (``Environment/populateMap(from:atMost:)``); returns the bytes
+    /// populated.
+    @discardableResult
+    func prefault() throws -> Int {
+        try environment.populateMap()
+    }
+
+    /// Bytes populated at a time in the background.
+    static let prefaultChunk = 16 << 20
+
+    /// ``prefault()`` on a utility thread, a chunk at a time. Thread ownership: the task holds the
+    /// generation only for each chunk (a few milliseconds), so a generation retired meanwhile
+    /// closes when it would have, and the rest is not populated. A failure leaves the pages to
+    /// be faulted in by reads.
+    private func prefaultInBackground() {
+        DispatchQueue.global(qos: .utility).async { [weak self] in
+            var offset = 0
+            while let generation = self, Generation.prefaultsOnOpen.load(ordering: .relaxed),
+                  let populated = try? generation.environment.populateMap(from: offset, atMost: Generation.prefaultChunk),
+                  populated > 0 {
+                offset += populated
             }
         }
     }
