@@ -108,18 +108,41 @@ extension Generation {
                           in txn: borrowing ReadTransaction) throws -> Int {
         let (heavyTotal, covered) = try heavy ?? heavyRegionPostings(ofPartial: word, stoppingAfter: limit, in: txn)
         if heavyTotal > limit { return heavyTotal }
-        // The greatest covered prefix not after the term is the only one that can be its prefix
-        // (regions are disjoint subtrees).
-        func isCovered(_ term: [UInt8]) -> Bool {
-            var low = 0, high = covered.count
-            while low < high {
-                let mid = (low + high) / 2
-                if covered[mid].lexicographicallyPrecedes(term) || covered[mid] == term { low = mid + 1 } else { high = mid }
-            }
-            return low > 0 && term.starts(with: covered[low - 1])
+        // Terms and covered prefixes both ascend, and a covered prefix's terms are one run of
+        // `terms`: found by two binary searches, its terms are not even looked at (iterating the
+        // 20,000 words under "lib" to test each against the covers was a fifth of "python3-libt"
+        // on Debian). With a delta, a covered term's delta postings still count: each term is
+        // asked about, in order.
+        if try txn.count(schema.deltaTerms) > 0 {
+            var next = 0
+            return heavyTotal + (try postingCount(of: terms.lazy.map(\.term), stoppingAfter: limit - heavyTotal, baseCounted: { term in
+                while next < covered.count, covered[next].lexicographicallyPrecedes(term), !term.starts(with: covered[next]) { next += 1 }
+                return next < covered.count && term.starts(with: covered[next])
+            }, in: txn))
         }
-        return heavyTotal + (try postingCount(of: terms.lazy.map(\.term), stoppingAfter: limit - heavyTotal,
-                                               baseCounted: isCovered, in: txn))
+        var uncovered: [Range<Int>] = []
+        var from = 0
+        for prefix in covered {
+            let lower = Self.firstIndex(in: terms, from: from) { !$0.lexicographicallyPrecedes(prefix) }
+            let upper = Self.firstIndex(in: terms, from: lower) { !$0.starts(with: prefix) }
+            if lower > from { uncovered.append(from..<lower) }
+            from = upper
+        }
+        uncovered.append(from..<terms.count)
+        return heavyTotal + (try postingCount(of: uncovered.lazy.flatMap { terms[$0].lazy.map(\.term) },
+                                               stoppingAfter: limit - heavyTotal, in: txn))
+    }
+
+    /// The first index from `start` whose term satisfies `isPast`, which is false then true along
+    /// `terms` from `start` on (binary search); `terms.count` if none.
+    private static func firstIndex(in terms: [(term: [UInt8], distance: Int)], from start: Int,
+                                   where isPast: ([UInt8]) -> Bool) -> Int {
+        var low = start, high = terms.count
+        while low < high {
+            let mid = (low + high) / 2
+            if isPast(terms[mid].term) { high = mid } else { low = mid + 1 }
+        }
+        return low
     }
 
     /// The base name postings of the regions of a typo'd partial word's walk that have a heavy
