@@ -85,6 +85,8 @@ extension SuggestContext {
                 if let distance = partial.distance(to: word.bytes) { impliedPartialDistance = min(distance, impliedPartialDistance ?? distance) }
             }
         }
+        partialDistanceAtMost = impliedPartialDistance
+        defer { partialDistanceAtMost = nil }
         let completionLimit = request.limits.completions
         // Completions can keep the walk from settling (a word's best entry could be anywhere in
         // `rest`). When every match is typo-free — exact complete words, an exact partial word —
