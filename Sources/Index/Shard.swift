@@ -177,6 +177,15 @@ public final class Shard: Sendable {
                                      readOnly: readOnly)
     }
 
+    /// Whether the generations this process opens have their memory maps populated in the
+    /// background when they open (``prefault()``; default true): the first queries after a start
+    /// or a generation switch then find the index mapped, at the cost of reading all of it at
+    /// open. `typeahead node --no-prefault` turns it off where memory is tight.
+    public static var prefaultsOnOpen: Bool {
+        get { Generation.prefaultsOnOpen.load(ordering: .relaxed) }
+        set { Generation.prefaultsOnOpen.store(newValue, ordering: .relaxed) }
+    }
+
     /// Maps the serving generation's pages into this process now (a generation is populated in
     /// the background when it opens; this waits for a pass of its own): for a benchmark that
     /// measures a node past its warm-up. Returns the bytes populated.

@@ -15,6 +15,7 @@ enum NodeCommand {
                           [--threads N] [--max-message-bytes N] [--answer-cache-mb N]
                           [--merge-delta-percent P] [--merge-minimum N] [--merge-spread-percent S]
                           [--log-format logfmt|json] [--log-level L] [--port-file F] [--request-head-timeout S]
+                          [--no-prefault]
 
     Serves one shard over HTTP/2 (cleartext with prior knowledge, or TLS with ALPN): gRPC on the typeahead.v1.Typeahead,
     typeahead.v1.Shard and grpc.health.v1.Health services; the same client methods as JSON (POST
@@ -60,12 +61,17 @@ enum NodeCommand {
       --log-level L            trace, debug, info (default), notice, warning or error: the least
                                severe events written (debug shows connections closed on errors)
       --port-file F            write the bound port to F once serving (for --listen HOST:0)
+      --no-prefault            do not map a generation's pages into memory when it opens: by
+                               default a background thread reads the whole index once after a
+                               start or a switch, so that the first queries do not fault it in
+                               page by page (the pages count in the node's resident memory as
+                               file cache, which the kernel may reclaim)
       --fault-stall P:MS       fault injection for benchmarks and chaos tests: answer P percent of
                                shard calls MS milliseconds late (default off)
     """
 
     static func run(_ argv: [String]) throws -> Int32 {
-        let args = try Arguments(argv, command: "node", flags: [],
+        let args = try Arguments(argv, command: "node", flags: ["--no-prefault"],
                                  options: ["--dir", "--collection", "--listen", "--admin-token-file", "--read-token-file", "--search-key-secret-file", "--tls-cert", "--tls-key", "--tls-client-ca", "--threads",
                                            "--max-message-bytes", "--answer-cache-mb", "--merge-delta-percent", "--merge-minimum", "--merge-spread-percent", "--log-format", "--log-level", "--port-file", "--fault-stall", "--request-head-timeout"])
         if args.wantsHelp { print(help); return 0 }
@@ -97,6 +103,8 @@ enum NodeCommand {
             configuration.faultStallShare = share / 100
             configuration.faultStall = .microseconds(Int64(millis * 1000))
         }
+
+        if args.flag("--no-prefault") { Shard.prefaultsOnOpen = false }
 
         // A server's allocator: fixed thresholds, free pages handed back (see ServingAllocator).
         ServingAllocator.configure()
