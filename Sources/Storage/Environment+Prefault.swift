@@ -37,7 +37,7 @@ extension Environment {
         let pageSize = Int(stat.ms_psize)
         let used = min((info.me_last_pgno + 1) * pageSize, info.me_mapsize)
         let start = offset - offset % pageSize
-        guard start < used, limit > 0, let base = try mapAddress() else { return 0 }
+        guard start < used, limit > 0, let base = try mapBase() else { return 0 }
         let length = min(used - start, max(pageSize, limit - limit % pageSize))
         if madvise(base + start, length, MADV_POPULATE_READ) != 0 {
             guard errno == EINVAL else { throw StorageError(code: errno, operation: "madvise(MADV_POPULATE_READ)") }
@@ -51,10 +51,19 @@ extension Environment {
         return length
     }
 
+    /// Where LMDB mapped the data file in this process, looked up once (``mapAddress``): a
+    /// background populate asks for every part of a big index.
+    private func mapBase() throws -> UnsafeMutableRawPointer? {
+        if let known = UnsafeMutableRawPointer(bitPattern: mapAddress.load(ordering: .relaxed)) { return known }
+        guard let found = try findMap() else { return nil }
+        mapAddress.store(UInt(bitPattern: found), ordering: .relaxed)
+        return found
+    }
+
     /// Where LMDB mapped the data file in this process: the mapping of that file at offset 0 in
     /// `/proc/self/maps` (`mdb_env_info` reports the address only for `MDB_FIXEDMAP`
     /// environments); nil when it is not found (another system, an unreadable file).
-    private func mapAddress() throws -> UnsafeMutableRawPointer? {
+    private func findMap() throws -> UnsafeMutableRawPointer? {
         var directory: UnsafePointer<CChar>?
         try check(mdb_env_get_path(handle, &directory), "mdb_env_get_path")
         var flags: UInt32 = 0

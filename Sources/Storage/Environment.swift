@@ -70,6 +70,11 @@ public final class Environment: @unchecked Sendable {
     /// transactions").
     let databases = Mutex<[String: (database: Database, flags: DatabaseFlags)]>([:])
 
+    /// Where LMDB mapped the data file in this process, once ``populateMap(from:atMost:)`` has
+    /// looked it up (0: not yet). LMDB maps the file once, at open, at ``Options/mapSize``, and
+    /// nothing here resizes it, so the address holds for the environment's life.
+    let mapAddress = Atomic<UInt>(0)
+
     /// The thread inside ``write(_:)``, if any: lets a nested write on that thread fail fast instead
     /// of deadlocking on LMDB's non-recursive writer mutex.
     let writer = Mutex<pthread_t?>(nil)

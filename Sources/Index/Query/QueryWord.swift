@@ -77,22 +77,8 @@ struct QueryWord {
     @inline(__always)
     private static func firstTwoScalars<C: Collection>(_ word: C) -> (UInt32, UInt32)? where C.Element == UInt8 {
         var bytes = word.makeIterator()
-        guard let first = next(&bytes), let second = next(&bytes) else { return nil }
+        guard let first = UTF8Scalars.next(&bytes), let second = UTF8Scalars.next(&bytes) else { return nil }
         return (first, second)
-    }
-
-    /// The next scalar of valid UTF-8 `bytes`: one byte for ASCII, the common case.
-    @inline(__always)
-    private static func next<I: IteratorProtocol>(_ bytes: inout I) -> UInt32? where I.Element == UInt8 {
-        guard let lead = bytes.next() else { return nil }
-        if lead < 0x80 { return UInt32(lead) }
-        let length = UTF8Scalars.sequenceLength(lead)
-        var scalar = UInt32(lead & (0xFF >> (length + 1)))
-        for _ in 1..<length {
-            guard let byte = bytes.next() else { return nil }
-            scalar = scalar << 6 | UInt32(byte & 0x3F)
-        }
-        return scalar
     }
 
     /// The minimum distance to any word of a " "-joined word list, or nil.

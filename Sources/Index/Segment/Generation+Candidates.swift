@@ -13,12 +13,31 @@ extension Generation {
     /// postings of a prefix with thousands of words ("python3 mu": every word under "mu") where
     /// verifying each of thousands of candidates would cost a document read apiece.
     func candidates(_ candidates: [UInt32], withNameTermPrefix prefix: [UInt8], in txn: borrowing ReadTransaction) throws -> [UInt32] {
+        try Self.hitting(candidates) { base, delta in
+            try forEachNamePosting(withPrefix: prefix, in: txn, base: base, delta: delta)
+        }
+    }
+
+    /// The `candidates` (sorted) with a name word among `terms`, base or delta: each word's postings
+    /// read in place and galloped into the candidates (``CandidateHits``). Unlike the union of the
+    /// words' documents, the result holds only candidates, so its caller can tell when it holds
+    /// them all (the general plan then drops the list: no candidate misses it).
+    func candidates(_ candidates: [UInt32], withNameTerms terms: [[UInt8]], in txn: borrowing ReadTransaction) throws -> [UInt32] {
+        try Self.hitting(candidates) { base, delta in
+            try forEachNamePosting(of: terms, in: txn, base: base, delta: delta)
+        }
+    }
+
+    /// The candidates hit by the postings `walk` hands out, galloped into them (``CandidateHits``);
+    /// the walk stops once every candidate is hit.
+    private static func hitting(_ candidates: [UInt32],
+                                _ walk: (_ base: (inout PostingCursor) throws -> Bool, _ delta: (UInt32) -> Void) throws -> Void) throws -> [UInt32] {
         guard !candidates.isEmpty else { return [] }
         var hits = CandidateHits(candidates)
-        try forEachNamePosting(withPrefix: prefix, in: txn, base: { postings in
+        try walk({ postings in
             try hits.mark(postings)
             return !hits.isComplete
-        }, delta: { doc in
+        }, { doc in
             var index = 0
             hits.mark(doc, from: &index)
         })
@@ -109,25 +128,6 @@ extension Generation {
                 for doc in docs { delta(doc) }
             }
         }
-    }
-}
-
-extension Generation {
-    /// The `candidates` (sorted) with a name word among `terms`, base or delta: each word's postings
-    /// read in place and galloped into the candidates (``CandidateHits``). Unlike the union of the
-    /// words' documents, the result holds only candidates, so its caller can tell when it holds
-    /// them all (the general plan then drops the list: no candidate misses it).
-    func candidates(_ candidates: [UInt32], withNameTerms terms: [[UInt8]], in txn: borrowing ReadTransaction) throws -> [UInt32] {
-        guard !candidates.isEmpty else { return [] }
-        var hits = CandidateHits(candidates)
-        try forEachNamePosting(of: terms, in: txn, base: { postings in
-            try hits.mark(postings)
-            return !hits.isComplete
-        }, delta: { doc in
-            var index = 0
-            hits.mark(doc, from: &index)
-        })
-        return hits.marked()
     }
 }
 

@@ -109,28 +109,26 @@ extension Generation {
         let (heavyTotal, covered) = try heavy ?? heavyRegionPostings(ofPartial: word, stoppingAfter: limit, in: txn)
         if heavyTotal > limit { return heavyTotal }
         // Terms and covered prefixes both ascend, and a covered prefix's terms are one run of
-        // `terms`: found by two binary searches, its terms are not even looked at (iterating the
-        // 20,000 words under "lib" to test each against the covers was a fifth of "python3-libt"
-        // on Debian). With a delta, a covered term's delta postings still count: each term is
-        // asked about, in order.
-        if try txn.count(schema.deltaTerms) > 0 {
-            var next = 0
-            return heavyTotal + (try postingCount(of: terms.lazy.map(\.term), stoppingAfter: limit - heavyTotal, baseCounted: { term in
-                while next < covered.count, covered[next].lexicographicallyPrecedes(term), !term.starts(with: covered[next]) { next += 1 }
-                return next < covered.count && term.starts(with: covered[next])
-            }, in: txn))
-        }
-        var uncovered: [Range<Int>] = []
+        // `terms`: found by two binary searches, its terms' base postings are not even looked at
+        // (iterating the 20,000 words under "lib" to test each against the covers was a fifth of
+        // "python3-libt" on Debian). Their delta postings, if any, still count.
+        var uncovered: [Range<Int>] = [], coveredRuns: [Range<Int>] = []
         var from = 0
         for prefix in covered {
             let lower = Self.firstIndex(in: terms, from: from) { !$0.lexicographicallyPrecedes(prefix) }
             let upper = Self.firstIndex(in: terms, from: lower) { !$0.starts(with: prefix) }
             if lower > from { uncovered.append(from..<lower) }
+            coveredRuns.append(lower..<upper)
             from = upper
         }
         uncovered.append(from..<terms.count)
-        return heavyTotal + (try postingCount(of: uncovered.lazy.flatMap { terms[$0].lazy.map(\.term) },
-                                               stoppingAfter: limit - heavyTotal, in: txn))
+        var total = heavyTotal + (try postingCount(of: uncovered.lazy.flatMap { terms[$0].lazy.map(\.term) },
+                                                   stoppingAfter: limit - heavyTotal, in: txn))
+        if total <= limit, try txn.count(schema.deltaTerms) > 0 {
+            total += try postingCount(of: coveredRuns.lazy.flatMap { terms[$0].lazy.map(\.term) }, stoppingAfter: limit - total,
+                                      baseCounted: { _ in true }, in: txn)
+        }
+        return total
     }
 
     /// The first index from `start` whose term satisfies `isPast`, which is false then true along

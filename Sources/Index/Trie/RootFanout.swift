@@ -56,7 +56,7 @@ struct RootFanout: Sendable {
         // (second scalar << 32 | root child), sorted into the inverted lists below.
         var pairs: [UInt64] = []
         for child in 0..<count {
-            let edge = try Self.rootEdge(raw, root: root, index: index, child)
+            let edge = try TrieWalker.indexedEdge(raw, parent: root, index: index, child)
             let length = min(UTF8Scalars.sequenceLength(raw[edge.labelStart]), edge.labelLength)
             first.append(UTF8Scalars.scalar(in: raw, at: edge.labelStart, length: length))
             if edge.labelLength > length {
@@ -126,14 +126,6 @@ struct RootFanout: Sendable {
             if scalars[mid] < scalar { low = mid + 1 } else { high = mid }
         }
         return low < scalars.count && scalars[low] == scalar ? low : nil
-    }
-
-    /// The edge of root child `child`, through the root's child index.
-    static func rootEdge(_ raw: UnsafeRawBufferPointer, root: Int, index: (firstBytes: Int, offsets: Int, entries: Int),
-                         _ child: Int) throws -> TrieWalker.Edge {
-        var entry = index.entries + Int(raw.loadUnaligned(fromByteOffset: index.offsets + 4 * child, as: UInt32.self).littleEndian)
-        guard entry < raw.count - 4 else { throw IndexError.corrupt("term trie child entry out of range") }
-        return try TrieWalker.readEdge(raw, &entry, parent: root)
     }
 
     private static func firstScalar(_ raw: UnsafeRawBufferPointer, _ position: Int, end: Int) -> UInt32 {

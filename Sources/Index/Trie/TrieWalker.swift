@@ -85,7 +85,7 @@ struct TrieWalker: ~Copyable {
         let picked = fanout.children(firstIn: automaton.bandScalars(atRow: 1), secondIn: survivors)
         rootChildrenSkipped += count - picked.count
         for child in picked {
-            try walkChild(raw, try RootFanout.rootEdge(raw, root: root, index: index, child), needsMatch: false)
+            try walkChild(raw, try Self.indexedEdge(raw, parent: root, index: index, child), needsMatch: false)
         }
         return true
     }
@@ -145,9 +145,7 @@ struct TrieWalker: ~Copyable {
             if needsMatch {
                 // Only the entries whose first byte can keep the row alive are read.
                 for child in 0..<children where leads.contains(raw[index.firstBytes + child]) {
-                    var entry = index.entries + Int(raw.loadUnaligned(fromByteOffset: index.offsets + 4 * child, as: UInt32.self).littleEndian)
-                    guard entry < raw.count - 4 else { throw IndexError.corrupt("term trie child entry out of range") }
-                    try walkChild(raw, try Self.readEdge(raw, &entry, parent: offset), needsMatch: true)
+                    try walkChild(raw, try Self.indexedEdge(raw, parent: offset, index: index, child), needsMatch: true)
                 }
                 return
             }
@@ -230,6 +228,15 @@ struct TrieWalker: ~Copyable {
             try collect(raw, edge.child, distance)
             path.count = pathCount
         }
+    }
+
+    /// Child `child`'s edge of the node at `parent`, through its child index (``PackedTrie/childIndex(_:flags:children:at:)``), checked.
+    @inline(__always)
+    static func indexedEdge(_ raw: UnsafeRawBufferPointer, parent: Int, index: (firstBytes: Int, offsets: Int, entries: Int),
+                            _ child: Int) throws -> Edge {
+        var entry = index.entries + Int(raw.loadUnaligned(fromByteOffset: index.offsets + 4 * child, as: UInt32.self).littleEndian)
+        guard entry < raw.count - 4 else { throw IndexError.corrupt("term trie child entry out of range") }
+        return try readEdge(raw, &entry, parent: parent)
     }
 
     /// The child edge at `cursor` of the node at `parent`, checked: a label inside the trie, a

@@ -2,20 +2,25 @@
 enum UTF8Scalars {
     @inline(__always)
     static func forEach<C: Collection>(_ bytes: C, _ body: (UInt32) -> Void) where C.Element == UInt8 {
-        var i = bytes.startIndex
-        while i != bytes.endIndex {
-            let b0 = UInt32(bytes[i]); bytes.formIndex(after: &i)
-            if b0 < 0x80 { body(b0); continue }
-            var scalar: UInt32
-            var extra: Int
-            if b0 >= 0xF0 { scalar = b0 & 0x07; extra = 3 } else if b0 >= 0xE0 { scalar = b0 & 0x0F; extra = 2 } else { scalar = b0 & 0x1F; extra = 1 }
-            while extra > 0, i != bytes.endIndex {
-                scalar = scalar << 6 | (UInt32(bytes[i]) & 0x3F)
-                bytes.formIndex(after: &i)
-                extra -= 1
-            }
-            body(scalar)
+        var iterator = bytes.makeIterator()
+        while let scalar = next(&iterator) { body(scalar) }
+    }
+
+    /// The next scalar of `bytes` (nil at the end): one byte for ASCII, the common case; a
+    /// sequence cut short by the end gives what it has.
+    @inline(__always)
+    static func next<I: IteratorProtocol>(_ bytes: inout I) -> UInt32? where I.Element == UInt8 {
+        guard let lead = bytes.next() else { return nil }
+        let b0 = UInt32(lead)
+        if b0 < 0x80 { return b0 }
+        var scalar: UInt32
+        var extra: Int
+        if b0 >= 0xF0 { scalar = b0 & 0x07; extra = 3 } else if b0 >= 0xE0 { scalar = b0 & 0x0F; extra = 2 } else { scalar = b0 & 0x1F; extra = 1 }
+        while extra > 0, let byte = bytes.next() {
+            scalar = scalar << 6 | (UInt32(byte) & 0x3F)
+            extra -= 1
         }
+        return scalar
     }
 
     static func decode<C: Collection>(_ bytes: C) -> [UInt32] where C.Element == UInt8 {
