@@ -12,12 +12,13 @@ import XCTest
 @testable import Index
 
 final class GenerationFormatTests: XCTestCase {
-    /// A shard of `entries` in each layout, named "current", "original" and "before delta lists"
+    /// A shard of `entries` in each layout, named "current", "original", "before delta lists"
     /// (the current layout as builds wrote it before the delta's prefix lists, whose delta is
-    /// scanned), each in its own directory (kept as long as the result is).
+    /// scanned) and "before the forward index" (whose candidates are all read), each in its own directory (kept as long as the result is).
     static func shardsInBothLayouts(_ entries: [CatalogEntry], parameters: IndexParameters) throws -> [(String, Shard, TemporaryDirectory)] {
         var shards: [(String, Shard, TemporaryDirectory)] = []
-        for (name, format) in [("current", GenerationFormat.current), ("original", .original), ("before delta lists", .beforeDeltaLists)] {
+        for (name, format) in [("current", GenerationFormat.current), ("original", .original), ("before delta lists", .beforeDeltaLists),
+                               ("before the forward index", .beforeForwardIndex)] {
             let directory = TemporaryDirectory()
             let shard = try Shard(directory: directory.path)
             let info = try shard.buildGeneration(from: entries, parameters: parameters, number: nil, label: nil, format: format)
@@ -25,6 +26,7 @@ final class GenerationFormatTests: XCTestCase {
             XCTAssertEqual(try shard.current().schema.documentKeys, format.documentKeys, "the generation is read as it was written")
             XCTAssertEqual(try shard.current().schema.titles != nil, format.titles)
             XCTAssertEqual(try shard.current().schema.deltaWordPrefixes != nil, format.deltaLists)
+            XCTAssertEqual(try shard.current().schema.forward != nil, format.forwardIndex)
             shards.append((name, shard, directory))
         }
         return shards

@@ -114,6 +114,9 @@ struct GenerationBuilder {
         namePairs = Self.groupByTerm(namePairs, position: position)
         descriptionPairs = Self.groupByTerm(descriptionPairs, position: position)
         clock.mark("sort postings")
+        let forward = format.forwardIndex
+            ? Self.forwardLists(namePairs, terms: terms.count, documents: order.count) { terms[sortedTerms[$0]][0] >= TermWalk.firstWordByte } : nil
+        clock.mark("forward lists")
 
         var options = Environment.Options()
         options.noSync = true
@@ -158,6 +161,9 @@ struct GenerationBuilder {
                 writer.removeAll()
                 PostingList.encode(name: name, description: description, into: &writer)
                 try txn.put(schema.terms, term, writer.bytes, flags: .append)
+                if let database = schema.nameOrdinals, let forward, forward.ordinalOfRank[rank] != .max {
+                    try txn.put(database, term, forward.ordinalOfRank[rank], flags: .append)
+                }
                 if term[0] >= TermWalk.firstWordByte {
                     words.append(term)
                     if !name.isEmpty {
@@ -175,6 +181,18 @@ struct GenerationBuilder {
                 var pairs = variants.map { (term: terms[Int($0 >> 32)], doc: UInt32(truncatingIfNeeded: $0)) }
                 pairs.sort { $0.term != $1.term ? $0.term.lexicographicallyPrecedes($1.term) : $0.doc < $1.doc }
                 for pair in pairs { try txn.put(database, pair.term, pair.doc.bigEndianBytes) }
+            }
+            if let database = schema.forward, let forward {
+                var chunk = 0
+                while chunk * ForwardIndex.chunkSize < order.count {
+                    let first = chunk * ForwardIndex.chunkSize
+                    writer.removeAll()
+                    ForwardIndex.encodeChunk(count: min(ForwardIndex.chunkSize, order.count - first), into: &writer) { index in
+                        forward.ordinals[Int(forward.starts[first + index])..<Int(forward.starts[first + index + 1])]
+                    }
+                    try txn.put(database, UInt32(chunk), writer.bytes, flags: .append)
+                    chunk += 1
+                }
             }
             clock.mark("write terms and trie")
             try txn.put(schema.termTrie, PackedTrie.key, PackedTrie.build(words, indexedFrom: format.indexedChildren))
@@ -215,6 +233,49 @@ struct GenerationBuilder {
         statistics.bytes = try environment.statistics().usedBytes
         statistics.stages = clock.stages
         return statistics
+    }
+
+    /// The forward index's lists (``ForwardIndex``) from the grouped name `pairs` (sorted term
+    /// rank << 32 | document, by term, then document): each name word's ordinal (by rank; `.max`
+    /// for token pseudo-terms, which `isWord` rejects), and every document's ordinals, ascending and
+    /// distinct, at `ordinals[starts[d]..<starts[d + 1]]`. Two linear passes, a counting sort by
+    /// document: the terms come in rank order, so each document's list fills in ascending order.
+    static func forwardLists(_ pairs: [UInt64], terms: Int, documents: Int, isWord: (Int) -> Bool)
+        -> (ordinalOfRank: [UInt32], ordinals: [UInt32], starts: [UInt32]) {
+        var ordinalOfRank = [UInt32](repeating: .max, count: terms)
+        var starts = [UInt32](repeating: 0, count: documents + 1)
+        var next: UInt32 = 0
+        var index = 0
+        while index < pairs.count {
+            let rank = Int(pairs[index] >> 32)
+            var end = index
+            while end < pairs.count, pairs[end] >> 32 == UInt64(rank) { end += 1 }
+            if isWord(rank) {
+                ordinalOfRank[rank] = next
+                next += 1
+                var previous: UInt32?
+                for pair in pairs[index..<end] {
+                    let doc = UInt32(truncatingIfNeeded: pair)
+                    if doc != previous { starts[Int(doc) + 1] += 1 }
+                    previous = doc
+                }
+            }
+            index = end
+        }
+        for d in 0..<documents { starts[d + 1] += starts[d] }
+        var fill = starts
+        var ordinals = [UInt32](repeating: 0, count: Int(starts[documents]))
+        for pair in pairs {
+            let rank = Int(pair >> 32)
+            let ordinal = ordinalOfRank[rank]
+            guard ordinal != .max else { continue }
+            let doc = Int(UInt32(truncatingIfNeeded: pair))
+            // Repeats of a pair (a word twice in one document) come together: written once.
+            if fill[doc] > starts[doc], ordinals[Int(fill[doc]) - 1] == ordinal { continue }
+            ordinals[Int(fill[doc])] = ordinal
+            fill[doc] += 1
+        }
+        return (ordinalOfRank, ordinals, starts)
     }
 
     /// `pairs` (term << 32 | document), appended in ascending document order, with each term

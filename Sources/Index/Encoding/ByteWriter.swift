@@ -51,6 +51,12 @@ struct ByteWriter {
         bytes.append(UInt8(truncatingIfNeeded: value >> 24))
     }
 
+    /// Overwrites the four bytes at `offset` (written before, e.g. as a placeholder) with `value`,
+    /// little-endian: for tables whose entries are known only after what follows them is written.
+    mutating func patchU32le(at offset: Int, _ value: UInt32) {
+        for byte in 0..<4 { bytes[offset + byte] = UInt8(truncatingIfNeeded: value >> (8 * byte)) }
+    }
+
     mutating func u64be(_ value: UInt64) {
         for shift in stride(from: 56, through: 0, by: -8) {
             bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))

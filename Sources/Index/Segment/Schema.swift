@@ -20,6 +20,8 @@ import Storage
 /// | `completion_variants` | analysed term (dupsort) | u32be base document that has the term as an alias word spelling a title word another way |
 /// | `delta_first_prefixes` | a prefix of a delta document's first title word (dupsort, dupfixed) | ``DeltaLists/value(weight:docnum:)``: u64be inverted weight, u32be document number |
 /// | `delta_word_prefixes`  | a prefix of any name word of a delta document (dupsort, dupfixed) | the same |
+/// | `name_ordinals`  | a base name word, UTF-8         | u32be: its position among the base name words in byte order (``ForwardIndex``) |
+/// | `forward`        | u32be chunk number              | the name word ordinals of ``ForwardIndex/chunkSize`` base documents |
 ///
 /// The *base segment* is written once by a build, with document numbers 0..<baseCount in static rank
 /// order (weight descending, sortTitle, id), which makes every posting list and trie list best-first.
@@ -45,6 +47,9 @@ import Storage
 /// prefix of their words, so that a one-word prefix reads the delta's best matches first, as it
 /// reads the base's from a heavy node (``DeltaLists``, and when they may be trusted). Generations
 /// written before them have neither (nil) and scan the delta.
+/// `name_ordinals` and `forward` (``ForwardIndex``) list each base document's name words as
+/// numbers, so that the general plan tests a candidate for the typed prefix without reading it.
+/// Generations written before them have neither (nil) and read every candidate.
 struct Schema {
     let meta: Database
     let docs: Database
@@ -66,6 +71,9 @@ struct Schema {
     /// Nil in generations written before the delta's prefix lists (``DeltaLists``).
     let deltaFirstPrefixes: Database?
     let deltaWordPrefixes: Database?
+    /// Nil in generations written before the forward index (``ForwardIndex``).
+    let nameOrdinals: Database?
+    let forward: Database?
     /// Both of them, when the file has them.
     var deltaLists: DeltaLists? {
         guard let deltaFirstPrefixes, let deltaWordPrefixes else { return nil }
@@ -134,6 +142,16 @@ struct Schema {
         }
         deltaFirstPrefixes = try deltaList("delta_first_prefixes")
         deltaWordPrefixes = try deltaList("delta_word_prefixes")
+        let createForward = create && format.forwardIndex
+        func forwardPart(_ name: String) throws -> Database? {
+            do {
+                return try environment.database(named: name, create: createForward)
+            } catch let error as StorageError where error.isNotFound {
+                return nil
+            }
+        }
+        nameOrdinals = try forwardPart("name_ordinals")
+        forward = try forwardPart("forward")
         if create {
             layout = format.layout
         } else {
@@ -276,11 +294,18 @@ struct GenerationFormat {
     /// version without them reads and updates the file as before (and the lists are then no
     /// longer trusted, see ``MetaKey/deltaListsThrough``).
     var deltaLists = true
+    /// Whether `name_ordinals` and `forward` (``ForwardIndex``) are written. Not a layout change:
+    /// a version without them never opens them, and the base they describe never changes.
+    var forwardIndex = true
 
     static let current = GenerationFormat(documentKeys: .native, titles: true, layout: 2)
-    static let original = GenerationFormat(documentKeys: .bigEndian, titles: false, layout: 1, completionVariants: false, deltaLists: false)
+    static let original = GenerationFormat(documentKeys: .bigEndian, titles: false, layout: 1, completionVariants: false, deltaLists: false,
+                                             forwardIndex: false)
     /// What builds wrote before the delta's prefix lists: read as ``current``, the delta scanned.
-    static let beforeDeltaLists = GenerationFormat(documentKeys: .native, titles: true, layout: 2, deltaLists: false)
+    static let beforeDeltaLists = GenerationFormat(documentKeys: .native, titles: true, layout: 2, deltaLists: false,
+                                                   forwardIndex: false)
+    /// What builds wrote before the forward index: read as ``current``, every candidate read.
+    static let beforeForwardIndex = GenerationFormat(documentKeys: .native, titles: true, layout: 2, forwardIndex: false)
 
     var recordVersion: UInt8 { layout == 2 ? 2 : 1 }
     /// Nodes with this many children get a child index (nil: none).

@@ -236,7 +236,7 @@ extension SuggestContext {
         }
         if let completionTerms {
             acc.wantsCompletions = true
-            try completeWithin(rest, terms: completionTerms, limit: completionLimit, into: &acc, in: txn)
+            try completeWithin(rest, terms: completionTerms, prefix: query.partial!.bytes, limit: completionLimit, into: &acc, in: txn)
         }
         if let typoCompletionTerms {
             acc.wantsCompletions = true
@@ -308,6 +308,14 @@ extension SuggestContext {
                                entered: [UInt32] = [], completionLimit: Int, narrowingBy narrowing: PrefixNarrowing? = nil,
                                pass: TypoPass? = nil, in txn: borrowing ReadTransaction) throws {
         let base = generation.baseCount
+        // A base candidate without a name word that starts with the exact partial word cannot
+        // match: its forward list (``ForwardIndex``) says so without reading it. Not while the
+        // partial word's distance is implied (``partialDistanceAtMost``): then every one matches.
+        var forward = generation.forwardReader()
+        var prefix: Range<UInt32>?
+        if forward != nil, filtersHold, partialDistanceAtMost == nil, let partial = query.partial, partial.budget == 0 {
+            prefix = try generation.nameOrdinals(withPrefix: partial.bytes, in: txn)
+        }
         var candidates = candidates
         var pass = pass
         var index = 0
@@ -349,6 +357,7 @@ extension SuggestContext {
             }
             index += 1
             if pass != nil, !pass!.contains(docnum) { continue }
+            if let prefix, try forward!.hasOrdinal(in: prefix, docnum, txn) == false { continue }
             guard let doc = try generation.document(docnum, in: txn) else { continue }
             last = CandidateKey(typos: 0, field: 0, startsWith: false, weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
             if try consider(doc, &acc, filtersHold: filtersHold, entryKnown: !entered.isEmpty && contains(entered, docnum)) {

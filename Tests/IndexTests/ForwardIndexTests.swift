@@ -1,0 +1,195 @@
+import Catalog
+import Foundation
+@testable import Index
+import Storage
+import TestSupport
+import XCTest
+
+/// The forward index (``ForwardIndex``): each base document's name words as ordinals, and the
+/// ordinal range of a prefix. Checked against the documents themselves, across chunk boundaries,
+/// and by answers: the general plan with it answers as without it and as the reference.
+final class ForwardIndexTests: XCTestCase {
+    /// For every base document and many prefixes: the document has an ordinal in the prefix's
+    /// range exactly when one of its name words (title and alias words, as stored) starts with the
+    /// prefix; and its ordinals are as many as its distinct name words.
+    func testAPrefixRangeFindsExactlyTheDocumentsWithAWordUnderIt() throws {
+        var rng = SeededGenerator(seed: 0xF0E3_0001)
+        var catalog = RandomCatalog(vocabularySize: 40, rng: &rng)
+        let entries = catalog.randomEntries(400, &rng)
+        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters(listSize: 4, heavyThreshold: 4))
+        let generation = try fixture.shard.current()
+        var prefixes = Set<[UInt8]>()
+        for word in catalog.vocabulary {
+            let bytes = Array(word.lowercased().utf8)
+            for length in 1...bytes.count { prefixes.insert(Array(bytes.prefix(length))) }
+            prefixes.insert(bytes + [0x61])
+        }
+        prefixes.formUnion([[0x7A, 0x7A, 0x7A], [0x02], [0xC3], Array("ø".utf8)])
+        var checked = 0, hits = 0
+        try generation.environment.read { txn in
+            var reader = try XCTUnwrap(generation.forwardReader())
+            for prefix in prefixes.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+                let range = try XCTUnwrap(try generation.nameOrdinals(withPrefix: prefix, in: txn))
+                for docnum in 0..<generation.baseCount {
+                    let doc = try XCTUnwrap(try generation.document(docnum, in: txn))
+                    let words = Array(WordList(bytes: doc.sortTitle)) + Array(WordList(bytes: doc.aliasWords))
+                    let expected = words.contains { $0.starts(with: prefix) }
+                    XCTAssertEqual(try reader.hasOrdinal(in: range, docnum, txn), expected,
+                                   "document \(docnum), prefix \(String(decoding: prefix, as: UTF8.self))")
+                    checked += 1
+                    if expected { hits += 1 }
+                }
+            }
+            for docnum in 0..<generation.baseCount {
+                let doc = try XCTUnwrap(try generation.document(docnum, in: txn))
+                let words = Set((Array(WordList(bytes: doc.sortTitle)) + Array(WordList(bytes: doc.aliasWords))).map { Array($0) })
+                var ordinals: [UInt32] = []
+                XCTAssertTrue(try reader.forEachOrdinal(docnum, txn) { ordinals.append($0) })
+                XCTAssertEqual(ordinals.count, words.count, "document \(docnum)")
+                XCTAssertEqual(ordinals, ordinals.sorted(), "ascending")
+                XCTAssertEqual(Set(ordinals).count, ordinals.count, "distinct")
+                for word in words {
+                    let ordinal = try XCTUnwrap(try generation.nameOrdinal(of: Bytes.withView(of: word) { $0 }, in: txn))
+                    XCTAssertTrue(ordinals.contains(ordinal))
+                }
+            }
+            XCTAssertNil(try reader.hasOrdinal(in: 0..<100, generation.baseCount, txn), "past the base: not listed")
+        }
+        XCTAssertGreaterThan(hits, 1000)
+        XCTAssertLessThan(hits, checked / 2)
+    }
+
+    /// Chunks written by ``ForwardIndex/encodeChunk`` and read by the reader, in and across chunks,
+    /// in any order (the reader keeps one chunk), with empty lists and multi-byte varints.
+    func testChunksReadBackAcrossBoundaries() throws {
+        let directory = TemporaryDirectory()
+        let environment = try Environment(path: directory.path)
+        let database = try environment.database(named: "forward", create: true)
+        var rng = SeededGenerator(seed: 0xF0E3_0002)
+        let documents = ForwardIndex.chunkSize + 300
+        var lists: [[UInt32]] = []
+        for _ in 0..<documents {
+            let count = rng.int(0...6)
+            lists.append(Set((0..<count).map { _ in UInt32(rng.chance(0.2) ? rng.int(0...3_000_000) : rng.int(0...200)) }).sorted())
+        }
+        try environment.write { txn in
+            var chunk = 0
+            while chunk * ForwardIndex.chunkSize < documents {
+                let first = chunk * ForwardIndex.chunkSize
+                var writer = ByteWriter()
+                ForwardIndex.encodeChunk(count: min(ForwardIndex.chunkSize, documents - first), into: &writer) { lists[first + $0][...] }
+                try txn.put(database, UInt32(chunk), writer.bytes)
+                chunk += 1
+            }
+        }
+        try environment.read { txn in
+            var reader = ForwardIndex.Reader(database: database)
+            var order = Array(0..<documents).filter { _ in rng.chance(0.05) }
+            order += [ForwardIndex.chunkSize - 1, ForwardIndex.chunkSize, 0, documents - 1, ForwardIndex.chunkSize + 1, 3]
+            for docnum in order {
+                var read: [UInt32] = []
+                XCTAssertTrue(try reader.forEachOrdinal(UInt32(docnum), txn) { read.append($0) })
+                XCTAssertEqual(read, lists[docnum], "document \(docnum)")
+                let low = UInt32(rng.int(0...250)), high = low + UInt32(rng.int(0...40))
+                XCTAssertEqual(try reader.hasOrdinal(in: low..<high, UInt32(docnum), txn), lists[docnum].contains { (low..<high).contains($0) })
+                let seen = lists[docnum].filter { _ in rng.chance(0.5) }
+                XCTAssertEqual(try reader.hasOrdinal(in: low..<high, notIn: seen, UInt32(docnum), txn),
+                               lists[docnum].contains { (low..<high).contains($0) && !seen.contains($0) })
+            }
+            XCTAssertNil(try reader.hasOrdinal(in: 0..<10, UInt32(documents), txn), "past the last document")
+            XCTAssertNil(try reader.hasOrdinal(in: 0..<10, UInt32(3 * ForwardIndex.chunkSize), txn), "no such chunk")
+        }
+    }
+
+    /// A damaged chunk gives an error or "not listed", never a crash: a table that does not fit
+    /// is as if the chunk listed nothing, an offset outside the chunk is an error, and a list's
+    /// well-formed start still answers.
+    func testADamagedChunkIsAnErrorNotACrash() throws {
+        let directory = TemporaryDirectory()
+        let environment = try Environment(path: directory.path)
+        let database = try environment.database(named: "forward", create: true)
+        var writer = ByteWriter()
+        ForwardIndex.encodeChunk(count: 3, into: &writer) { [[1, 5], [2], [300, 70_000]][$0][...] }
+        let good = writer.bytes
+        var bigCount = good
+        bigCount[0] = 0xFF; bigCount[1] = 0xFF
+        var wildOffset = good
+        wildOffset[8] = 0xF0  // the end of document 0's list, the start of document 1's
+        var unterminated = good
+        unterminated[unterminated.count - 1] |= 0x80
+        // Documents 0, 1, 2 and 3 (never listed): "nil" not listed, "yes", or "error".
+        let cases: [(String, [UInt8], [String])] = [
+            ("empty", [], ["nil", "nil", "nil", "nil"]),
+            ("shorter than a header", [1, 0, 0], ["nil", "nil", "nil", "nil"]),
+            ("table cut", Array(good.prefix(9)), ["nil", "nil", "nil", "nil"]),
+            ("lists cut", Array(good.dropLast(2)), ["yes", "yes", "error", "nil"]),
+            ("count too big for the value", bigCount, ["nil", "nil", "nil", "nil"]),
+            ("offset past the end", wildOffset, ["error", "error", "yes", "nil"]),
+            ("last varint unterminated", unterminated, ["yes", "yes", "yes", "nil"]),
+            ("intact", good, ["yes", "yes", "yes", "nil"]),
+        ]
+        for (name, value, expected) in cases {
+            try environment.write { txn in try txn.put(database, UInt32(0), value) }
+            try environment.read { txn in
+                var reader = ForwardIndex.Reader(database: database)
+                for docnum in 0..<4 {
+                    var outcome: String
+                    do {
+                        outcome = try reader.hasOrdinal(in: 0..<100_000, UInt32(docnum), txn).map { $0 ? "yes" : "no" } ?? "nil"
+                    } catch is IndexError {
+                        outcome = "error"
+                    }
+                    XCTAssertEqual(outcome, expected[docnum], "\(name), document \(docnum)")
+                }
+            }
+        }
+    }
+
+    /// The general plan over thousands of candidates, with and without the forward index, typos
+    /// on and off, fresh and after updates: the same answers, and the reference's.
+    func testTheGeneralPlanAnswersAsWithoutTheForwardIndex() throws {
+        var rng = SeededGenerator(seed: 0xF0E3_0003)
+        let entries = GeneralPlanTests.makeEntries(&rng)
+        var reference = ReferenceIndex(entries: entries)
+        var shards: [(GenerationFormat, Shard, TemporaryDirectory)] = []
+        for format in [GenerationFormat.current, .beforeForwardIndex] {
+            let directory = TemporaryDirectory()
+            let shard = try Shard(directory: directory.path)
+            let info = try shard.buildGeneration(from: entries, parameters: IndexParameters(), number: nil, label: nil, format: format)
+            try shard.activate(generation: info.number)
+            XCTAssertEqual(try shard.current().schema.forward != nil, format.forwardIndex)
+            shards.append((format, shard, directory))
+        }
+        var texts: [String] = []
+        for word in ["stoucriagou", "ploucria", "camakee", "bukorga"] {
+            for length in [1, 2, 4] { texts.append("thou " + word.prefix(length)) }
+        }
+        texts += ["thom s", "camakee c", "camakee thou s", "thou thom st", "adria pl"]
+        func check(_ phase: String) {
+            for text in texts {
+                for typos in [TypoMode.auto, .off] {
+                    for limits in [SuggestLimits(entries: 10, categories: 3, completions: 5), SuggestLimits(entries: 1, categories: 0, completions: 8)] {
+                        let request = SuggestRequest(text: text, limits: limits, typos: typos)
+                        for (format, shard, _) in shards {
+                            XCTAssertNil(suggestDiff(shard: shard, reference: reference, request: request),
+                                         "\(phase), forward index \(format.forwardIndex): \"\(text)\" \(typos) \(limits)")
+                        }
+                    }
+                }
+            }
+        }
+        check("built")
+        var updates: [CatalogEntry] = []
+        for (n, word) in GeneralPlanTests.family.enumerated() {
+            updates.append(CatalogEntry(id: "new\(n)", title: "thou \(word) bukorga", categories: ["c1"], weight: UInt64(300 + n * 900)))
+        }
+        let deletes = entries.filter { $0.title.contains("stou") || $0.title.contains("adria") }.sorted { $0.weight > $1.weight }.prefix(8).map(\.id)
+        for (_, shard, _) in shards {
+            _ = try shard.upsert(updates)
+            _ = try shard.delete(ids: Array(deletes))
+        }
+        reference.upsert(updates)
+        reference.delete(ids: Array(deletes))
+        check("after updates")
+    }
+}
