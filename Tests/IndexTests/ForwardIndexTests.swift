@@ -146,10 +146,21 @@ final class ForwardIndexTests: XCTestCase {
     }
 
     /// The general plan over thousands of candidates, with and without the forward index, typos
-    /// on and off, fresh and after updates: the same answers, and the reference's.
+    /// on and off, fresh and after updates: the same answers, and the reference's; completions
+    /// through the forward index taken often.
     func testTheGeneralPlanAnswersAsWithoutTheForwardIndex() throws {
         var rng = SeededGenerator(seed: 0xF0E3_0003)
-        let entries = GeneralPlanTests.makeEntries(&rng)
+        var entries = GeneralPlanTests.makeEntries(&rng)
+        // Few candidates ("zorro": about 100) against the catalog, and more words under "pre" than
+        // the rank walk finds soon: the forward walk's case (``completeWithinByForward``).
+        let family = ["pre", "prea", "prequ", "preto", "prel", "presto", "preu", "pretl", "pres", "preqa", "prer", "preoi", "prest", "preal"]
+        for n in 0..<400 {
+            let word = rng.pick(family)
+            let title = rng.chance(0.25) ? (rng.chance(0.5) ? "zorro \(word) thou" : "\(word) \(rng.pick(GeneralPlanTests.filler)) zorro")
+                                         : "\(word) \(rng.pick(GeneralPlanTests.filler))"
+            entries.append(CatalogEntry(id: "z\(n)", title: title, categories: ["c\(n % 3)"], weight: UInt64(rng.chance(0.3) ? 50 : rng.int(1...9_000)),
+                                        aliases: rng.chance(0.1) ? ["the \(word) zorro"] : []))
+        }
         var reference = ReferenceIndex(entries: entries)
         var shards: [(GenerationFormat, Shard, TemporaryDirectory)] = []
         for format in [GenerationFormat.current, .beforeForwardIndex] {
@@ -165,7 +176,12 @@ final class ForwardIndexTests: XCTestCase {
             for length in [1, 2, 4] { texts.append("thou " + word.prefix(length)) }
         }
         texts += ["thom s", "camakee c", "camakee thou s", "thou thom st", "adria pl"]
+        // A rare complete word and many words under the typed prefix: completions come from the
+        // walk through the forward index (``SuggestContext/completeWithinByForward``).
+        texts += ["zorro pre", "zorro pr", "zorro p", "zorro prequ", "zorro thou pre", "pre zorro pr"]
         func check(_ phase: String) {
+            let walks = SuggestContext.forwardCompletionWalks.load(ordering: .relaxed)
+            defer { XCTAssertGreaterThan(SuggestContext.forwardCompletionWalks.load(ordering: .relaxed), walks + 10, "\(phase): forward walks") }
             for text in texts {
                 for typos in [TypoMode.auto, .off] {
                     for limits in [SuggestLimits(entries: 10, categories: 3, completions: 5), SuggestLimits(entries: 1, categories: 0, completions: 8)] {

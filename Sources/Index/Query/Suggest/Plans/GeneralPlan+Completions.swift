@@ -16,16 +16,15 @@ extension SuggestContext {
     /// "grekrou cro" on the synthetic 1M catalog asks 126 words, most of them in none of the
     /// 2,526 documents with "grekrou".
     ///
-    /// With the forward index, `rest` is first read in rank order through it, as
-    /// ``completeWithinByForward(_:prefix:limit:into:in:)`` says; the postings are read only if
-    /// that walk ran out of its budget.
+    /// With the forward index, `rest` may be read in rank order through it instead, as
+    /// ``completeWithinByForward(_:prefix:words:limit:into:in:)`` says.
     func completeWithin(_ rest: [UInt32], terms: [[UInt8]], prefix: [UInt8], limit: Int, into acc: inout SuggestAccumulator,
                         in txn: borrowing ReadTransaction) throws {
         var bests: [(doc: UInt32, term: [UInt8])] = []
         var deltaBests: [(doc: UInt32, term: [UInt8])] = []
         let hasDelta = try txn.count(generation.schema.deltaTerms) > 0
         var read = 0
-        let baseDone = try completeWithinByForward(rest, prefix: prefix, limit: limit, into: &acc, in: txn)
+        let baseDone = try completeWithinByForward(rest, prefix: prefix, words: terms.count, limit: limit, into: &acc, in: txn)
         // The first `limit` base bests (all typo-free); the worst bounds the reading.
         var kept = BestBaseEntries(limit: limit)
         for term in terms {
@@ -63,25 +62,29 @@ extension SuggestContext {
     ///
     /// Why: the postings of the words under a common prefix are long, and merging them into a
     /// short `rest` read all of them ("grekrou cro" on the synthetic 1M catalog: 126 words against
-    /// 2,526 candidates, 150 µs). Testing a candidate here is a few loads. The walk tests at most
-    /// ``forwardCompletionBudget`` candidates; false when it stopped there, or when the
-    /// generation has no forward index, and the postings decide.
-    private func completeWithinByForward(_ rest: [UInt32], prefix: [UInt8], limit: Int, into acc: inout SuggestAccumulator,
+    /// 2,526 candidates, 150 µs). Testing a candidate here is a few loads.
+    ///
+    /// But a word's postings stop at its first candidate: with candidates a fraction `r` of the
+    /// base, after about `1/r` postings each if words and candidates are independent. So the walk
+    /// is taken only when all of `rest` costs fewer tests than that estimate for all `words`
+    /// ("camakee cama", among half a million candidates, is left to the postings). False when it
+    /// is not taken, or the generation has no forward index: the postings decide.
+    private func completeWithinByForward(_ rest: [UInt32], prefix: [UInt8], words: Int, limit: Int, into acc: inout SuggestAccumulator,
                                          in txn: borrowing ReadTransaction) throws -> Bool {
         guard limit > 0 else { return true }
+        let base = generation.baseCount
+        guard !rest.isEmpty, rest.count.multipliedReportingOverflow(by: rest.count).partialValue < words * Int(base) else { return false }
         guard var forward = generation.forwardReader(), let range = try generation.nameOrdinals(withPrefix: prefix, in: txn) else {
             return false
         }
-        let base = generation.baseCount
+        Self.forwardCompletionWalks.add(1, ordering: .relaxed)
         let before = acc.completions.count
         // The ordinals of the words noted (a word a document has but does not offer stays unseen:
         // a later document may offer it).
         var seen: [UInt32] = []
-        var tested = 0, checked = 0
+        var checked = 0
         for docnum in rest {
             guard docnum < base else { return true }
-            tested += 1
-            if tested > Self.forwardCompletionBudget { return false }
             try checkStop(&checked)
             guard try forward.hasOrdinal(in: range, notIn: seen, docnum, txn) ?? true,
                   let doc = try generation.document(docnum, in: txn) else { continue }
@@ -95,11 +98,9 @@ extension SuggestContext {
         return true
     }
 
-    /// Most candidates ``completeWithinByForward(_:prefix:limit:into:in:)`` tests before it
-    /// leaves the completions to the postings: a test costs a few nanoseconds, merging a posting
-    /// about as much, and a walk that has not found its words by then is among candidates that
-    /// rarely have them.
-    static let forwardCompletionBudget = 4096
+    /// Walks taken by ``completeWithinByForward(_:prefix:words:limit:into:in:)`` (tests check that
+    /// they take it).
+    static let forwardCompletionWalks = Atomic<Int>(0)
 
     /// Completions of a typo-tolerant partial word among the candidates (the documents passing the
     /// complete words and tokens that have one of `terms`, the words the partial word matches),
