@@ -4,7 +4,7 @@ import Synchronization
 // How the general plan narrows its candidates by an exact partial word's postings, once reading
 // them in rank order has not settled the answer soon.
 
-/// An exact partial word whose postings may narrow the candidates (``SuggestContext/narrowed(_:by:walkWouldRead:in:)``),
+/// An exact partial word whose postings may narrow the candidates (``SuggestContext/narrowed(_:by:walkWouldRead:forwardTests:in:)``),
 /// with the filtered documents every candidate list is drawn from (the complete words' and
 /// tokens' documents) and their filter's cache key, under which their bitmap is kept.
 struct PrefixNarrowing {
@@ -15,7 +15,7 @@ struct PrefixNarrowing {
 
 extension SuggestContext {
     /// Candidates read in rank order before an exact partial word's postings may narrow the
-    /// rest (``narrowed(_:by:walkWouldRead:in:)``): many answers settle within a few
+    /// rest (``narrowed(_:by:walkWouldRead:forwardTests:in:)``): many answers settle within a few
     /// dozen ("al kh": most candidates match), and reading a prefix's postings costs more than that.
     static let narrowingProbe = 64
 
@@ -32,6 +32,10 @@ extension SuggestContext {
     /// next ones do), so only a clear gain narrows.
     static let verifyCostInPostings = 4
 
+    /// Candidates tested through the forward index per posting read and galloped: a test is a
+    /// few loads from the chunk in hand, 10–15 ns, a posting 20–40 ns.
+    static let forwardTestsPerPosting = 3
+
     /// The `candidates` (a subset of ``PrefixNarrowing/filtered``) with a name word starting with
     /// the narrowing's prefix, when the prefix's postings (its heavy trie node's count, an upper
     /// bound; a prefix without one has few) cost less than verifying the candidates the walk would
@@ -42,10 +46,16 @@ extension SuggestContext {
     /// are set in a bitmap and ANDed with the list's own, kept per read snapshot
     /// (``Generation/documents(withNameTermPrefix:among:in:)``), then intersected with the
     /// candidates when they are fewer than the filtered documents.
-    func narrowed(_ candidates: [UInt32], by narrowing: PrefixNarrowing, walkWouldRead: Int,
+    ///
+    /// With `forwardTests`, the walk tests a candidate for the prefix through the forward index
+    /// (``ForwardIndex``) before reading it: a candidate narrowing would leave out then costs
+    /// less than a posting, and only postings far fewer than the candidates pay
+    /// (``forwardTestsPerPosting``).
+    func narrowed(_ candidates: [UInt32], by narrowing: PrefixNarrowing, walkWouldRead: Int, forwardTests: Bool,
                   in txn: borrowing ReadTransaction) throws -> [UInt32]? {
         let node = try generation.heavyNode(narrowing.prefix, in: txn)
         if let node, node.postings > Self.verifyCostInPostings * walkWouldRead { return nil }
+        if let node, forwardTests, node.postings * Self.forwardTestsPerPosting > walkWouldRead { return nil }
         let filtered = narrowing.filtered
         if let node, DocumentBitmap.pays(for: filtered), node.postings >= Int(filtered.last!) / Self.postingsPerBitmapWord {
             Self.prefixNarrowingsByBitmap.add(1, ordering: .relaxed)

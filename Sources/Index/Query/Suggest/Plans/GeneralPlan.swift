@@ -130,7 +130,7 @@ extension SuggestContext {
                                                            stoppingAfter: Self.completionPostingsFactor * rest.count, in: txn)
             if impliedPartialDistance == nil, typoPostings <= Self.narrowingFactor * rest.count {
                 // Many postings for the span of `rest`: set in a bitmap and ANDed with `rest`'s, as
-                // the exact partial word's narrowing does (``narrowed(_:by:walkWouldRead:in:)``).
+                // the exact partial word's narrowing does (``narrowed(_:by:walkWouldRead:forwardTests:in:)``).
                 // A long dense `rest` has its bitmap kept per snapshot; a sparse one's is made for
                 // this query (a bit per number up to its last: fewer words than the postings).
                 // Galloping thousands of short lists into a few thousand candidates cost 55 ns a
@@ -332,7 +332,7 @@ extension SuggestContext {
                 // All the candidates are narrowed, not a copy of those left (half a million
                 // numbers copied for "Camakee b"); the walk goes on from the first one not read.
                 if let narrowing, left > Self.narrowingProbe,
-                   let narrowed = try narrowed(candidates, by: narrowing, walkWouldRead: walkWouldRead, in: txn) {
+                   let narrowed = try narrowed(candidates, by: narrowing, walkWouldRead: walkWouldRead, forwardTests: prefix != nil, in: txn) {
                     index = gallop(narrowed, to: candidates[index], from: 0)
                     candidates = narrowed
                     continue
