@@ -187,14 +187,19 @@ extension SuggestContext {
                                       deltaListed: Bool, into acc: inout SuggestAccumulator, in txn: borrowing ReadTransaction) throws {
         var word = partial
         let levels = Self.distinctLevels(terms.lazy.map(\.distance))
-        var levelDocuments: [Int: [UInt32]] = [:]
+        // The documents of each nearer level, as bitmaps: a farther word's postings are tested
+        // against them one by one until a level-0 entry turns up, often to the end of the list
+        // (most words one edit from "grab" are in no title with a "grab…" word). A binary search
+        // and a dictionary look-up per posting were nine tenths of "grab" on the synthetic 1M
+        // catalog (1.1 ms); a bit test is a load.
+        var levelDocuments: [DocumentBitmap?] = Array(repeating: nil, count: (levels.last ?? 0) + 1)
         func level(of doc: UInt32, below distance: Int) throws -> Int {
             for level in levels where level < distance {
                 if levelDocuments[level] == nil {
-                    levelDocuments[level] = try generation.documents(of: terms.filter { $0.distance == level }.map(\.term),
-                                                                     includeDescription: false, in: txn)
+                    levelDocuments[level] = DocumentBitmap(try generation.documents(of: terms.filter { $0.distance == level }.map(\.term),
+                                                                                    includeDescription: false, in: txn))
                 }
-                if contains(levelDocuments[level]!, doc) { return level }
+                if levelDocuments[level]!.contains(doc) { return level }
             }
             return distance
         }

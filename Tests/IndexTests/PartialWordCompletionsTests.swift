@@ -1,0 +1,57 @@
+import Catalog
+@testable import Index
+import TestSupport
+import XCTest
+
+/// A lone partial word's completions from postings (``PartialWordPlan``'s fallback when the
+/// region lists cannot prove them): a word one edit away has its best entry at the first of its
+/// documents that also has a word starting with the typed text (no typo), which may come long
+/// after its first document. Checked against the reference on a catalog where that is common.
+final class PartialWordCompletionsTests: XCTestCase {
+    func testAFartherWordsBestEntryIsItsFirstTypoFreeDocument() throws {
+        var rng = SeededGenerator(seed: 0x6AAB_0001)
+        // Words one edit from "grab" (as a prefix) and words that start with it.
+        let near = ["grob", "crab", "grub", "gab", "grav", "brab", "grib", "garb", "drab", "gram"]
+        let exact = ["grab", "grabby", "grabens", "grabowski"]
+        let filler = ["pond", "tree", "house", "lake", "stone"]
+        var entries: [CatalogEntry] = []
+        // More typo-free documents than the region path reads as nearer entries
+        // (``SuggestContext/nearerEntriesLimit``), and fewer typo-free words than wanted: the
+        // completions come from postings.
+        for n in 0..<3600 {
+            var words = [rng.pick(near) + (rng.chance(0.5) ? String(rng.int(0...30)) : "")]
+            // An exact word in some titles only, often behind heavier titles without one.
+            if rng.chance(0.35) { words.append(rng.pick(exact)) }
+            words.append(rng.pick(filler))
+            words.shuffle(using: &rng)
+            entries.append(CatalogEntry(id: "e\(n)", title: words.joined(separator: " "), categories: ["c\(n % 4)"],
+                                        weight: UInt64(rng.chance(0.2) ? 77 : rng.int(1...100_000)),
+                                        aliases: rng.chance(0.05) ? [rng.pick(exact) + " " + rng.pick(near)] : []))
+        }
+        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters(listSize: 2, heavyThreshold: 4))
+        var reference = ReferenceIndex(entries: entries)
+        let before = PartialWordPlan.completionsFromPostings.load(ordering: .relaxed)
+        var compared = 0
+        func check(_ phase: String) {
+            for text in ["grab", "grob", "crab", "grabo"] {
+                for completions in [6, 12, 30] {
+                    let request = SuggestRequest(text: text, limits: SuggestLimits(entries: 5, categories: 0, completions: completions))
+                    XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request), "\(phase): \"\(text)\" \(completions)")
+                    compared += 1
+                }
+            }
+        }
+        check("built")
+        // Delta documents with both kinds of words, and the best typo-free documents deleted.
+        let updates = (0..<12).map { n in
+            CatalogEntry(id: "new\(n)", title: "\(near[n % near.count]) \(exact[n % exact.count]) pond", categories: ["c1"],
+                         weight: UInt64(10 + n * 9_000))
+        }
+        let deletes = entries.filter { title in exact.contains { title.title.contains($0) } }.sorted { $0.weight > $1.weight }.prefix(6).map(\.id)
+        try GeneralPlanTests.update(fixture, &reference, upserting: updates, deleting: Array(deletes))
+        check("after updates")
+        XCTAssertGreaterThan(PartialWordPlan.completionsFromPostings.load(ordering: .relaxed), before + 4,
+                             "the completions must come from postings, the path under test")
+        print("[partial word completions from postings] \(compared) answers compared")
+    }
+}
