@@ -13,11 +13,13 @@ import Caching
 /// and two snapshots with one id see the same postings, delta and deleted set. A write makes every
 /// older entry unreachable, and the cache drops it (the snapshot is its epoch, see ``StripedCache``).
 ///
-/// Bounded by bytes: 16 stripes of 4 MiB (64 MiB a generation, of lists of at most a million
-/// documents), first in, first out (a ``StripedCache``). The longest lists are the ones worth
+/// Bounded by bytes: 16 stripes of 4 MiB, or of 2 bytes a base document when that is more (64 MiB
+/// a generation up to two million documents; 320 MiB for ten million), each holding a list of up
+/// to half the base; first in, first out (a ``StripedCache``). The longest lists are the ones worth
 /// keeping most: a word in half of a million entries costs a millisecond and a half to decode on
 /// every keystroke of the word after it (at 2 MiB a list, "camakee …" on the synthetic 1M catalog
-/// was never kept).
+/// was never kept; at a fixed 4 MiB, its 2.5 million documents of the 10M catalog were decoded
+/// again on every keystroke, 10 ms each).
 enum FilterCache {
     struct Key: Hashable, Sendable {
         struct Word: Hashable, Sendable {
@@ -69,8 +71,10 @@ enum FilterCache {
                      cost: { 64 + $0.bytes }, epoch: { CacheEpoch(minor: UInt64($0.snapshot)) })
     }
 
-    static func make() -> StripedCache<Key, Value> {
-        StripedCache(stripes: 16, entriesPerStripe: 128, costPerStripe: bytesPerStripe, maximumCost: bytesPerStripe,
+    static func make(documents: Int) -> StripedCache<Key, Value> {
+        // Half the base at 4 bytes a number, and room for a value's own overhead.
+        let bytesPerStripe = max(Self.bytesPerStripe, 2 * documents + 4096)
+        return StripedCache(stripes: 16, entriesPerStripe: 128, costPerStripe: bytesPerStripe, maximumCost: bytesPerStripe,
                      cost: { 64 + 4 * ($0.docs?.count ?? 0) + 8 * $0.nearest.count },
                      epoch: { CacheEpoch(minor: UInt64($0.snapshot)) })
     }

@@ -44,7 +44,8 @@ final class Generation: Sendable {
         found.keys.reduce(64) { $0 + 54 + $1.kind.rawValue.utf8.count + $1.value.utf8.count }
     }
     /// The documents passing a query's complete words and tokens, by read snapshot (see ``FilterCache``).
-    let filtered: StripedCache<FilterCache.Key, FilterCache.Value> = FilterCache.make()
+    /// Sized by the base (``FilterCache/make(documents:)``): set when the generation opens.
+    let filtered: StripedCache<FilterCache.Key, FilterCache.Value>
     /// Bitmaps of long filtered lists, by read snapshot (see ``FilterCache/makeBitmaps()``).
     let filteredBitmaps: StripedCache<FilterCache.Key, DocumentBitmap> = FilterCache.makeBitmaps()
     /// Category counts of filtered documents, by read snapshot (see ``FilterCache/CategoryCountKey``).
@@ -89,6 +90,7 @@ final class Generation: Sendable {
             throw IndexError(.failedPrecondition, "generation \(number) at \(path) is incomplete (its build did not finish)")
         }
         (baseCount, parameters, filterable, rootFanout) = facts
+        filtered = FilterCache.make(documents: Int(facts.0))
     }
 }
 
