@@ -509,6 +509,22 @@ extension Generation {
 }
 
 extension Generation {
+    /// The base documents of a set of terms (name postings) as a bitmap: each posting sets its
+    /// bit, with no list to build, merge or sort. For the membership tests of many base documents
+    /// against a union of many terms (a lone partial word's completions from postings test every
+    /// base posting of the farther words against the nearer words' documents).
+    func baseNameDocumentBitmap(of terms: [[UInt8]], in txn: borrowing ReadTransaction) throws -> DocumentBitmap {
+        var bitmap = DocumentBitmap(spanning: Int(baseCount))
+        try txn.withCursor(schema.terms) { cursor in
+            for term in terms {
+                guard let value = try cursor.seek(term)?.value else { continue }
+                var postings = try PostingCursor(value)
+                try bitmap.insert(&postings)
+            }
+        }
+        return bitmap
+    }
+
     /// The sorted, distinct documents of a set of terms (base and delta).
     ///
     /// Name postings only: each term's list is already sorted (base numbers ascending, then delta

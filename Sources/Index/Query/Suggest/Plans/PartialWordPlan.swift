@@ -196,8 +196,9 @@ extension SuggestContext {
         func level(of doc: UInt32, below distance: Int) throws -> Int {
             for level in levels where level < distance {
                 if levelDocuments[level] == nil {
-                    levelDocuments[level] = DocumentBitmap(try generation.documents(of: terms.filter { $0.distance == level }.map(\.term),
-                                                                                    includeDescription: false, in: txn))
+                    // Base documents only: only base postings are tested (the delta's are verified below).
+                    levelDocuments[level] = try generation.baseNameDocumentBitmap(of: terms.filter { $0.distance == level }.map(\.term),
+                                                                                  in: txn)
                 }
                 if levelDocuments[level]!.contains(doc) { return level }
             }
