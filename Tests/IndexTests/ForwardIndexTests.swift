@@ -179,9 +179,16 @@ final class ForwardIndexTests: XCTestCase {
         // A rare complete word and many words under the typed prefix: completions come from the
         // walk through the forward index (``SuggestContext/completeWithinByForward``).
         texts += ["zorro pre", "zorro pr", "zorro p", "zorro prequ", "zorro thou pre", "pre zorro pr"]
+        // With typos, the candidates with a word under the exact partial word, tested through the
+        // forward index (``Generation/candidatesByForward``): the passes' first list.
+        texts += ["zorro pres", "zorro prea", "zorro thou pret", "zorro prel"]
         func check(_ phase: String) {
             let walks = SuggestContext.forwardCompletionWalks.load(ordering: .relaxed)
-            defer { XCTAssertGreaterThan(SuggestContext.forwardCompletionWalks.load(ordering: .relaxed), walks + 10, "\(phase): forward walks") }
+            let tested = Generation.candidatesTestedByForward.load(ordering: .relaxed)
+            defer {
+                XCTAssertGreaterThan(SuggestContext.forwardCompletionWalks.load(ordering: .relaxed), walks + 10, "\(phase): forward walks")
+                XCTAssertGreaterThan(Generation.candidatesTestedByForward.load(ordering: .relaxed), tested + 4, "\(phase): forward tests")
+            }
             for text in texts {
                 for typos in [TypoMode.auto, .off] {
                     for limits in [SuggestLimits(entries: 10, categories: 3, completions: 5), SuggestLimits(entries: 1, categories: 0, completions: 8)] {
