@@ -161,7 +161,8 @@ struct GenerationBuilder {
                 writer.removeAll()
                 PostingList.encode(name: name, description: description, into: &writer)
                 try txn.put(schema.terms, term, writer.bytes, flags: .append)
-                if let database = schema.nameOrdinals, let forward, forward.ordinalOfRank[rank] != .max {
+                if let database = schema.nameOrdinals, let forward, forward.ordinalOfRank[rank] != .max,
+                   forward.ordinalOfRank[rank] % ForwardIndex.ordinalInterval == 0 {
                     try txn.put(database, term, forward.ordinalOfRank[rank], flags: .append)
                 }
                 if term[0] >= TermWalk.firstWordByte {

@@ -11,36 +11,56 @@ extension Generation {
 
     /// The ordinal of base name word `word`, or nil when it is none (or there is no forward index).
     func nameOrdinal(of word: Bytes, in txn: borrowing ReadTransaction) throws -> UInt32? {
-        guard let database = schema.nameOrdinals, let value = try txn.get(database, word) else { return nil }
-        guard value.count == 4 else { throw IndexError.corrupt("a name word's ordinal is \(value.count) bytes") }
-        return value.loadBigEndian(UInt32.self, at: 0)
+        guard schema.forward != nil, let value = try txn.get(schema.terms, word), Self.isNameWord(word, value) else { return nil }
+        return try nameWordsBefore(word, in: txn)
     }
 
     /// The ordinals of the base name words that start with `prefix`: a base document has such a
     /// word exactly when one of its ordinals is in the range (empty when no base word does). Nil
-    /// when the generation has no forward index. Two cursor seeks: the first name word at or after
-    /// `prefix`, and the first after every word with it (no UTF-8 byte is 0xFF, so `prefix` + 0xFF
-    /// sorts after all of them and before the next).
+    /// when the generation has no forward index. The name words before `prefix`, and before
+    /// `prefix` + 0xFF (no UTF-8 byte is 0xFF, so it sorts after every word with the prefix and
+    /// before the next).
     func nameOrdinals(withPrefix prefix: [UInt8], in txn: borrowing ReadTransaction) throws -> Range<UInt32>? {
-        guard let database = schema.nameOrdinals, schema.forward != nil else { return nil }
-        return try txn.withCursor(database) { cursor in
-            func ordinal(_ entry: Cursor.Entry?) throws -> UInt32? {
-                guard let value = entry?.value else { return nil }
-                guard value.count == 4 else { throw IndexError.corrupt("a name word's ordinal is \(value.count) bytes") }
-                return value.loadBigEndian(UInt32.self, at: 0)
-            }
-            guard let first = try cursor.seek(atLeast: prefix), first.key.hasPrefix(prefix), let lower = try ordinal(first) else {
-                return 0..<0
-            }
-            // The ordinal after the last word with the prefix: the next word's, or the count of words.
-            if let upper = try ordinal(try cursor.seek(atLeast: prefix + [0xFF])) {
-                guard upper > lower else { throw IndexError.corrupt("name word ordinals out of order") }
-                return lower..<upper
-            }
-            guard let last = try cursor.last(), let end = try ordinal(last), end >= lower else {
-                throw IndexError.corrupt("name word ordinals out of order")
-            }
-            return lower..<(end + 1)
+        guard schema.forward != nil else { return nil }
+        let lower = try nameWordsBefore(prefix, in: txn)
+        let upper = try nameWordsBefore(prefix + [0xFF], in: txn)
+        guard let lower, let upper, lower <= upper else { return nil }
+        return lower..<upper
+    }
+
+    /// How many base name words sort before `key` (the ordinal of `key` if it is one), nil
+    /// without `name_ordinals`: from the last sampled word at or before `key`
+    /// (``ForwardIndex/ordinalInterval``), the `terms` keys after it are counted up to `key`.
+    /// At most an interval of name words, and the other terms between them, each a step of one
+    /// cursor reading a value's first varint.
+    private func nameWordsBefore(_ key: some StorageKey, in txn: borrowing ReadTransaction) throws -> UInt32? {
+        guard let samples = schema.nameOrdinals else { return nil }
+        // The last sample at or before `key`.
+        let sample: (word: [UInt8], ordinal: UInt32)? = try txn.withCursor(samples) { cursor in
+            var entry = try cursor.seek(atLeast: key)
+            if entry == nil || entry!.key.compare(key) != 0 { entry = entry == nil ? try cursor.last() : try cursor.previous() }
+            guard let (word, value) = entry else { return nil }
+            guard value.count == 4 else { throw IndexError.corrupt("a name word's ordinal is \(value.count) bytes") }
+            return (Array(word), value.loadBigEndian(UInt32.self, at: 0))
         }
+        guard let sample else { return 0 }  // before the first name word (ordinal 0 is sampled)
+        return try txn.withCursor(schema.terms) { cursor in
+            var count = sample.ordinal
+            var entry = try cursor.seek(sample.word)
+            guard entry != nil else { throw IndexError.corrupt("a sampled name word is not a term") }
+            while let (word, value) = entry, word.compare(key) < 0 {
+                if Self.isNameWord(word, value) { count += 1 }
+                entry = try cursor.nextKey()
+            }
+            return count
+        }
+    }
+
+    /// Whether a `terms` entry is a base name word: a word (not a token pseudo-term) in some title
+    /// or alias. The builder numbers exactly these (``GenerationBuilder/forwardLists(_:terms:documents:isWord:)``).
+    private static func isNameWord(_ word: Bytes, _ value: Bytes) -> Bool {
+        guard let first = word.first, first >= TermWalk.firstWordByte else { return false }
+        var reader = ByteReader(value)
+        return ((try? reader.varint()) ?? 0) > 0
     }
 }

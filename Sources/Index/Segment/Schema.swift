@@ -20,7 +20,7 @@ import Storage
 /// | `completion_variants` | analysed term (dupsort) | u32be base document that has the term as an alias word spelling a title word another way |
 /// | `delta_first_prefixes` | a prefix of a delta document's first title word (dupsort, dupfixed) | ``DeltaLists/value(weight:docnum:)``: u64be inverted weight, u32be document number |
 /// | `delta_word_prefixes`  | a prefix of any name word of a delta document (dupsort, dupfixed) | the same |
-/// | `name_ordinals`  | a base name word, UTF-8         | u32be: its position among the base name words in byte order (``ForwardIndex``) |
+/// | `name_ordinals`  | every 16th base name word, UTF-8 | u32be: its position among the base name words in byte order (``ForwardIndex``) |
 /// | `forward`        | u32be chunk number              | the name word ordinals of ``ForwardIndex/chunkSize`` base documents |
 ///
 /// The *base segment* is written once by a build, with document numbers 0..<baseCount in static rank
