@@ -17,7 +17,7 @@ import Storage
 /// prefix exactly when one of its ordinals is in that range. Every ``ordinalInterval``-th word is
 /// kept in `name_ordinals` (key: the word; value: u32be ordinal); a range's ends are counted from
 /// the sample before them along `terms` (at most an interval of name words). Keeping every word
-/// cost 17 MB on cities (682,000 words, most in one title's aliases); the samples cost a
+/// cost 17 MB on cities (682,000 words, most of them from multilingual aliases); the samples cost a
 /// sixteenth of that.
 ///
 /// **Chunks.** The `forward` database holds one value per ``chunkSize`` documents (key: u32be
