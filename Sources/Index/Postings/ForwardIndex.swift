@@ -77,40 +77,39 @@ enum ForwardIndex {
         @inline(__always)
         mutating func hasOrdinal(in range: Range<UInt32>, notIn seen: [UInt32] = [], _ docnum: UInt32,
                                  _ txn: borrowing ReadTransaction) throws -> Bool? {
-            guard let (chunk, start, end) = try list(docnum, txn) else { return nil }
-            return chunk.withUnsafeBytes { raw -> Bool? in
+            var found = false
+            guard try visit(docnum, txn, { ordinal in
+                if ordinal >= range.upperBound { return false }
+                if ordinal >= range.lowerBound, seen.isEmpty || !seen.contains(ordinal) { found = true; return false }
+                return true
+            }) else { return nil }
+            return found
+        }
+
+        /// Calls `body` with each ordinal of base document `docnum`, ascending; false when the
+        /// document is not listed or its list is malformed.
+        mutating func forEachOrdinal(_ docnum: UInt32, _ txn: borrowing ReadTransaction, _ body: (UInt32) -> Void) throws -> Bool {
+            try visit(docnum, txn) { body($0); return true }
+        }
+
+        /// Decodes `docnum`'s list, handing each ordinal to `next` until it returns false: the one
+        /// loop both readers share. False when the document is not listed or a varint is malformed.
+        @inline(__always)
+        private mutating func visit(_ docnum: UInt32, _ txn: borrowing ReadTransaction, _ next: (UInt32) -> Bool) throws -> Bool {
+            guard let (chunk, start, end) = try list(docnum, txn) else { return false }
+            return chunk.withUnsafeBytes { raw -> Bool in
                 var offset = start
                 var ordinal: UInt32 = 0
                 var first = true
                 while offset < end {
-                    guard let (value, next) = Self.varint(raw, offset, end) else { return nil }
-                    offset = next
+                    guard let (value, after) = Self.varint(raw, offset, end) else { return false }
+                    offset = after
                     ordinal = first ? value : ordinal &+ value
                     first = false
-                    if ordinal >= range.upperBound { return false }
-                    if ordinal >= range.lowerBound, seen.isEmpty || !seen.contains(ordinal) { return true }
+                    if !next(ordinal) { return true }
                 }
-                return false
+                return true
             }
-        }
-
-        /// Calls `body` with each ordinal of base document `docnum`, ascending; false when the
-        /// document is not listed.
-        mutating func forEachOrdinal(_ docnum: UInt32, _ txn: borrowing ReadTransaction, _ body: (UInt32) throws -> Void) throws -> Bool {
-            guard let (chunk, start, end) = try list(docnum, txn) else { return false }
-            var offset = start
-            var ordinal: UInt32 = 0
-            var first = true
-            while offset < end {
-                guard let (value, next) = chunk.withUnsafeBytes({ Self.varint($0, offset, end) }) else {
-                    throw IndexError.corrupt("forward list of document \(docnum): bad varint")
-                }
-                offset = next
-                ordinal = first ? value : ordinal &+ value
-                first = false
-                try body(ordinal)
-            }
-            return true
         }
 
         /// The chunk holding `docnum` and where its list starts and ends in it.

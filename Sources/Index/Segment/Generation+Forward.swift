@@ -36,12 +36,13 @@ extension Generation {
     private func nameWordsBefore(_ key: some StorageKey, in txn: borrowing ReadTransaction) throws -> UInt32? {
         guard let samples = schema.nameOrdinals else { return nil }
         // The last sample at or before `key`.
-        let sample: (word: [UInt8], ordinal: UInt32)? = try txn.withCursor(samples) { cursor in
+        // The sample's key stays valid for the transaction (LMDB's read-only map): no copy.
+        let sample: (word: Bytes, ordinal: UInt32)? = try txn.withCursor(samples) { cursor in
             var entry = try cursor.seek(atLeast: key)
             if entry == nil || entry!.key.compare(key) != 0 { entry = entry == nil ? try cursor.last() : try cursor.previous() }
             guard let (word, value) = entry else { return nil }
             guard value.count == 4 else { throw IndexError.corrupt("a name word's ordinal is \(value.count) bytes") }
-            return (Array(word), value.loadBigEndian(UInt32.self, at: 0))
+            return (word, value.loadBigEndian(UInt32.self, at: 0))
         }
         guard let sample else { return 0 }  // before the first name word (ordinal 0 is sampled)
         return try txn.withCursor(schema.terms) { cursor in

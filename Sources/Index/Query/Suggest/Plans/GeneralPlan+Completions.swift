@@ -16,15 +16,17 @@ extension SuggestContext {
     /// "grekrou cro" on the synthetic 1M catalog asks 126 words, most of them in none of the
     /// 2,526 documents with "grekrou".
     ///
-    /// With the forward index, `rest` may be read in rank order through it instead, as
-    /// ``completeWithinByForward(_:prefix:words:limit:into:in:)`` says.
-    func completeWithin(_ rest: [UInt32], terms: [[UInt8]], prefix: [UInt8], limit: Int, into acc: inout SuggestAccumulator,
+    /// With the forward index (`ordinals`, the prefix's range), `rest` may be read in rank order
+    /// through it instead, as ``completeWithinByForward(_:prefix:ordinals:words:limit:into:in:)`` says.
+    func completeWithin(_ rest: [UInt32], terms: [[UInt8]], prefix: [UInt8], ordinals: Range<UInt32>?, limit: Int,
+                        into acc: inout SuggestAccumulator,
                         in txn: borrowing ReadTransaction) throws {
         var bests: [(doc: UInt32, term: [UInt8])] = []
         var deltaBests: [(doc: UInt32, term: [UInt8])] = []
         let hasDelta = try txn.count(generation.schema.deltaTerms) > 0
         var read = 0
-        let baseDone = try completeWithinByForward(rest, prefix: prefix, words: terms.count, limit: limit, into: &acc, in: txn)
+        let baseDone = try completeWithinByForward(rest, prefix: prefix, ordinals: ordinals, words: terms.count, limit: limit,
+                                                   into: &acc, in: txn)
         // The first `limit` base bests (all typo-free); the worst bounds the reading.
         var kept = BestBaseEntries(limit: limit)
         for term in terms {
@@ -51,7 +53,7 @@ extension SuggestContext {
         }
     }
 
-    /// The base part of ``completeWithin(_:terms:prefix:limit:into:in:)`` from the forward index:
+    /// The base part of ``completeWithin(_:terms:prefix:ordinals:limit:into:in:)`` from the forward index:
     /// the base documents of `rest`, in rank order, are tested for a name word starting with
     /// `prefix` (their ordinals), and those that have one are read and their offered words noted,
     /// until `limit` words are. A word's first document in that order is its best entry, and a
@@ -70,15 +72,13 @@ extension SuggestContext {
     /// costing ``forwardTestCostInPostings`` postings ("camakee cama", among half a million
     /// candidates, is left to the postings). False when it is not taken, or the generation has
     /// no forward index: the postings decide.
-    private func completeWithinByForward(_ rest: [UInt32], prefix: [UInt8], words: Int, limit: Int, into acc: inout SuggestAccumulator,
-                                         in txn: borrowing ReadTransaction) throws -> Bool {
+    private func completeWithinByForward(_ rest: [UInt32], prefix: [UInt8], ordinals range: Range<UInt32>?, words: Int, limit: Int,
+                                         into acc: inout SuggestAccumulator, in txn: borrowing ReadTransaction) throws -> Bool {
         guard limit > 0 else { return true }
         let base = generation.baseCount
         let (square, overflow) = rest.count.multipliedReportingOverflow(by: rest.count * Self.forwardTestCostInPostings)
         guard !rest.isEmpty, !overflow, square < words * Int(base) else { return false }
-        guard var forward = generation.forwardReader(), let range = try generation.nameOrdinals(withPrefix: prefix, in: txn) else {
-            return false
-        }
+        guard let range, var forward = generation.forwardReader() else { return false }
         Self.forwardCompletionWalks.add(1, ordering: .relaxed)
         let before = acc.completions.count
         // The ordinals of the words noted (a word a document has but does not offer stays unseen:
@@ -104,7 +104,7 @@ extension SuggestContext {
     /// 10–15 ns against 3–5 ns, the candidates' chunk in hand.
     static let forwardTestCostInPostings = 3
 
-    /// Walks taken by ``completeWithinByForward(_:prefix:words:limit:into:in:)`` (tests check that
+    /// Walks taken by ``completeWithinByForward(_:prefix:ordinals:words:limit:into:in:)`` (tests check that
     /// they take it).
     static let forwardCompletionWalks = Atomic<Int>(0)
 

@@ -228,6 +228,12 @@ extension SuggestContext {
                 exactPartial = members!.count == candidates.count ? nil : members
             }
         }
+        // The exact partial word's ordinal range (``ForwardIndex``), found once for the passes'
+        // test and the completions' walk (two counts along `terms` each time it was asked).
+        var partialOrdinals: Range<UInt32>?
+        if let partial = query.partial, partial.budget == 0 {
+            partialOrdinals = try generation.nameOrdinals(withPrefix: partial.bytes, in: txn)
+        }
         let bestTypos = acc.bestTypos
         // Each pass is picked out of the candidates as the walk reads them (``TypoPass``), and a
         // pass that starts settled reads only its delta documents.
@@ -237,15 +243,18 @@ extension SuggestContext {
             // A title that starts with the typed text has every typed word exactly.
             if typos > 0 { acc.startsWithPossible = false }
             if typos == 0, let firstPass {
-                try rank(firstPass, &acc, filtersHold: true, entered: entered, completionLimit: completionLimit, narrowingBy: narrowing, in: txn)
+                try rank(firstPass, &acc, filtersHold: true, entered: entered, completionLimit: completionLimit, narrowingBy: narrowing,
+                         partialOrdinals: partialOrdinals, in: txn)
                 continue
             }
             try rank(candidates, &acc, filtersHold: true, entered: entered, completionLimit: completionLimit, narrowingBy: narrowing,
-                     pass: TypoPass.filter(typos: typos, exactComplete: exactComplete, exactPartial: exactPartial), in: txn)
+                     pass: TypoPass.filter(typos: typos, exactComplete: exactComplete, exactPartial: exactPartial),
+                     partialOrdinals: partialOrdinals, in: txn)
         }
         if let completionTerms {
             acc.wantsCompletions = true
-            try completeWithin(rest, terms: completionTerms, prefix: query.partial!.bytes, limit: completionLimit, into: &acc, in: txn)
+            try completeWithin(rest, terms: completionTerms, prefix: query.partial!.bytes, ordinals: partialOrdinals, limit: completionLimit,
+                               into: &acc, in: txn)
         }
         if let typoCompletionTerms {
             acc.wantsCompletions = true
@@ -308,18 +317,16 @@ extension SuggestContext {
     /// `entered` documents (ascending) have their entries recorded already.
     /// `narrowingBy`: an exact partial word whose postings may narrow the candidates left once
     /// ``narrowingProbe`` of them were read without settling the answer.
+    /// `partialOrdinals`: the exact partial word's ordinal range, when the forward index has it.
     private mutating func rank(_ candidates: [UInt32], _ acc: inout SuggestAccumulator, filtersHold: Bool,
                                entered: [UInt32] = [], completionLimit: Int, narrowingBy narrowing: PrefixNarrowing? = nil,
-                               pass: TypoPass? = nil, in txn: borrowing ReadTransaction) throws {
+                               pass: TypoPass? = nil, partialOrdinals: Range<UInt32>? = nil, in txn: borrowing ReadTransaction) throws {
         let base = generation.baseCount
         // A base candidate without a name word that starts with the exact partial word cannot
         // match: its forward list (``ForwardIndex``) says so without reading it. Not while the
         // partial word's distance is implied (``partialDistanceAtMost``): then every one matches.
-        var forward = generation.forwardReader()
-        var prefix: Range<UInt32>?
-        if forward != nil, filtersHold, partialDistanceAtMost == nil, let partial = query.partial, partial.budget == 0 {
-            prefix = try generation.nameOrdinals(withPrefix: partial.bytes, in: txn)
-        }
+        let prefix = filtersHold && partialDistanceAtMost == nil ? partialOrdinals : nil
+        var forward = prefix != nil ? generation.forwardReader() : nil
         var candidates = candidates
         var pass = pass
         var index = 0
