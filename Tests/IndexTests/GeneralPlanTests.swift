@@ -76,7 +76,7 @@ final class GeneralPlanTests: XCTestCase {
     /// finds.
     func testAWalkWithTooManyTermsToKeepLeavesItsRegionsCached() throws {
         var rng = SeededGenerator(seed: 20261206)
-        let entries = (0..<4_000).map { n in
+        let entries = (0..<12_000).map { n in
             CatalogEntry(id: "t\(n)", title: "ter\(String((0..<6).map { _ in rng.pick(Array("abcdefghijklmnopqrstuvwxyz")) })) n\(n)",
                          categories: ["c1"], weight: UInt64(1 + rng.int(0...9_999)))
         }
@@ -85,16 +85,16 @@ final class GeneralPlanTests: XCTestCase {
         try generation.environment.read { txn in
             let word = QueryWord("terr", isPartial: true, typos: .auto)
             let key = TermMatchCache.Key(word: word.scalars, budget: word.budget, prefixMode: true)
-            var listed: [(term: [UInt8], distance: Int)]? = []
+            var listed: TermList? = TermList()
             let regions = try generation.nameRegions(matching: word, terms: &listed, in: txn)
-            XCTAssertGreaterThan(TermMatchCache.bytes(ofTerms: listed!.lazy.map(\.term)), TermMatchCache.maximumBytes,
+            XCTAssertGreaterThan(listed!.memoryBytes, TermMatchCache.maximumBytes,
                                  "the walk lists more than the cache keeps")
             let cached = try XCTUnwrap(generation.termRegions.cached(key), "its regions are kept")
-            XCTAssertNil(cached.terms)
+            XCTAssertNil(cached.terms?.count, "the terms are not kept")
             XCTAssertEqual(cached.regions.map(\.prefix), regions.map(\.prefix))
             // The next keystroke from them: what a whole walk finds.
             let next = QueryWord("terri", isPartial: true, typos: .auto)
-            var none: [(term: [UInt8], distance: Int)]?
+            var none: TermList?
             let fromPrevious = try generation.nameRegions(matching: next, terms: &none, in: txn)
             let trie = try XCTUnwrap(try txn.get(generation.schema.termTrie, PackedTrie.key))
             let whole = try PackedTrie.regions(trie, query: next.scalars, budget: next.budget, prefixMode: true, terms: &none)
@@ -124,7 +124,7 @@ final class GeneralPlanTests: XCTestCase {
                     let key = TermMatchCache.Key(word: word.scalars, budget: word.budget, prefixMode: true)
                     XCTAssertNotNil(generation.termRegions.cached(key)?.terms, "\(phase): \(text)'s listed walk is cached")
                     let sum = try generation.postingCount(of: terms.lazy.map(\.term), in: txn)
-                    var none: [(term: [UInt8], distance: Int)]? = nil
+                    var none: TermList? = nil
                     for region in try generation.nameRegions(matching: word, terms: &none, in: txn) where region.isSubtree {
                         if try generation.heavyNode(region.prefix, in: txn) != nil { regionsCounted += 1 }
                     }

@@ -46,22 +46,22 @@ extension Generation {
 
     private func computeFilteredDocuments(words: [QueryWord], tokens: [SearchToken], includeDescription: Bool,
                                           deleted: DeletedSet?, in txn: borrowing ReadTransaction) throws -> (docs: [UInt32]?, nearest: [Int]) {
-        var filters: [(cost: Int, terms: [[UInt8]])] = []
+        var filters: [(cost: Int, terms: TermList)] = []
         var nearest: [Int] = []
         for word in words {
             let matches = try terms(matching: word, in: txn)
-            let cost = try postingCount(of: matches.lazy.map(\.term), includeDescription: includeDescription, in: txn)
-            filters.append((cost, matches.map(\.term)))
+            let cost = try postingCount(of: matches.terms, includeDescription: includeDescription, in: txn)
+            filters.append((cost, matches))
             nearest.append(matches.map(\.distance).min() ?? 0)
         }
         for token in tokens {
             let term = Schema.tokenTerm(token)
-            filters.append((try postingCount(of: term, includeDescription: false, in: txn), [term]))
+            filters.append((try postingCount(of: term, includeDescription: false, in: txn), TermList(CollectionOfOne((term, 0)))))
         }
         filters.sort { $0.cost < $1.cost }
         var result: [UInt32]?
         for filter in filters {
-            let list = try documents(of: filter.terms, includeDescription: includeDescription, in: txn)
+            let list = try documents(of: filter.terms.terms, includeDescription: includeDescription, in: txn)
             result = result.map { intersect($0, list) } ?? list
             if result!.isEmpty { break }
         }

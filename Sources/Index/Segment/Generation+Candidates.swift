@@ -52,7 +52,7 @@ extension Generation {
     /// read in place and galloped into the candidates (``CandidateHits``). Unlike the union of the
     /// words' documents, the result holds only candidates, so its caller can tell when it holds
     /// them all (the general plan then drops the list: no candidate misses it).
-    func candidates(_ candidates: [UInt32], withNameTerms terms: [[UInt8]], in txn: borrowing ReadTransaction) throws -> [UInt32] {
+    func candidates(_ candidates: [UInt32], withNameTerms terms: some Sequence<some StorageKey>, in txn: borrowing ReadTransaction) throws -> [UInt32] {
         try Self.hitting(candidates) { base, delta in
             try forEachNamePosting(of: terms, in: txn, base: base, delta: delta)
         }
@@ -93,7 +93,7 @@ extension Generation {
     /// intersection with the filtered list cost a sort or merge of every posting and a merge with
     /// the whole list ("thou stouc" on the synthetic 1M catalog: the words within one edit of
     /// "stouc" against the documents with "thou").
-    func documents(withNameTerms terms: [[UInt8]], among members: DocumentBitmap, in txn: borrowing ReadTransaction) throws -> [UInt32] {
+    func documents(withNameTerms terms: some Sequence<some StorageKey>, among members: DocumentBitmap, in txn: borrowing ReadTransaction) throws -> [UInt32] {
         try Self.marking(among: members) { base, delta in
             try forEachNamePosting(of: terms, in: txn, base: base, delta: delta)
         }
@@ -146,7 +146,7 @@ extension Generation {
 
     /// Hands each word of `terms`' posting list to `base` (in place; false stops) and its delta
     /// name postings to `delta`, word by word.
-    private func forEachNamePosting(of terms: [[UInt8]], in txn: borrowing ReadTransaction,
+    private func forEachNamePosting(of terms: some Sequence<some StorageKey>, in txn: borrowing ReadTransaction,
                                     base: (inout PostingCursor) throws -> Bool, delta: (UInt32) -> Void) throws {
         let hasDelta = try txn.count(schema.deltaTerms) > 0
         var docs: [UInt32] = []

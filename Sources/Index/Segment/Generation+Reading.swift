@@ -39,7 +39,7 @@ extension Generation {
     }
 
     /// Appends the documents of one term, base and delta, to `docs` (not sorted, may repeat).
-    func appendPostings(of term: [UInt8], includeDescription: Bool, to docs: inout [UInt32],
+    func appendPostings(of term: some StorageKey, includeDescription: Bool, to docs: inout [UInt32],
                         in txn: borrowing ReadTransaction) throws {
         if let value = try txn.get(schema.terms, term) {
             try PostingListView(value).forEach(includeDescription: includeDescription) { doc, _ in docs.append(doc) }
@@ -50,7 +50,7 @@ extension Generation {
     /// Appends the delta documents of one term (ascending); false, having appended `limit`, when
     /// it has more than `limit`.
     @discardableResult
-    func appendDeltaPostings(of term: [UInt8], includeDescription: Bool, to docs: inout [UInt32], atMost limit: Int = .max,
+    func appendDeltaPostings(of term: some StorageKey, includeDescription: Bool, to docs: inout [UInt32], atMost limit: Int = .max,
                              in txn: borrowing ReadTransaction) throws -> Bool {
         try txn.withCursor(schema.deltaTerms) { cursor in
             var appended = 0
@@ -77,8 +77,9 @@ extension Generation {
     /// delta has terms at all. Term walks list terms in byte order, so consecutive seeks mostly
     /// land on the leaf page the cursor is on, which LMDB checks before descending from the root:
     /// thousands of words of a typo'd partial word cost a fraction of as many `mdb_get`s.
-    func postingCount(of terms: some Sequence<[UInt8]>, includeDescription: Bool = false, stoppingAfter limit: Int = .max,
-                      baseCounted: ([UInt8]) -> Bool = { _ in false }, in txn: borrowing ReadTransaction) throws -> Int {
+    func postingCount<Terms: Sequence>(of terms: Terms, includeDescription: Bool = false, stoppingAfter limit: Int = .max,
+                                       baseCounted: (Terms.Element) -> Bool = { _ in false },
+                                       in txn: borrowing ReadTransaction) throws -> Int where Terms.Element: StorageKey {
         let hasDelta = try txn.count(schema.deltaTerms) > 0
         return try txn.withCursor(schema.terms) { base in
             try txn.withCursor(schema.deltaTerms) { delta in
@@ -103,7 +104,7 @@ extension Generation {
     /// time: "libt" within one edit takes the 20,000 words under "lib" as one read, not 20,000 seeks.
     /// The sum is the same; only the reads differ. `heavy` is ``heavyRegionPostings(ofPartial:stoppingAfter:in:)``'s
     /// answer when the caller has it (complete, i.e. not stopped early).
-    func namePostingCount(ofPartial word: QueryWord, terms: [(term: [UInt8], distance: Int)],
+    func namePostingCount(ofPartial word: QueryWord, terms: TermList,
                           heavy: (postings: Int, prefixes: [[UInt8]])? = nil, stoppingAfter limit: Int,
                           in txn: borrowing ReadTransaction) throws -> Int {
         let (heavyTotal, covered) = try heavy ?? heavyRegionPostings(ofPartial: word, stoppingAfter: limit, in: txn)
@@ -133,8 +134,8 @@ extension Generation {
 
     /// The first index from `start` whose term satisfies `isPast`, which is false then true along
     /// `terms` from `start` on (binary search); `terms.count` if none.
-    private static func firstIndex(in terms: [(term: [UInt8], distance: Int)], from start: Int,
-                                   where isPast: ([UInt8]) -> Bool) -> Int {
+    private static func firstIndex(in terms: TermList, from start: Int,
+                                   where isPast: (ArraySlice<UInt8>) -> Bool) -> Int {
         var low = start, high = terms.count
         while low < high {
             let mid = (low + high) / 2
@@ -148,7 +149,7 @@ extension Generation {
     /// those regions' prefixes in byte order; the sum stops once past `limit`.
     func heavyRegionPostings(ofPartial word: QueryWord, stoppingAfter limit: Int = .max,
                              in txn: borrowing ReadTransaction) throws -> (postings: Int, prefixes: [[UInt8]]) {
-        var none: [(term: [UInt8], distance: Int)]? = nil
+        var none: TermList? = nil
         let regions = try nameRegions(matching: word, terms: &none, in: txn)
         // Most regions of a two-edit walk are light (no node): one cursor over the trie, seeking
         // in byte order, finds that cheaply, and only a node's postings count is decoded.
@@ -173,17 +174,17 @@ extension Generation {
     /// The terms (base and delta) a query word matches, with their distances, in byte order.
     /// Base terms come from the packed trie (typos) or a key range (exact prefix), both already
     /// in order; delta terms, when there are any, are merged in.
-    func terms(matching word: QueryWord, in txn: borrowing ReadTransaction) throws -> [(term: [UInt8], distance: Int)] {
-        if word.budget == 0 && !word.isPartial { return [(word.bytes, 0)] }
-        var base: [(term: [UInt8], distance: Int)] = []
+    func terms(matching word: QueryWord, in txn: borrowing ReadTransaction) throws -> TermList {
+        if word.budget == 0 && !word.isPartial { return TermList(CollectionOfOne((word.bytes, 0))) }
+        var base = TermList()
         if word.budget > 0 && word.isPartial {
-            var listed: [(term: [UInt8], distance: Int)]? = []
+            var listed: TermList? = TermList()
             _ = try nameRegions(matching: word, terms: &listed, in: txn)
-            base = listed ?? []
+            base = listed ?? TermList()
         } else if word.budget > 0 {
             let key = TermMatchCache.Key(word: word.scalars, budget: word.budget, prefixMode: false)
             base = try termMatches.value(key) {
-                guard let trie = try txn.get(schema.termTrie, PackedTrie.key) else { return [] }
+                guard let trie = try txn.get(schema.termTrie, PackedTrie.key) else { return TermList() }
                 // The word typed as a partial word a keystroke ago ("watthana", then "watthana "):
                 // a word within the budget is within it of the word's prefixes too, so its regions
                 // hold every match, and only they are walked.
@@ -196,7 +197,7 @@ extension Generation {
             }
         } else {
             base = try txn.withCursor(schema.terms) { cursor in
-                try TermWalk.keys(&cursor, withPrefix: word.bytes).map { ($0, 0) }
+                try TermWalk.terms(&cursor, withPrefix: word.bytes)
             }
         }
         guard try txn.count(schema.deltaTerms) > 0 else { return base }
@@ -206,13 +207,13 @@ extension Generation {
     /// What a partial word matches among the base segment's name words, as regions of the term
     /// trie (see ``PackedTrie/regions(_:automaton:)``): without typos, the one subtree of its bytes.
     /// With non-nil `terms`, the base terms it matches too (those of ``terms(matching:in:)``).
-    func nameRegions(matching word: QueryWord, terms: inout [(term: [UInt8], distance: Int)]?,
+    func nameRegions(matching word: QueryWord, terms: inout TermList?,
                      in txn: borrowing ReadTransaction) throws -> [TermRegion] {
         precondition(word.isPartial, "regions are for the word being typed")
         if word.budget == 0 {
             if terms != nil {
                 terms = try txn.withCursor(schema.terms) { cursor in
-                    try TermWalk.keys(&cursor, withPrefix: word.bytes).map { ($0, 0) }
+                    try TermWalk.terms(&cursor, withPrefix: word.bytes)
                 }
             }
             return [TermRegion(prefix: word.bytes, distance: 0, isSubtree: true)]
@@ -227,7 +228,7 @@ extension Generation {
             if wantsTerms { terms = cached.terms }
             return cached.regions
         }
-        var found = TermRegions(regions: [], terms: wantsTerms ? [] : nil)
+        var found = TermRegions(regions: [], terms: wantsTerms ? TermList() : nil)
         if let trie = try txn.get(schema.termTrie, PackedTrie.key) {
             // The keystroke before, if it was walked at this budget: its regions hold this one's.
             var previous: [TermRegion]?
@@ -253,11 +254,10 @@ extension Generation {
 
     /// Merges delta terms into base terms (both in byte order, each without repeats), keeping each
     /// term's smallest distance, in byte order. O(n): one pass over both, no hashing.
-    static func merged(_ base: [(term: [UInt8], distance: Int)], _ delta: [(term: [UInt8], distance: Int)])
-        -> [(term: [UInt8], distance: Int)] {
+    static func merged(_ base: TermList, _ delta: TermList) -> TermList {
         guard !delta.isEmpty else { return base }
-        var merged: [(term: [UInt8], distance: Int)] = []
-        merged.reserveCapacity(base.count + delta.count)
+        var merged = TermList()
+        merged.reserveCapacity(terms: base.count + delta.count, bytes: 0)
         var i = 0, j = 0
         while i < base.count || j < delta.count {
             if j == delta.count || (i < base.count && base[i].term.lexicographicallyPrecedes(delta[j].term)) {
@@ -267,7 +267,7 @@ extension Generation {
                 merged.append(delta[j])
                 j += 1
             } else {
-                merged.append((base[i].term, min(base[i].distance, delta[j].distance)))
+                merged.append(base[i].term, distance: min(base[i].distance, delta[j].distance))
                 i += 1
                 j += 1
             }
@@ -306,15 +306,15 @@ extension Generation {
             lists.append(keys)
         }
         guard !lists[1].isEmpty else { return lists[0] }
-        let merged = Self.merged(lists[0].map { ($0, 0) }, lists[1].map { ($0, 0) }).map(\.term)
+        let merged = Self.merged(TermList(lists[0].lazy.map { ($0, 0) }), TermList(lists[1].lazy.map { ($0, 0) })).map { Array($0.term) }
         return merged.count > limit ? nil : merged
     }
 
     /// The delta segment's terms a query word matches, in byte order.
-    func deltaTerms(matching word: QueryWord, in txn: borrowing ReadTransaction) throws -> [(term: [UInt8], distance: Int)] {
+    func deltaTerms(matching word: QueryWord, in txn: borrowing ReadTransaction) throws -> TermList {
         try txn.withCursor(schema.deltaTerms) { cursor in
             if word.budget == 0 {
-                return try TermWalk.keys(&cursor, withPrefix: word.bytes).map { ($0, 0) }
+                return try TermWalk.terms(&cursor, withPrefix: word.bytes)
             }
             var automaton = word.termAutomaton
             return try TermWalk.matches(&cursor, automaton: &automaton)
@@ -335,7 +335,7 @@ extension Generation {
                 return try TermWalk.regions(&cursor, automaton: &automaton)
             }
         }
-        var noTerms: [(term: [UInt8], distance: Int)]?
+        var noTerms: TermList?
         return try Bytes.withView(of: trie) {
             try PackedTrie.regions($0, query: word.scalars, budget: word.budget, prefixMode: true, terms: &noTerms)
         }
@@ -513,7 +513,7 @@ extension Generation {
     /// bit, with no list to build, merge or sort. For the membership tests of many base documents
     /// against a union of many terms (a lone partial word's completions from postings test every
     /// base posting of the farther words against the nearer words' documents).
-    func baseNameDocumentBitmap(of terms: [[UInt8]], in txn: borrowing ReadTransaction) throws -> DocumentBitmap {
+    func baseNameDocumentBitmap(of terms: some Sequence<some StorageKey>, in txn: borrowing ReadTransaction) throws -> DocumentBitmap {
         var bitmap = DocumentBitmap(spanning: Int(baseCount))
         try txn.withCursor(schema.terms) { cursor in
             for term in terms {
@@ -529,7 +529,7 @@ extension Generation {
     ///
     /// Name postings only: each term's list is already sorted (base numbers ascending, then delta
     /// numbers, which are all larger), so a few lists are merged, O(n log k), instead of sorted.
-    func documents(of terms: [[UInt8]], includeDescription: Bool, in txn: borrowing ReadTransaction) throws -> [UInt32] {
+    func documents(of terms: some Collection<some StorageKey>, includeDescription: Bool, in txn: borrowing ReadTransaction) throws -> [UInt32] {
         guard !includeDescription else {
             var docs: [UInt32] = []
             for term in terms { try appendPostings(of: term, includeDescription: true, to: &docs, in: txn) }

@@ -29,13 +29,11 @@ final class Generation: Sendable {
     let rootFanout: RootFanout?
     /// Typo-tolerant walks of the base term trie, remembered (see ``TermMatchCache``): the terms
     /// a complete word matches, and a partial word's regions with their terms.
-    let termMatches: StripedCache<TermMatchCache.Key, [(term: [UInt8], distance: Int)]> = TermMatchCache.make {
-        TermMatchCache.bytes(ofTerms: $0.lazy.map(\.term))
-    }
+    let termMatches: StripedCache<TermMatchCache.Key, TermList> = TermMatchCache.make { $0.memoryBytes }
     let termRegions: StripedCache<TermMatchCache.Key, TermRegions> = TermMatchCache.make { found in
         // A region is 24 bytes in its list, plus its prefix.
         TermMatchCache.bytes(ofTerms: found.regions.lazy.map(\.prefix)) + 8 * found.regions.count
-            + (found.terms.map { TermMatchCache.bytes(ofTerms: $0.lazy.map(\.term)) } ?? 0)
+            + (found.terms?.memoryBytes ?? 0)
     }
     /// The chips a partial word's walk of the chip words found, by read snapshot.
     let categoryMatches: StripedCache<TermMatchCache.SnapshotKey, [SearchToken: Int]> = TermMatchCache.makeBySnapshot { found in

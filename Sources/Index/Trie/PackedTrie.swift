@@ -117,10 +117,10 @@ enum PackedTrie {
     /// `prefixMode`), with its distance, in byte order (see ``TrieWalker``).
     /// `fanout`: the trie's own ``RootFanout``, if known (the walk is then cheaper, not different).
     static func matches(_ trie: Bytes, query: [UInt32], budget: Int, prefixMode: Bool,
-                        fanout: RootFanout? = nil) throws -> [(term: [UInt8], distance: Int)] {
+                        fanout: RootFanout? = nil) throws -> TermList {
         var walker = TrieWalker(query: query, budget: budget, prefixMode: prefixMode, listTerms: true, fanout: fanout)
         try walker.walk(trie)
-        return walker.found ?? []
+        return walker.found ?? TermList()
     }
 
     /// The whole words within `budget` edits of `query`, as ``matches(_:query:budget:prefixMode:)``
@@ -128,9 +128,9 @@ enum PackedTrie {
     /// same budget: a word's distance is at least the distance to its nearest prefix, so every
     /// match lies in one of them. Falls back to a whole walk if they do not fit the trie.
     static func matches(_ trie: Bytes, query: [UInt32], budget: Int, within regions: [TermRegion],
-                        fanout: RootFanout? = nil) throws -> [(term: [UInt8], distance: Int)] {
+                        fanout: RootFanout? = nil) throws -> TermList {
         var walker = TrieWalker(query: query, budget: budget, prefixMode: false, listTerms: true)
-        if try walker.walk(trie, within: regions) { return walker.found ?? [] }
+        if try walker.walk(trie, within: regions) { return walker.found ?? TermList() }
         return try matches(trie, query: query, budget: budget, prefixMode: false, fanout: fanout)
     }
 
@@ -143,7 +143,7 @@ enum PackedTrie {
     /// in prefix mode, if known (the keystroke before, usually). Every region of the longer query
     /// lies inside one of them, so only those are walked again; the answer is the same.
     static func regions(_ trie: Bytes, query: [UInt32], budget: Int, prefixMode: Bool, previous: [TermRegion]? = nil,
-                        fanout: RootFanout? = nil, terms: inout [(term: [UInt8], distance: Int)]?) throws -> [TermRegion] {
+                        fanout: RootFanout? = nil, terms: inout TermList?) throws -> [TermRegion] {
         if let previous, prefixMode {
             var walker = TrieWalker(query: query, budget: budget, prefixMode: true, listTerms: terms != nil)
             if try walker.walk(trie, within: previous) {
@@ -186,7 +186,7 @@ enum PackedTrie {
 struct TermRegions: Sendable {
     var regions: [TermRegion]
     /// Nil when the walk was not asked to list them.
-    var terms: [(term: [UInt8], distance: Int)]?
+    var terms: TermList?
 }
 
 /// Part of what a typo-tolerant walk of the term trie matched: every term that starts with
@@ -212,7 +212,11 @@ struct PathBuffer {
         count += range.count
     }
 
-    var bytes: [UInt8] { Array(UnsafeBufferPointer(start: start, count: count)) }
+    var bytes: [UInt8] { Array(view) }
+
+    /// The path in place, valid until the buffer changes (appended to a ``TermList`` without an
+    /// array in between).
+    var view: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: start, count: count) }
 
     func deallocate() { start.deallocate() }
 }

@@ -12,7 +12,7 @@ import Caching
 /// Bounded by bytes: 16 stripes of at most 256 entries and ``bytesPerStripe`` each (8 MiB a cache),
 /// a single result of at most ``maximumBytes``, first in, first out (a ``StripedCache``: two event
 /// loops asking at once rarely meet on one lock, and no lock is held for a walk). The cost is the
-/// memory a result takes (``bytes(ofTerms:)``), not its number of terms: counted by terms, two of
+/// memory a result takes (``TermList/memoryBytes``), not its number of terms: counted by terms, two of
 /// these caches could hold 4,096 lists of up to 4,096 terms, and a node's memory grew for as long
 /// as people typed new words (+13–17% over 8 minutes of the soak after its answer cache was full).
 enum TermMatchCache {
@@ -32,8 +32,8 @@ enum TermMatchCache {
     }
 
     static let bytesPerStripe = 512 << 10
-    /// About 2,500 terms of ten bytes (a short partial word with typos can match tens of
-    /// thousands: such walks are redone rather than kept).
+    /// About 10,000 terms of ten bytes in a ``TermList`` (a short partial word with typos can
+    /// match tens of thousands: such walks are redone rather than kept).
     static let maximumBytes = 160 << 10
 
     /// A cache of walks whose results take `bytes` of memory.

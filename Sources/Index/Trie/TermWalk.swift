@@ -13,9 +13,9 @@ enum TermWalk {
     /// Keys below this byte are reserved for pseudo-terms (filters) and are never words.
     static let firstWordByte: UInt8 = 0x02
 
-    static func matches(_ cursor: inout Cursor, automaton: inout BandAutomaton) throws -> [(term: [UInt8], distance: Int)] {
-        var found: [(term: [UInt8], distance: Int)] = []
-        try walk(&cursor, automaton: &automaton, subtrees: false) { key, distance, _ in found.append((key, distance)) }
+    static func matches(_ cursor: inout Cursor, automaton: inout BandAutomaton) throws -> TermList {
+        var found = TermList()
+        try walk(&cursor, automaton: &automaton, subtrees: false) { key, distance, _ in found.append(key, distance: distance) }
         return found
     }
 
@@ -127,6 +127,17 @@ enum TermWalk {
             entry = try cursor.seek(atLeast: next)
         }
         return regions
+    }
+
+    /// The keys that start with `prefix`, at distance 0, as one ``TermList``.
+    static func terms(_ cursor: inout Cursor, withPrefix prefix: [UInt8]) throws -> TermList {
+        var terms = TermList()
+        var entry = try cursor.seek(atLeast: prefix)
+        while let key = entry?.key, key.hasPrefix(prefix) {
+            terms.append(key, distance: 0)
+            entry = try cursor.nextKey()
+        }
+        return terms
     }
 
     static func keys(_ cursor: inout Cursor, withPrefix prefix: [UInt8]) throws -> [[UInt8]] {

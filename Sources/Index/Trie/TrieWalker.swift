@@ -27,7 +27,7 @@ struct TrieWalker: ~Copyable {
     private var automaton: BandAutomaton
     private var path = PathBuffer()
     /// The matching terms with their distances, when asked to list them.
-    private(set) var found: [(term: [UInt8], distance: Int)]?
+    private(set) var found: TermList?
     private(set) var regions: [TermRegion] = []
 
     /// The trie's root children by second scalar, when the caller has them: a whole walk then
@@ -38,7 +38,7 @@ struct TrieWalker: ~Copyable {
 
     init(query: [UInt32], budget: Int, prefixMode: Bool, listTerms: Bool, fanout: RootFanout? = nil) {
         automaton = BandAutomaton(query: query, budget: budget, prefixMode: prefixMode)
-        found = listTerms ? [] : nil
+        found = listTerms ? TermList() : nil
         self.fanout = fanout
     }
 
@@ -80,7 +80,7 @@ struct TrieWalker: ~Copyable {
         automaton.truncate(to: 0)
         if flags & 1 != 0, let distance = automaton.distance {
             regions.append(TermRegion(prefix: [], distance: distance, isSubtree: false))
-            found?.append(([], distance))
+            found?.append(EmptyCollection<UInt8>(), distance: distance)
         }
         let picked = fanout.children(firstIn: automaton.bandScalars(atRow: 1), secondIn: survivors)
         rootChildrenSkipped += count - picked.count
@@ -105,7 +105,7 @@ struct TrieWalker: ~Copyable {
         }
         if !fits {
             regions = []
-            if found != nil { found = [] }
+            if found != nil { found = TermList() }
         }
         return fits
     }
@@ -136,7 +136,7 @@ struct TrieWalker: ~Copyable {
         cursor += 1
         if flags & 1 != 0, let distance = automaton.distance {
             regions.append(TermRegion(prefix: path.bytes, distance: distance, isSubtree: false))
-            found?.append((path.bytes, distance))
+            found?.append(path.view, distance: distance)
         }
         let children = try PackedTrie.readVarint(raw, &cursor)
         let needsMatch = automaton.needsMatch
@@ -217,7 +217,7 @@ struct TrieWalker: ~Copyable {
         var cursor = offset
         guard cursor < raw.count - 4 else { throw IndexError.corrupt("term trie offset out of range") }
         let flags = raw[cursor]
-        if flags & 1 != 0 { found?.append((path.bytes, distance)) }
+        if flags & 1 != 0 { found?.append(path.view, distance: distance) }
         cursor += 1
         let children = try PackedTrie.readVarint(raw, &cursor)
         if let index = try PackedTrie.childIndex(raw, flags: flags, children: children, at: cursor) { cursor = index.entries }
@@ -272,7 +272,7 @@ struct TrieWalker: ~Copyable {
             guard !previous[next].isSubtree else { return false }
             if flags & 1 != 0, let distance = automaton.distance {
                 regions.append(TermRegion(prefix: path.bytes, distance: distance, isSubtree: false))
-                found?.append((path.bytes, distance))
+                found?.append(path.view, distance: distance)
             }
             next += 1
         }

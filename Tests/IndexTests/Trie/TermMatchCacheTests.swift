@@ -43,18 +43,16 @@ final class TermMatchCacheTests: XCTestCase {
 
     /// The caches are bounded by the bytes their term lists take, whatever the number of lists:
     /// thousands of distinct words typed (each a walk of hundreds of terms) stay within 16 stripes
-    /// × `bytesPerStripe`, and a walk of thousands of terms is not kept at all.
+    /// × `bytesPerStripe`, and a walk of tens of thousands of terms is not kept at all.
     func testBoundedByBytes() {
-        let cache: StripedCache<Key, [(term: [UInt8], distance: Int)]> = TermMatchCache.make {
-            TermMatchCache.bytes(ofTerms: $0.lazy.map(\.term))
+        let cache: StripedCache<Key, TermList> = TermMatchCache.make { $0.memoryBytes }
+        func walk(_ n: Int, terms: Int) -> TermList {
+            TermList((0..<terms).lazy.map { (Array("term\(n)-\($0)".utf8), 1) })
         }
-        func walk(_ n: Int, terms: Int) -> [(term: [UInt8], distance: Int)] {
-            (0..<terms).map { (Array("term\(n)-\($0)".utf8), 1) }
-        }
-        let huge = walk(0, terms: 4096)
-        XCTAssertGreaterThan(TermMatchCache.bytes(ofTerms: huge.lazy.map(\.term)), cache.maximumCost)
+        let huge = walk(0, terms: 16_384)
+        XCTAssertGreaterThan(huge.memoryBytes, cache.maximumCost)
         cache.insert(huge, for: key(0))
-        XCTAssertNil(cache.cached(key(0)), "4,096 terms are over the bound")
+        XCTAssertNil(cache.cached(key(0)), "16,384 terms are over the bound")
         for n in 1...3_000 { cache.insert(walk(n, terms: 300), for: key(n)) }
         let statistics = cache.statistics()
         XCTAssertLessThanOrEqual(statistics.cost, 16 * TermMatchCache.bytesPerStripe)

@@ -85,10 +85,10 @@ final class TermWalkTests: XCTestCase {
                     let scalars = query.unicodeScalars.map(\.value)
                     let found = try PackedTrie.matches(bytes, query: scalars, budget: budget, prefixMode: prefixMode)
                     let context = "round \(round) query \(query) budget \(budget) prefix \(prefixMode)"
-                    XCTAssertEqual(Dictionary(uniqueKeysWithValues: found.map { ($0.term, $0.distance) }), expected, context)
+                    XCTAssertEqual(Dictionary(uniqueKeysWithValues: found.map { (Array($0.term), $0.distance) }), expected, context)
                     XCTAssertEqual(found.map(\.term), found.map(\.term).sorted { $0.lexicographicallyPrecedes($1) }, context)
 
-                    var listed: [(term: [UInt8], distance: Int)]? = []
+                    var listed: TermList? = TermList()
                     let regions = try PackedTrie.regions(bytes, query: scalars, budget: budget, prefixMode: prefixMode, terms: &listed)
                     XCTAssertEqual(listed!.map(\.term), found.map(\.term), context)
                     // Regions cover the same terms: each term once, at its region's distance.
@@ -161,7 +161,7 @@ final class TermWalkTests: XCTestCase {
                     for length in 1...scalars.count {
                         let typed = Array(scalars.prefix(length))
                         let context = "round \(round) typed \(String(String.UnicodeScalarView(typed.compactMap(Unicode.Scalar.init)))) budget \(budget)"
-                        var wholeTerms: [(term: [UInt8], distance: Int)]? = []
+                        var wholeTerms: TermList? = TermList()
                         let whole = try PackedTrie.regions(bytes, query: typed, budget: budget, prefixMode: true, terms: &wholeTerms)
                         if let previous {
                             for listing in [false, true] {
@@ -200,7 +200,7 @@ final class TermWalkTests: XCTestCase {
                     let word = rng.chance(0.6) ? String(decoding: rng.pick(terms), as: UTF8.self) : Self.randomWord(&rng, length: 1...9)
                     let scalars = word.unicodeScalars.map(\.value)
                     let budget = rng.int(0...2)
-                    var none: [(term: [UInt8], distance: Int)]?
+                    var none: TermList?
                     let regions = try PackedTrie.regions(bytes, query: scalars, budget: budget, prefixMode: true, terms: &none)
                     var walker = TrieWalker(query: scalars, budget: budget, prefixMode: false, listTerms: true)
                     XCTAssertTrue(try walker.walk(bytes, within: regions))
@@ -219,7 +219,7 @@ final class TermWalkTests: XCTestCase {
         let trie = PackedTrie.build(["apple", "apply", "banana"].map { Array($0.utf8) })
         try Bytes.withView(of: trie) { bytes in
             let query = Array("appl".unicodeScalars.map(\.value))
-            var none: [(term: [UInt8], distance: Int)]?
+            var none: TermList?
             let whole = try PackedTrie.regions(bytes, query: query, budget: 1, prefixMode: true, terms: &none)
             let foreign = [TermRegion(prefix: Array("zebra".utf8), distance: 0, isSubtree: true)]
             var walker = TrieWalker(query: query, budget: 1, prefixMode: true, listTerms: false)

@@ -7,11 +7,11 @@ import Storage
 /// from its postings alone: one look-up per word, usually a miss. Generations written before that
 /// record nothing, and each document is asked (read) instead.
 struct CompletionOffers {
-    let term: [UInt8]
+    let term: ArraySlice<UInt8>
     /// The documents that do not offer the word (sorted), or nil when not recorded.
     private let variants: [UInt32]?
 
-    init(term: [UInt8], variants: [UInt32]?) {
+    init(term: ArraySlice<UInt8>, variants: [UInt32]?) {
         self.term = term
         self.variants = variants
     }
@@ -27,6 +27,11 @@ struct CompletionOffers {
 extension Generation {
     /// Which base documents offer `term` as a completion.
     func completionOffers(of term: [UInt8], in txn: borrowing ReadTransaction) throws -> CompletionOffers {
+        try completionOffers(of: term[...], in: txn)
+    }
+
+    /// Which base documents offer `term` (a slice of a ``TermList``, say) as a completion.
+    func completionOffers(of term: ArraySlice<UInt8>, in txn: borrowing ReadTransaction) throws -> CompletionOffers {
         guard let database = schema.completionVariants else { return CompletionOffers(term: term, variants: nil) }
         // Most words have no variant: one look-up that misses, not a cursor (an allocation) a word
         // (a typo'd word's completions ask this of thousands of words).
@@ -50,6 +55,10 @@ extension Generation {
 extension SuggestContext {
     /// The first live base posting of `term` whose document offers it as a completion.
     func firstOffering(of term: [UInt8], in txn: borrowing ReadTransaction) throws -> UInt32? {
+        try firstOffering(of: term[...], in: txn)
+    }
+
+    func firstOffering(of term: ArraySlice<UInt8>, in txn: borrowing ReadTransaction) throws -> UInt32? {
         guard let value = try txn.get(generation.schema.terms, term) else { return nil }
         let offers = try generation.completionOffers(of: term, in: txn)
         var cursor = try PostingCursor(value)

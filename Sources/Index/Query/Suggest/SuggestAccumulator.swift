@@ -16,8 +16,8 @@ struct SuggestAccumulator {
         term.withUnsafeBytes { noteCompletion($0, distance: distance, key: key, docnum: docnum) }
     }
 
-    mutating func noteCompletion(_ word: [UInt8], distance: Int, key: CandidateKey, docnum: UInt32) {
-        word.withUnsafeBytes { noteCompletion($0, distance: distance, key: key, docnum: docnum) }
+    mutating func noteCompletion(_ word: some StorageKey, distance: Int, key: CandidateKey, docnum: UInt32) {
+        word.withStorageBytes { noteCompletion($0, distance: distance, key: key, docnum: docnum) }
     }
 
     /// ``rankedCompletions()`` as a plan last computed it, kept for the answer (nil once another
@@ -130,14 +130,16 @@ struct SuggestAccumulator {
     }
 
     /// Starts tracking open words (see ``openWords``); `words` are name terms with distances.
-    mutating func trackOpenWords(_ words: [(term: [UInt8], distance: Int)]) {
+    mutating func trackOpenWords(_ words: TermList) {
         var open = TermTable<Int>()
         var byDistance: [Int] = []
         for (term, distance) in words {
             var isNew = false
-            open.update(term) { value in
-                // A term listed twice counts once, at its first distance.
-                if value == nil { isNew = true; value = distance }
+            _ = term.withUnsafeBytes { term in
+                open.update(term) { value in
+                    // A term listed twice counts once, at its first distance.
+                    if value == nil { isNew = true; value = distance }
+                }
             }
             guard isNew else { continue }
             while byDistance.count <= distance { byDistance.append(0) }

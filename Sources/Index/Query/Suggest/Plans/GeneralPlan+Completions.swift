@@ -43,7 +43,7 @@ extension SuggestContext {
                 }
             }
             if hasDelta {
-                for doc in try deltaPostings(of: term, in: rest, in: txn) { deltaBests.append((doc, term)) }
+                for doc in try deltaPostings(of: term[...], in: rest, in: txn) { deltaBests.append((doc, term)) }
             }
         }
         bests.sort { $0.doc != $1.doc ? $0.doc < $1.doc : $0.term.lexicographicallyPrecedes($1.term) }
@@ -128,7 +128,7 @@ extension SuggestContext {
     /// Cost: the postings of the matching words, merged by galloping (O(p log(c/p))), plus a
     /// verification per word and pass, instead of a verification per candidate ("thou stoucria"
     /// on the synthetic 1M catalog: 12,000 candidates, 17 words).
-    mutating func completeTypoWords(_ passes: CandidatePasses, terms: [(term: [UInt8], distance: Int)], floor: Int,
+    mutating func completeTypoWords(_ passes: CandidatePasses, terms: TermList, floor: Int,
                                     limit: Int, into acc: inout SuggestAccumulator, in txn: borrowing ReadTransaction) throws {
         let hasDelta = try txn.count(generation.schema.deltaTerms) > 0
         // A document shared by several words is read and verified once: its typos (-1 no match).
@@ -145,7 +145,7 @@ extension SuggestContext {
             verified[docnum] = found
             return found >= 0 ? Int(found) : nil
         }
-        func note(_ term: [UInt8], _ distance: Int, _ docnum: UInt32, typos: Int, _ acc: inout SuggestAccumulator) throws {
+        func note(_ term: ArraySlice<UInt8>, _ distance: Int, _ docnum: UInt32, typos: Int, _ acc: inout SuggestAccumulator) throws {
             guard let doc = try generation.document(docnum, in: txn) else { return }
             acc.noteCompletion(term, distance: distance, key: Self.completionKey(doc, typos: typos), docnum: docnum)
         }
@@ -155,7 +155,7 @@ extension SuggestContext {
             let wanted = limit - acc.completions.count
             // The words by their first base posting: a word's best base entry is that document or
             // a later one, in rank order, with at least `floor` typos.
-            var words: [(term: [UInt8], postings: Bytes?, first: UInt32)] = []
+            var words: [(term: ArraySlice<UInt8>, postings: Bytes?, first: UInt32)] = []
             // One cursor for the words, in byte order, as the candidates' readers use: a key on the
             // page the cursor stands on is found without descending the tree again (the values stay
             // valid for the transaction).
@@ -245,7 +245,7 @@ extension SuggestContext {
     }
 
     /// The delta documents of `term` (name postings) that are in sorted `candidates`.
-    private func deltaPostings(of term: [UInt8], in candidates: [UInt32], in txn: borrowing ReadTransaction) throws -> [UInt32] {
+    private func deltaPostings(of term: ArraySlice<UInt8>, in candidates: [UInt32], in txn: borrowing ReadTransaction) throws -> [UInt32] {
         var delta: [UInt32] = []
         try generation.appendDeltaPostings(of: term, includeDescription: false, to: &delta, in: txn)
         return delta.filter { contains(candidates, $0) }

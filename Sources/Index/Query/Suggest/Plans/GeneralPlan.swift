@@ -110,7 +110,7 @@ extension SuggestContext {
         // Likewise a typo'd partial word: its matching words (a term walk, worth it only for a large
         // `rest`) narrow the candidates when they have few postings ("camakee sholfumastgro" reads
         // the documents of the rare word, not the 500,000 of the common one).
-        var typoMatches: [(term: [UInt8], distance: Int)]?
+        var typoMatches: TermList?
         var narrowedToTypoMatches = false
         // The words' postings, counted once for both choices made from them (narrowing, here, and
         // completions from postings, below; candidates are still `rest`, as an exact partial word
@@ -139,11 +139,11 @@ extension SuggestContext {
                     Self.typoNarrowingsByBitmap.add(1, ordering: .relaxed)
                     let members = DocumentBitmap.pays(for: rest) ? generation.filteredBitmaps.value(filter) { DocumentBitmap(rest) }
                                                                  : DocumentBitmap(rest)
-                    candidates = try generation.documents(withNameTerms: matches.map(\.term), among: members, in: txn)
+                    candidates = try generation.documents(withNameTerms: matches.terms, among: members, in: txn)
                 } else {
                     // Few postings: each word's galloped into `rest` in place (a union of the
                     // words' lists would build an array per word).
-                    candidates = try generation.candidates(rest, withNameTerms: matches.map(\.term), in: txn)
+                    candidates = try generation.candidates(rest, withNameTerms: matches.terms, in: txn)
                 }
                 narrowedToTypoMatches = true
             }
@@ -154,13 +154,13 @@ extension SuggestContext {
         // may have typos (an entry's typos then vary, so `completeWithin` does not apply).
         // Even unnarrowed, postings are cheaper to merge than candidates to verify, up to a
         // point: ``completionPostingsFactor``.
-        var typoCompletionTerms: [(term: [UInt8], distance: Int)]?
+        var typoCompletionTerms: TermList?
         if acc.wantsCompletions, let typoMatches {
             if narrowedToTypoMatches || typoPostings <= Self.completionPostingsFactor * candidates.count {
                 typoCompletionTerms = typoMatches
             }
         } else if acc.wantsCompletions, completionTerms == nil, let partialTerms {
-            typoCompletionTerms = partialTerms.map { ($0, 0) }
+            typoCompletionTerms = TermList(partialTerms.lazy.map { ($0, 0) })
         }
         if typoCompletionTerms != nil { acc.wantsCompletions = false }
         // Completions settle only when enough of them are final. Without typos in the partial word
@@ -169,14 +169,14 @@ extension SuggestContext {
         // of `rest`. Knowing every word a completion could be lets the walk stop once none that is
         // still open could enter (see `SuggestAccumulator.trackOpenWords`); bounded by the number of words.
         if acc.wantsCompletions, let typoMatches, candidates.count > Self.typoWalkAlways {
-            var words: [(term: [UInt8], distance: Int)] = []
+            var words = TermList()
             var known = typoMatches.count <= 4096
             var scanned = 0  // postings read by `occurs`, bounded: past the bound tracking gives up
             for (term, distance) in typoMatches where known {
                 // A word that no candidate has can never be a completion: leave it out, or it would
                 // stay open to the end.
                 guard try occurs(term, in: candidates, scanned: &scanned, txn) else { continue }
-                words.append((term, distance))
+                words.append(term, distance: distance)
                 if words.count > 1024 || scanned > 1 << 18 { known = false }
             }
             if known { acc.trackOpenWords(words) }
@@ -260,7 +260,7 @@ extension SuggestContext {
             acc.wantsCompletions = true
             // The walks meet at most the words' postings per pass (counted above for typo'd words).
             let postings = typoPostings > 0 ? typoPostings
-                : try generation.postingCount(of: typoCompletionTerms.lazy.map(\.term), stoppingAfter: candidates.count, in: txn)
+                : try generation.postingCount(of: typoCompletionTerms.terms, stoppingAfter: candidates.count, in: txn)
             let passes = CandidatePasses(candidates, exactComplete: exactComplete, exactPartial: exactPartial, firstPass: firstPass, postings: postings)
             try completeTypoWords(passes, terms: typoCompletionTerms, floor: bestTypos, limit: completionLimit, into: &acc, in: txn)
         }
@@ -298,7 +298,7 @@ extension SuggestContext {
     static let completionPostingsFactor = 256
 
     /// Whether some document of sorted `docs` has `term` as a name word (base or delta).
-    private func occurs(_ term: [UInt8], in docs: [UInt32], scanned: inout Int, _ txn: borrowing ReadTransaction) throws -> Bool {
+    private func occurs(_ term: ArraySlice<UInt8>, in docs: [UInt32], scanned: inout Int, _ txn: borrowing ReadTransaction) throws -> Bool {
         if let value = try txn.get(generation.schema.terms, term) {
             var cursor = try PostingCursor(value)
             while let doc = cursor.current {

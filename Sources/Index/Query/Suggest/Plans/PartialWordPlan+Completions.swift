@@ -30,7 +30,7 @@ extension SuggestContext {
 
     /// Notes the completions of `partial` into `acc` and returns true, or returns false when the
     /// lists cannot prove the answer (what was noted is then correct but incomplete).
-    func completeFromRegions(_ regions: [TermRegion], partial: QueryWord, deltaMatches: [(term: [UInt8], distance: Int)],
+    func completeFromRegions(_ regions: [TermRegion], partial: QueryWord, deltaMatches: TermList,
                              limit: Int, into acc: inout SuggestAccumulator, in txn: borrowing ReadTransaction) throws -> Bool {
         guard limit > 0 else { return true }
         var word = partial
@@ -58,7 +58,7 @@ extension SuggestContext {
 
     /// Notes the completions of every delta document of `deltaMatches`, each with its own level
     /// (the nearest of its name words).
-    func noteEveryDeltaCompletion(_ deltaMatches: [(term: [UInt8], distance: Int)], partial: QueryWord,
+    func noteEveryDeltaCompletion(_ deltaMatches: TermList, partial: QueryWord,
                                   into acc: inout SuggestAccumulator, in txn: borrowing ReadTransaction) throws {
         var word = partial
         for (term, distance) in deltaMatches {

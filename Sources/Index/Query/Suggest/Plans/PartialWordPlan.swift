@@ -59,7 +59,7 @@ extension SuggestContext {
                                                   in txn: borrowing ReadTransaction) throws -> Bool {
         let completionLimit = request.limits.completions
         let wantsCompletions = acc.wantsCompletions
-        var noTerms: [(term: [UInt8], distance: Int)]?
+        var noTerms: TermList?
         let regions = try generation.nameRegions(matching: partial, terms: &noTerms, in: txn)
         let hasDelta = try txn.count(generation.schema.deltaTerms) > 0
         // The delta's matches. With its prefix lists, they are read from them best-first and only
@@ -67,7 +67,7 @@ extension SuggestContext {
         // those with typos by the regions of the delta's words (SuggestContext+TypoDelta.swift).
         // Without the lists, every delta term that matches is listed and its documents all read.
         let lists = hasDelta ? try generation.deltaLists(in: txn) : nil
-        var deltaMatches: [(term: [UInt8], distance: Int)] = []
+        var deltaMatches = TermList()
         var deltaRegions: [TermRegion] = []
         if hasDelta && lists == nil {
             deltaMatches = try generation.deltaTerms(matching: partial, in: txn)
@@ -125,10 +125,10 @@ extension SuggestContext {
                 // The lists could not prove them: the terms themselves are needed (the delta's
                 // with typos too, listed now).
                 PartialWordPlan.completionsFromPostings.add(1, ordering: .relaxed)
-                var baseTerms: [(term: [UInt8], distance: Int)]? = []
+                var baseTerms: TermList? = TermList()
                 _ = try generation.nameRegions(matching: partial, terms: &baseTerms, in: txn)
                 if !deltaRegions.isEmpty { deltaMatches = try typoDeltaTerms(partial, in: txn) }
-                let matches = Generation.merged(baseTerms ?? [], deltaMatches)
+                let matches = Generation.merged(baseTerms ?? TermList(), deltaMatches)
                 try completeFromPostings(matches, partial: partial, limit: completionLimit, hasDelta: hasDelta,
                                          deltaListed: lists != nil, into: &acc, in: txn)
                 deltaRegions = []
@@ -152,7 +152,7 @@ extension SuggestContext {
 
     /// The delta's terms that match `partial` with typos (each listed: for the paths that read
     /// every match).
-    private func typoDeltaTerms(_ partial: QueryWord, in txn: borrowing ReadTransaction) throws -> [(term: [UInt8], distance: Int)] {
+    private func typoDeltaTerms(_ partial: QueryWord, in txn: borrowing ReadTransaction) throws -> TermList {
         try generation.deltaTerms(matching: partial, in: txn).filter { $0.distance > 0 }
     }
 
@@ -183,7 +183,7 @@ extension SuggestContext {
     /// With `deltaListed`, the delta's words at distance 0 are the caller's (``noteDeltaCompletions``),
     /// and `terms` lacks the delta's own terms at distance 0: a delta entry's level is then taken
     /// from its own words, as ``completeFromRegions`` takes it, not from the terms' postings.
-    private func completeFromPostings(_ terms: [(term: [UInt8], distance: Int)], partial: QueryWord, limit: Int, hasDelta: Bool,
+    private func completeFromPostings(_ terms: TermList, partial: QueryWord, limit: Int, hasDelta: Bool,
                                       deltaListed: Bool, into acc: inout SuggestAccumulator, in txn: borrowing ReadTransaction) throws {
         var word = partial
         let levels = Self.distinctLevels(terms.lazy.map(\.distance))
@@ -197,7 +197,7 @@ extension SuggestContext {
             for level in levels where level < distance {
                 if levelDocuments[level] == nil {
                     // Base documents only: only base postings are tested (the delta's are verified below).
-                    levelDocuments[level] = try generation.baseNameDocumentBitmap(of: terms.filter { $0.distance == level }.map(\.term),
+                    levelDocuments[level] = try generation.baseNameDocumentBitmap(of: terms.filter { $0.distance == level }.terms,
                                                                                   in: txn)
                 }
                 if levelDocuments[level]!.contains(doc) { return level }
@@ -207,7 +207,7 @@ extension SuggestContext {
         var known = 0
         for distance in levels where known < limit {
             let levelTerms = terms.filter { $0.distance == distance }
-            var bests: [(typos: Int, doc: UInt32, term: [UInt8])] = []
+            var bests: [(typos: Int, doc: UInt32, term: ArraySlice<UInt8>)] = []
             for (term, _) in levelTerms {
                 guard let value = try txn.get(generation.schema.terms, term) else { continue }
                 let offers = try generation.completionOffers(of: term, in: txn)
