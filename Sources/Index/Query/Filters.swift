@@ -52,7 +52,7 @@ extension Generation {
             let matches = try terms(matching: word, in: txn)
             let cost = try postingCount(of: matches.terms, includeDescription: includeDescription, in: txn)
             filters.append((cost, matches))
-            nearest.append(matches.map(\.distance).min() ?? 0)
+            nearest.append(matches.distances.min() ?? 0)
         }
         for token in tokens {
             let term = Schema.tokenTerm(token)

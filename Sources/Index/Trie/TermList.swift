@@ -8,7 +8,7 @@
 /// the list frees three buffers.
 ///
 /// Layout: `bytes` holds the terms back to back; `ends[i]` is where term `i` ends in it (so term
-/// `i` is `bytes[ends[i - 1]..<ends[i]]`, from 0 for the first); `distances[i]` is its distance
+/// `i` is `bytes[ends[i - 1]..<ends[i]]`, from 0 for the first); `distanceBytes[i]` is its distance
 /// (a budget is at most 2, so one byte). Appending is amortised O(length); reading term `i` is O(1).
 ///
 /// ```swift
@@ -25,7 +25,7 @@ struct TermList: RandomAccessCollection, Sendable {
 
     private var bytes: [UInt8] = []
     private var ends: [UInt32] = []
-    private var distances: [UInt8] = []
+    private var distanceBytes: [UInt8] = []
 
     init() {}
 
@@ -53,10 +53,25 @@ struct TermList: RandomAccessCollection, Sendable {
     }
 
     @inline(__always)
-    func distance(at position: Int) -> Int { Int(distances[position]) }
+    func distance(at position: Int) -> Int { Int(distanceBytes[position]) }
 
     /// The terms alone, lazily (for the postings readers that take any sequence of keys).
     var terms: LazyMapSequence<Range<Int>, ArraySlice<UInt8>> { indices.lazy.map { term(at: $0) } }
+
+    /// The distances alone, lazily: read without slicing a term (a retain and a release each).
+    var distances: LazyMapSequence<[UInt8], Int> { distanceBytes.lazy.map { Int($0) } }
+
+    /// The positions of the terms at `distance`, in order.
+    func indices(atDistance distance: Int) -> LazyFilterSequence<Range<Int>> {
+        indices.lazy.filter { self.distanceBytes[$0] == distance }
+    }
+
+    /// The terms at `distance`, in order.
+    func atDistance(_ distance: Int) -> TermList {
+        var kept = TermList()
+        for position in indices(atDistance: distance) { kept.append(term(at: position), distance: distance) }
+        return kept
+    }
 
     /// The memory the list holds, for a cache's budget: three arrays (a 32-byte header each), the
     /// terms' bytes, and five bytes a term (its end and its distance).
@@ -67,7 +82,7 @@ struct TermList: RandomAccessCollection, Sendable {
         bytes.append(contentsOf: term)
         precondition(bytes.count <= Int(UInt32.max), "a term list's bytes fit 32 bits")
         ends.append(UInt32(truncatingIfNeeded: bytes.count))
-        distances.append(UInt8(truncatingIfNeeded: distance))
+        distanceBytes.append(UInt8(truncatingIfNeeded: distance))
     }
 
     mutating func append(_ element: Element) {
@@ -76,7 +91,7 @@ struct TermList: RandomAccessCollection, Sendable {
 
     mutating func reserveCapacity(terms: Int, bytes byteCount: Int) {
         ends.reserveCapacity(terms)
-        distances.reserveCapacity(terms)
+        distanceBytes.reserveCapacity(terms)
         bytes.reserveCapacity(byteCount)
     }
 

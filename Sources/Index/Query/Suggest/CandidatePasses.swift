@@ -35,7 +35,7 @@ struct CandidatePasses {
         if firstPass == nil, passes.upperBound > 1, postings > candidates.count / passes.upperBound {
             var split = [[UInt32]](repeating: [], count: passes.upperBound)
             var members = TypoPass(typos: 0, exactComplete: exactComplete, exactPartial: exactPartial)
-            for doc in candidates { split[members.bound(of: doc)].append(doc) }
+            for doc in candidates { split[members.exactness(of: doc).bound].append(doc) }
             self.split = split
         } else {
             split = nil

@@ -31,6 +31,12 @@ struct SuggestContext {
     /// 1 is one scan for the typed prefix instead of an automaton over every word ("Bra brau" on
     /// the synthetic 1M catalog: "bra" is within one edit of "brau" in every candidate).
     var partialDistanceAtMost: Int?
+    /// Set by the general plan's walk while it verifies one candidate: what its passes' lists know
+    /// of it (``TypoPass/Exactness``). A complete word it has exactly, or a partial word one of its
+    /// name words starts with, is at distance 0, and running the word's automaton over the
+    /// document's words to find that was most of "python3-libt" and "Baia Mare": in the first
+    /// pass every candidate has every word exactly.
+    var candidateExactness = TypoPass.Exactness.unknown
 
     /// Reading candidates is where time goes, so that is where a stop request is honoured
     /// (every 256 documents: the check is cheap, but not free).
@@ -85,12 +91,13 @@ struct SuggestContext {
     /// any while ``completeWordsHoldExactly``.
     mutating func typos(of doc: DocumentView, filtersHold: Bool) -> Int? {
         var typos = 0
-        for i in query.complete.indices where !filtersHold || (query.complete[i].budget > 0 && !completeWordsHoldExactly) {
+        let completeExactly = completeWordsHoldExactly || candidateExactness.completeWords
+        for i in query.complete.indices where !filtersHold || (query.complete[i].budget > 0 && !completeExactly) {
             guard let d = Self.bestNameDistance(&query.complete[i], doc) else { return nil }
             typos += d
         }
         if query.partial != nil {
-            switch filtersHold ? partialDistanceAtMost : nil {
+            switch filtersHold ? (candidateExactness.partialWord ? 0 : partialDistanceAtMost) : nil {
             case 0?:
                 break
             case 1?:

@@ -58,20 +58,42 @@ struct TypoPass {
 
     /// Whether `doc` belongs to this pass. Not below the last document asked about.
     mutating func contains(_ doc: UInt32) -> Bool {
-        bound(of: doc) == typos
+        exactness(of: doc).bound == typos
     }
 
-    /// The pass `doc` belongs to. Not below the last document asked about.
-    mutating func bound(of doc: UInt32) -> Int {
-        var bound = 0
+    /// What the lists say of a candidate: which parts of the query it is known to have spelled
+    /// exactly (a list that was not made says nothing), and so its pass.
+    struct Exactness {
+        /// Every complete word is one of its name words (it is in `exactComplete`).
+        var completeWords: Bool
+        /// One of its name words starts with the partial word (it is in `exactPartial`).
+        var partialWord: Bool
+        /// The pass: one typo at least for each list it is missing from.
+        var bound: Int
+
+        /// Nothing known.
+        static let unknown = Exactness(completeWords: false, partialWord: false, bound: 0)
+    }
+
+    /// The lists' word on `doc`. Not below the last document asked about.
+    mutating func exactness(of doc: UInt32) -> Exactness {
+        var known = Exactness.unknown
         if let list = exactComplete {
             completeIndex = gallop(list, to: doc, from: completeIndex)
-            if completeIndex == list.count || list[completeIndex] != doc { bound += 1 }
+            known.completeWords = completeIndex < list.count && list[completeIndex] == doc
+            if !known.completeWords { known.bound += 1 }
         }
         if let list = exactPartial {
             partialIndex = gallop(list, to: doc, from: partialIndex)
-            if partialIndex == list.count || list[partialIndex] != doc { bound += 1 }
+            known.partialWord = partialIndex < list.count && list[partialIndex] == doc
+            if !known.partialWord { known.bound += 1 }
         }
-        return bound
+        return known
+    }
+
+    /// What every member of the first pass (``firstPass(of:exactComplete:exactPartial:)``) is
+    /// known to have: it is in every list given.
+    static func firstPassExactness(exactComplete: [UInt32]?, exactPartial: [UInt32]?) -> Exactness {
+        Exactness(completeWords: exactComplete != nil, partialWord: exactPartial != nil, bound: 0)
     }
 }

@@ -150,7 +150,7 @@ extension SuggestContext {
             acc.noteCompletion(term, distance: distance, key: Self.completionKey(doc, typos: typos), docnum: docnum)
         }
         var read = 0
-        for distance in Self.distinctLevels(terms.lazy.map(\.distance)) where acc.completions.count < limit {
+        for distance in Self.distinctLevels(terms.distances) where acc.completions.count < limit {
             // Every completion noted so far is nearer, so this distance fills the rest.
             let wanted = limit - acc.completions.count
             // The words by their first base posting: a word's best base entry is that document or
@@ -160,7 +160,8 @@ extension SuggestContext {
             // page the cursor stands on is found without descending the tree again (the values stay
             // valid for the transaction).
             try txn.withCursor(generation.schema.terms) { cursor in
-                for (term, termDistance) in terms where termDistance == distance {
+                for index in terms.indices(atDistance: distance) {
+                    let term = terms.term(at: index)
                     let postings = try cursor.seek(term)?.value
                     words.append((term, postings, try postings.flatMap { try PostingCursor($0).current } ?? .max))
                 }

@@ -244,6 +244,7 @@ extension SuggestContext {
             if typos > 0 { acc.startsWithPossible = false }
             if typos == 0, let firstPass {
                 try rank(firstPass, &acc, filtersHold: true, entered: entered, completionLimit: completionLimit, narrowingBy: narrowing,
+                         exactness: TypoPass.firstPassExactness(exactComplete: exactComplete, exactPartial: exactPartial),
                          partialOrdinals: partialOrdinals, in: txn)
                 continue
             }
@@ -318,10 +319,14 @@ extension SuggestContext {
     /// `narrowingBy`: an exact partial word whose postings may narrow the candidates left once
     /// ``narrowingProbe`` of them were read without settling the answer.
     /// `partialOrdinals`: the exact partial word's ordinal range, when the forward index has it.
+    /// `exactness`: what every candidate is known to have exactly, when no `pass` says it of each
+    /// (the first pass's members: ``TypoPass/firstPassExactness(exactComplete:exactPartial:)``).
     private mutating func rank(_ candidates: [UInt32], _ acc: inout SuggestAccumulator, filtersHold: Bool,
                                entered: [UInt32] = [], completionLimit: Int, narrowingBy narrowing: PrefixNarrowing? = nil,
-                               pass: TypoPass? = nil, partialOrdinals: Range<UInt32>? = nil, in txn: borrowing ReadTransaction) throws {
+                               pass: TypoPass? = nil, exactness: TypoPass.Exactness = .unknown, partialOrdinals: Range<UInt32>? = nil,
+                               in txn: borrowing ReadTransaction) throws {
         let base = generation.baseCount
+        defer { candidateExactness = .unknown }
         // A base candidate without a name word that starts with the exact partial word cannot
         // match: its forward list (``ForwardIndex``) says so without reading it. Not while the
         // partial word's distance is implied (``partialDistanceAtMost``): then every one matches.
@@ -352,6 +357,7 @@ extension SuggestContext {
             try checkStop(&read)
             let docnum = candidates[index]
             if docnum >= base {
+                candidateExactness = .unknown  // delta candidates are verified whole
                 try rankDelta(candidates[index...], &acc, filtersHold: filtersHold, entered: entered, completionLimit: completionLimit,
                               pass: &pass, read: &read, in: txn)
                 return
@@ -367,10 +373,15 @@ extension SuggestContext {
                 continue
             }
             index += 1
-            if pass != nil, !pass!.contains(docnum) { continue }
+            var known = exactness
+            if pass != nil {
+                known = pass!.exactness(of: docnum)
+                if known.bound != pass!.typos { continue }
+            }
             if let prefix, try forward!.hasOrdinal(in: prefix, docnum, txn) == false { continue }
             guard let doc = try generation.document(docnum, in: txn) else { continue }
             last = CandidateKey(typos: 0, field: 0, startsWith: false, weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
+            candidateExactness = filtersHold ? known : .unknown
             if try consider(doc, &acc, filtersHold: filtersHold, entryKnown: !entered.isEmpty && contains(entered, docnum)) {
                 matched += 1
             }

@@ -77,7 +77,7 @@ extension SuggestContext {
         acc.wantsCompletions = false
         var considered = Set<UInt32>()
         let levels = Self.distinctLevels(regions.lazy.map(\.distance),
-                                         deltaMatches.lazy.map(\.distance) + deltaRegions.lazy.map(\.distance) + (lists == nil ? [] : [0]))
+                                         deltaMatches.distances + deltaRegions.lazy.map(\.distance) + (lists == nil ? [] : [0]))
         for level in levels where acc.entries.limit > 0 {
             if acc.entries.isFull, let worst = acc.entries.worst, worst.typos < level { break }
             var merge = try RegionMerge(regions.filter { $0.distance == level }, generation: generation, in: txn)
@@ -109,8 +109,8 @@ extension SuggestContext {
                                           considered: &considered, &acc, in: txn)
             } else if hasDelta {
                 var docs: [UInt32] = []
-                for (term, distance) in deltaMatches where distance == level {
-                    try generation.appendDeltaPostings(of: term, includeDescription: false, to: &docs, in: txn)
+                for index in deltaMatches.indices(atDistance: level) {
+                    try generation.appendDeltaPostings(of: deltaMatches.term(at: index), includeDescription: false, to: &docs, in: txn)
                 }
                 for docnum in Set(docs) where considered.insert(docnum).inserted {
                     guard let doc = try generation.document(docnum, in: txn) else { continue }
@@ -186,7 +186,7 @@ extension SuggestContext {
     private func completeFromPostings(_ terms: TermList, partial: QueryWord, limit: Int, hasDelta: Bool,
                                       deltaListed: Bool, into acc: inout SuggestAccumulator, in txn: borrowing ReadTransaction) throws {
         var word = partial
-        let levels = Self.distinctLevels(terms.lazy.map(\.distance))
+        let levels = Self.distinctLevels(terms.distances)
         // The documents of each nearer level, as bitmaps: a farther word's postings are tested
         // against them one by one until a level-0 entry turns up, often to the end of the list
         // (most words one edit from "grab" are in no title with a "grab…" word). A binary search
@@ -197,7 +197,7 @@ extension SuggestContext {
             for level in levels where level < distance {
                 if levelDocuments[level] == nil {
                     // Base documents only: only base postings are tested (the delta's are verified below).
-                    levelDocuments[level] = try generation.baseNameDocumentBitmap(of: terms.filter { $0.distance == level }.terms,
+                    levelDocuments[level] = try generation.baseNameDocumentBitmap(of: terms.atDistance(level).terms,
                                                                                   in: txn)
                 }
                 if levelDocuments[level]!.contains(doc) { return level }
@@ -206,7 +206,7 @@ extension SuggestContext {
         }
         var known = 0
         for distance in levels where known < limit {
-            let levelTerms = terms.filter { $0.distance == distance }
+            let levelTerms = terms.atDistance(distance)
             var bests: [(typos: Int, doc: UInt32, term: ArraySlice<UInt8>)] = []
             for (term, _) in levelTerms {
                 guard let value = try txn.get(generation.schema.terms, term) else { continue }
