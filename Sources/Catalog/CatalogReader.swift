@@ -61,6 +61,8 @@ public final class CatalogReader {
     public let limits: CatalogLimits
     /// What has been read so far.
     public private(set) var summary = CatalogSummary()
+    /// The size of the file being read, when it is a regular file (nil for a pipe or bytes).
+    public var sizeHint: Int? { input?.sizeHint }
 
     private static let chunkBytes = 1 << 20
 

@@ -21,6 +21,9 @@ public enum InvalidLinePolicy: Sendable, Hashable {
 ///
 /// Complexity: O(size of the file).
 ///
+/// `progress` is called after each batch with what has been read so far and the file's size
+/// (nil for standard input or a pipe): a command's progress line.
+///
 /// Example:
 /// ```swift
 /// let (entries, errors, summary) = try loadCatalog(path: "shop.jsonl", policy: .skipInvalid)
@@ -28,7 +31,8 @@ public enum InvalidLinePolicy: Sendable, Hashable {
 /// print("\(entries.count) of \(summary.lines) lines loaded")
 /// ```
 public func loadCatalog(
-    path: String, policy: InvalidLinePolicy, limits: CatalogLimits = .init(), maximumReported: Int = 20
+    path: String, policy: InvalidLinePolicy, limits: CatalogLimits = .init(), maximumReported: Int = 20,
+    progress: ((_ read: CatalogSummary, _ totalBytes: Int?) -> Void)? = nil
 ) throws -> (entries: [CatalogEntry], errors: [CatalogLineError], summary: CatalogSummary) {
     let reader = try CatalogReader(path: path, limits: limits)
     var entries: [CatalogEntry] = []
@@ -50,6 +54,7 @@ public func loadCatalog(
                 }
             }
         }
+        progress?(reader.summary, reader.sizeHint)
     }
     if policy == .strict && totalErrors > 0 {
         throw CatalogValidationError(errors: errors, totalErrors: totalErrors)

@@ -415,10 +415,13 @@ public final class Shard: Sendable {
 
     // MARK: Generations
 
-    /// Builds a new generation from `entries` and activates it.
+    /// Builds a new generation from `entries` and activates it. `onStage` hears of each stage of
+    /// the build as it ends (its name and seconds), on the building thread: a command's progress.
     @discardableResult
-    public func build(from entries: consuming [CatalogEntry], parameters: IndexParameters = .init(), number: Int? = nil) throws -> GenerationInfo {
-        let info = try buildGeneration(from: consume entries, parameters: parameters, number: number)
+    public func build(from entries: consuming [CatalogEntry], parameters: IndexParameters = .init(), number: Int? = nil,
+                      onStage: BuildStageObserver? = nil) throws -> GenerationInfo {
+        let info = try buildGeneration(from: consume entries, parameters: parameters, number: number, label: nil, format: .current,
+                                       onStage: onStage)
         try activate(generation: info.number)
         var activated = info
         activated.state = .current
@@ -442,7 +445,7 @@ public final class Shard: Sendable {
     /// The same, in a chosen layout: tests build generations as earlier versions wrote them
     /// (``GenerationFormat/original``) to prove they are still read exactly.
     func buildGeneration(from entries: consuming [CatalogEntry], parameters: IndexParameters, number requested: Int?, label: String?,
-                         format: GenerationFormat) throws -> GenerationInfo {
+                         format: GenerationFormat, onStage: BuildStageObserver? = nil) throws -> GenerationInfo {
         try writable()
         if let requested { try Self.checkGenerationNumber(requested) }
         try Self.check(parameters)
@@ -479,6 +482,7 @@ public final class Shard: Sendable {
             builder.parameters = TrieParameters(listSize: parameters.listSize, heavyThreshold: parameters.heavyThreshold)
             builder.filterable = try SearchToken.Kind.filterable(parameters.filterableAttributes)
             builder.format = format
+            builder.onStage = onStage
             let statistics = try builder.build(consume entries, at: path)
             if let label { try layout.writeLabel(label, number) }
             try layout.markComplete(number)

@@ -5,7 +5,7 @@ import Index
 
 enum IndexCommand {
     static let help = """
-    usage: typeahead index --catalog FILE --dir DIR [--skip-invalid] [--shard I --shards N]
+    usage: typeahead index --catalog FILE --dir DIR [--skip-invalid] [--shard I --shards N] [--progress P]
 
     Builds a new index generation in DIR from a JSON Lines catalog ('-' reads standard input) and
     makes it current. The previous generation keeps serving until the new one is complete, and is
@@ -26,12 +26,14 @@ enum IndexCommand {
                               "value":"red"}) and token chips beside categories; the generation
                               keeps them (upserts and merges index them too). Each 1 to 64 bytes
                               of [a-z0-9_-], not "category" (default none)
+      --progress P            terminal, plain or none: where reading and building stand, on
+                              standard error (default: terminal on a terminal, else plain)
     """
 
     static func run(_ argv: [String]) throws -> Int32 {
         let args = try Arguments(argv, command: "index", flags: ["--skip-invalid"],
                                  options: ["--catalog", "--dir", "--list-size", "--heavy-threshold", "--shard", "--shards", "--generation",
-                                           "--filterable"])
+                                           "--filterable", "--progress"])
         if args.wantsHelp { print(help); return 0 }
         guard args.positionals.isEmpty else {
             throw UsageError(description: "typeahead index: unexpected argument \"\(args.positionals[0])\"")
@@ -48,11 +50,22 @@ enum IndexCommand {
             part = (try args.integer("--shard", default: 0, range: 0...(count - 1)), count)
         }
         let requestedGeneration = args.value("--generation") == nil ? nil : try args.integer("--generation", default: 1, range: 1...Int(Int32.max))
+        let style: IndexProgress.Style? = switch args.value("--progress") {
+        case nil: nil
+        case let name?:
+            try IndexProgress.Style(rawValue: name)
+                ?? { throw UsageError(description: "typeahead index: --progress must be terminal, plain or none, got \"\(name)\"") }()
+        }
+        let progress = IndexProgress(style: style)
+        defer { progress.end() }
         let started = Date()
         var loaded: (entries: [CatalogEntry], errors: [CatalogLineError], summary: CatalogSummary)
         do {
-            loaded = try loadCatalog(path: catalog, policy: args.flag("--skip-invalid") ? .skipInvalid : .strict)
+            loaded = try loadCatalog(path: catalog, policy: args.flag("--skip-invalid") ? .skipInvalid : .strict,
+                                     progress: { progress.read($0, totalBytes: $1) })
+            progress.finishedReading(loaded.summary)
         } catch let error as CatalogValidationError {
+            progress.end()
             printError("typeahead index: \(error.description)")
             printError("nothing was indexed; the current generation keeps serving. Fix the lines above or pass --skip-invalid.")
             return 1
@@ -71,7 +84,9 @@ enum IndexCommand {
         let count = loaded.entries.count
         let entries = loaded.entries
         loaded.entries = []
-        let info = try shard.build(from: consume entries, parameters: parameters, number: requestedGeneration)
+        let info = try shard.build(from: consume entries, parameters: parameters, number: requestedGeneration,
+                                   onStage: { progress.stage($0, seconds: $1) })
+        progress.end()
         let finished = Date()
         let seconds = finished.timeIntervalSince(started)
         let rate = Double(count) / max(seconds, 1e-9)

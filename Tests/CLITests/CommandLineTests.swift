@@ -207,6 +207,30 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(try run(["suggest", "--dir", shard, "--json", "blue"]).stdout.contains("Blue Shoes"))
     }
 
+    /// `typeahead index` says where it stands on standard error: the catalog read (lines, lines/s,
+    /// bytes; a bar, a percentage and an ETA when the size is known), then each build stage as it
+    /// ends. Plain lines off a terminal; nothing with `--progress none`.
+    func testIndexShowsWhereItStands() throws {
+        let catalog = try write("good.jsonl", good)
+        let plain = try run(["index", "--catalog", catalog, "--dir", directory + "/a", "--progress", "plain"])
+        XCTAssertEqual(plain.status, 0, plain.stderr)
+        let reading = plain.stderr.split(separator: "\n").filter { $0.hasPrefix("reading  [") }
+        XCTAssertTrue(reading.last?.contains("100%") == true && reading.last?.contains("ETA 0:00") == true, plain.stderr)
+        XCTAssertTrue(reading.last?.contains("lines/s") == true, plain.stderr)
+        for stage in ["analyse", "intern", "commit", "sync"] {
+            XCTAssertTrue(plain.stderr.contains("building: \(stage) "), "\(stage) in \(plain.stderr)")
+        }
+        let piped = try run(["index", "--catalog", "-", "--dir", directory + "/b", "--progress", "plain"], stdin: good)
+        XCTAssertEqual(piped.status, 0, piped.stderr)
+        XCTAssertTrue(piped.stderr.contains("reading  "), piped.stderr)
+        let silent = try run(["index", "--catalog", catalog, "--dir", directory + "/c", "--progress", "none"])
+        XCTAssertEqual(silent.status, 0, silent.stderr)
+        XCTAssertFalse(silent.stderr.contains("reading") || silent.stderr.contains("building"), silent.stderr)
+        let wrong = try run(["index", "--catalog", catalog, "--dir", directory + "/d", "--progress", "loud"])
+        XCTAssertNotEqual(wrong.status, 0)
+        XCTAssertTrue(wrong.stderr.contains("--progress must be terminal, plain or none"), wrong.stderr)
+    }
+
     func testInvalidUTF8IsReportedWithItsLine() throws {
         let path = directory + "/utf8.jsonl"
         var bytes = Array("{\"id\":\"1\",\"title\":\"ok\"}\n{\"id\":\"2\",\"title\":\"bad ".utf8)

@@ -42,10 +42,12 @@ struct GenerationBuilder {
     var parallel = true
     /// The attribute keys declared filterable (checked and sorted: ``SearchToken/Kind/filterable(_:)``).
     var filterable: [String] = []
+    /// Told of each stage as it ends (``BuildStageObserver``).
+    var onStage: BuildStageObserver?
     let analyzer = Analyzer()
 
     func build(_ entries: consuming [CatalogEntry], at path: String) throws -> BuildStatistics {
-        var clock = StageClock()
+        var clock = StageClock(observer: onStage)
         let analysed = analyse(entries)
         let weights = entries.map(\.weight)
         let ids = FlatStrings(entries.lazy.map(\.id))
@@ -356,14 +358,25 @@ func compareBytes(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt
     return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
 }
 
+/// Hears of each stage of a build as it ends: its name ("analyse", "intern", …) and seconds.
+/// Called on the building thread, between stages (never while a write transaction waits on it
+/// for long: an observer should only record or print).
+public typealias BuildStageObserver = (_ stage: String, _ seconds: Double) -> Void
+
 /// Times the stages of a build.
 struct StageClock {
     private var last = DispatchTime.now().uptimeNanoseconds
     private(set) var stages: [(name: String, seconds: Double)] = []
+    let observer: BuildStageObserver?
+
+    init(observer: BuildStageObserver? = nil) {
+        self.observer = observer
+    }
 
     mutating func mark(_ name: String) {
         let now = DispatchTime.now().uptimeNanoseconds
         stages.append((name, Double(now - last) / 1e9))
         last = now
+        observer?(name, stages[stages.count - 1].seconds)
     }
 }
