@@ -9,17 +9,22 @@ import XCTest
 /// ordinal range of a prefix. Checked against the documents themselves, across chunk boundaries,
 /// and by answers: the general plan with it answers as without it and as the reference.
 final class ForwardIndexTests: XCTestCase {
+    /// 400 random entries over a vocabulary of 40 words, in a shard with small heavy-node lists.
+    private static func randomShard(seed: UInt64) throws -> (vocabulary: [String], fixture: ExactnessTests.ShardFixture) {
+        var rng = SeededGenerator(seed: seed)
+        var catalog = RandomCatalog(vocabularySize: 40, rng: &rng)
+        let entries = catalog.randomEntries(400, &rng)
+        return (catalog.vocabulary, try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters(listSize: 4, heavyThreshold: 4)))
+    }
+
     /// For every base document and many prefixes: the document has an ordinal in the prefix's
     /// range exactly when one of its name words (title and alias words, as stored) starts with the
     /// prefix; and its ordinals are as many as its distinct name words.
     func testAPrefixRangeFindsExactlyTheDocumentsWithAWordUnderIt() throws {
-        var rng = SeededGenerator(seed: 0xF0E3_0001)
-        var catalog = RandomCatalog(vocabularySize: 40, rng: &rng)
-        let entries = catalog.randomEntries(400, &rng)
-        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters(listSize: 4, heavyThreshold: 4))
+        let (vocabulary, fixture) = try Self.randomShard(seed: 0xF0E3_0001)
         let generation = try fixture.shard.current()
         var prefixes = Set<[UInt8]>()
-        for word in catalog.vocabulary {
+        for word in vocabulary {
             let bytes = Array(word.lowercased().utf8)
             for length in 1...bytes.count { prefixes.insert(Array(bytes.prefix(length))) }
             prefixes.insert(bytes + [0x61])
@@ -57,6 +62,56 @@ final class ForwardIndexTests: XCTestCase {
         }
         XCTAssertGreaterThan(hits, 1000)
         XCTAssertLessThan(hits, checked / 2)
+    }
+
+    /// A typo'd word's distance to a base document read from its forward list
+    /// (``OrdinalDistances``: complete words by ``WordOrdinals``, a partial word by its walk's
+    /// regions as ordinal ranges) equals the word's automaton over the document's title and alias
+    /// words (``SuggestContext/bestNameDistance(_:_:)``), for every document and many words at
+    /// budgets 1 and 2, matching or not.
+    func testOrdinalDistancesEqualTheAutomataOverTheWords() throws {
+        let (vocabulary, fixture) = try Self.randomShard(seed: 0xF0E3_0004)
+        let generation = try fixture.shard.current()
+        var texts = Set<String>()
+        for word in vocabulary.map({ $0.lowercased() }) where word.count >= 4 {
+            texts.insert(word)
+            texts.insert(String(word.dropLast()))                      // a prefix
+            texts.insert(String(word.dropFirst()))                     // a deletion up front
+            texts.insert(String(word.prefix(2)) + "x" + String(word.dropFirst(3)))  // a substitution
+            texts.insert(word + "qq")                                  // two insertions
+            texts.insert(word + word)                                  // long: two edits allowed
+            texts.insert(String((word + word).dropFirst(2)))
+        }
+        texts.formUnion(["zzzzzz", "abcdefgh"])
+        var compared = 0, matched = 0
+        try generation.environment.read { txn in
+            var reader = try XCTUnwrap(generation.forwardReader())
+            for text in texts.sorted() {
+                do {
+                    var complete = QueryWord(text, isPartial: false, typos: .auto)
+                    var partial = QueryWord(text, isPartial: true, typos: .auto)
+                    guard complete.budget > 0 else { continue }
+                    let ordinals = try XCTUnwrap(try generation.wordOrdinals(complete, in: txn), text)
+                    let ranges = try XCTUnwrap(try generation.nameOrdinalRanges(ofPartial: partial, atMost: .max, in: txn), text)
+                    let distances = OrdinalDistances(words: [ordinals], partial: ranges)
+                    for docnum in 0..<generation.baseCount {
+                        let doc = try XCTUnwrap(try generation.document(docnum, in: txn))
+                        var read: [Int8] = [OrdinalDistances.none]
+                        var readPartial = OrdinalDistances.none
+                        XCTAssertTrue(try distances.read(docnum, &reader, txn, complete: &read, partial: &readPartial))
+                        let expected = SuggestContext.bestNameDistance(&complete, doc)
+                        let expectedPartial = SuggestContext.bestNameDistance(&partial, doc)
+                        XCTAssertEqual(read[0] >= 0 ? Int(read[0]) : nil, expected, "\(text) complete, document \(docnum)")
+                        XCTAssertEqual(readPartial >= 0 ? Int(readPartial) : nil, expectedPartial, "\(text) partial, document \(docnum)")
+                        compared += 1
+                        if expected != nil { matched += 1 }
+                    }
+                }
+            }
+        }
+        XCTAssertGreaterThan(matched, 500)
+        XCTAssertLessThan(matched, compared / 2)
+        XCTAssertTrue(texts.contains { QueryWord($0, isPartial: false, typos: .auto).budget == 2 }, "two-edit words are compared")
     }
 
     /// Chunks written by ``ForwardIndex/encodeChunk`` and read by the reader, in and across chunks,

@@ -10,9 +10,58 @@ extension Generation {
     }
 
     /// The ordinal of base name word `word`, or nil when it is none (or there is no forward index).
-    func nameOrdinal(of word: Bytes, in txn: borrowing ReadTransaction) throws -> UInt32? {
+    func nameOrdinal(of word: some StorageKey & Collection<UInt8>, in txn: borrowing ReadTransaction) throws -> UInt32? {
         guard schema.forward != nil, let value = try txn.get(schema.terms, word), Self.isNameWord(word, value) else { return nil }
         return try nameWordsBefore(word, in: txn)
+    }
+
+    /// The base name words a complete `word` with typos matches, as ordinals with their distances
+    /// (``WordOrdinals``); nil without a forward index, or when the word has more than
+    /// ``WordOrdinals/maximumTerms`` matches. Kept per word: the base never changes.
+    func wordOrdinals(_ word: QueryWord, in txn: borrowing ReadTransaction) throws -> WordOrdinals? {
+        precondition(!word.isPartial && word.budget > 0, "ordinals are mapped for complete words with typos")
+        guard schema.forward != nil, schema.nameOrdinals != nil else { return nil }
+        let key = TermMatchCache.Key(word: word.scalars, budget: word.budget, prefixMode: false)
+        if let known = ordinalMatches.cached(key) { return known.ordinals }
+        let matches = try terms(matching: word, in: txn)
+        var found: WordOrdinals?
+        if matches.count <= WordOrdinals.maximumTerms {
+            var ordinals = WordOrdinals()
+            // Delta-only and description-only words have no ordinal: no base document has them as
+            // a name word.
+            for index in matches.indices {
+                if let ordinal = try nameOrdinal(of: matches.term(at: index), in: txn) {
+                    ordinals.append(ordinal, distance: matches.distance(at: index))
+                }
+            }
+            found = ordinals
+        }
+        ordinalMatches.insert(OrdinalMatches(ordinals: found), for: key)
+        return found
+    }
+
+    /// A partial word's matches among the base name words as ordinal ranges with their distances,
+    /// ascending and disjoint: its walk's regions (``nameRegions(matching:terms:in:)``), a subtree
+    /// as the range of the words under its prefix, a single word as its ordinal. Nil without a
+    /// forward index, or when the walk has more than `limit` regions (each costs counts along
+    /// `terms`).
+    func nameOrdinalRanges(ofPartial word: QueryWord, atMost limit: Int,
+                           in txn: borrowing ReadTransaction) throws -> [(range: Range<UInt32>, distance: Int)]? {
+        guard schema.forward != nil, schema.nameOrdinals != nil else { return nil }
+        var none: TermList?
+        let regions = try nameRegions(matching: word, terms: &none, in: txn)
+        guard regions.count <= limit else { return nil }
+        var ranges: [(range: Range<UInt32>, distance: Int)] = []
+        ranges.reserveCapacity(regions.count)
+        for region in regions {
+            if region.isSubtree {
+                guard let range = try nameOrdinals(withPrefix: region.prefix, in: txn) else { return nil }
+                if !range.isEmpty { ranges.append((range, region.distance)) }
+            } else if let ordinal = try nameOrdinal(of: region.prefix, in: txn) {
+                ranges.append((ordinal..<(ordinal + 1), region.distance))
+            }
+        }
+        return ranges
     }
 
     /// The ordinals of the base name words that start with `prefix`: a base document has such a
@@ -59,7 +108,7 @@ extension Generation {
 
     /// Whether a `terms` entry is a base name word: a word (not a token pseudo-term) in some title
     /// or alias. The builder numbers exactly these (``GenerationBuilder/forwardLists(_:terms:documents:isWord:)``).
-    private static func isNameWord(_ word: Bytes, _ value: Bytes) -> Bool {
+    private static func isNameWord(_ word: some Collection<UInt8>, _ value: Bytes) -> Bool {
         guard let first = word.first, first >= TermWalk.firstWordByte else { return false }
         var reader = ByteReader(value)
         return ((try? reader.varint()) ?? 0) > 0

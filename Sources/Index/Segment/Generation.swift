@@ -35,6 +35,8 @@ final class Generation: Sendable {
         TermMatchCache.bytes(ofTerms: found.regions.lazy.map(\.prefix)) + 8 * found.regions.count
             + (found.terms?.memoryBytes ?? 0)
     }
+    /// Complete words' matches as forward-index ordinals (``WordOrdinals``), by word.
+    let ordinalMatches: StripedCache<TermMatchCache.Key, OrdinalMatches> = TermMatchCache.make { $0.ordinals?.memoryBytes ?? 64 }
     /// The chips a partial word's walk of the chip words found, by read snapshot.
     let categoryMatches: StripedCache<TermMatchCache.SnapshotKey, [SearchToken: Int]> = TermMatchCache.makeBySnapshot { found in
         // A dictionary slot (a token of two strings and a distance, 40 bytes) at a load of three
@@ -103,6 +105,7 @@ extension Generation {
     func cacheStatistics() -> [(name: String, statistics: StripedCacheStatistics, countsBytes: Bool)] {
         [("term_matches", termMatches.statistics(), true),
          ("term_regions", termRegions.statistics(), true),
+         ("ordinal_matches", ordinalMatches.statistics(), true),
          ("category_matches", categoryMatches.statistics(), true),
          ("filtered", filtered.statistics(), true),
          ("filtered_category_counts", filteredCategoryCounts.statistics(), false),

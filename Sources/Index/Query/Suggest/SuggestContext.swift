@@ -37,6 +37,15 @@ struct SuggestContext {
     /// document's words to find that was most of "python3-libt" and "Baia Mare": in the first
     /// pass every candidate has every word exactly.
     var candidateExactness = TypoPass.Exactness.unknown
+    /// While the general plan's walk reads typo'd words' distances from candidates' forward lists
+    /// (``OrdinalDistances``).
+    var ordinalDistances: OrdinalDistances?
+    /// Set by that walk for the base candidate it verifies, while ``candidateDistancesKnown``: each
+    /// complete word's distance (by index in `query.complete`) and the partial word's, for the words
+    /// ``ordinalDistances`` reads (``OrdinalDistances/none``: no word of the candidate matches).
+    var candidateCompleteDistances: [Int8] = []
+    var candidatePartialDistance: Int8 = OrdinalDistances.none
+    var candidateDistancesKnown = false
 
     /// Reading candidates is where time goes, so that is where a stop request is honoured
     /// (every 256 documents: the check is cheap, but not free).
@@ -93,10 +102,18 @@ struct SuggestContext {
         var typos = 0
         let completeExactly = completeWordsHoldExactly || candidateExactness.completeWords
         for i in query.complete.indices where !filtersHold || (query.complete[i].budget > 0 && !completeExactly) {
+            if filtersHold && candidateDistancesKnown, ordinalDistances!.readsWord[i] {
+                guard candidateCompleteDistances[i] >= 0 else { return nil }
+                typos += Int(candidateCompleteDistances[i])
+                continue
+            }
             guard let d = Self.bestNameDistance(&query.complete[i], doc) else { return nil }
             typos += d
         }
-        if query.partial != nil {
+        if query.partial != nil, filtersHold, candidateDistancesKnown, !candidateExactness.partialWord, ordinalDistances!.readsPartial {
+            guard candidatePartialDistance >= 0 else { return nil }
+            typos += Int(candidatePartialDistance)
+        } else if query.partial != nil {
             switch filtersHold ? (candidateExactness.partialWord ? 0 : partialDistanceAtMost) : nil {
             case 0?:
                 break

@@ -74,6 +74,7 @@ extension SuggestContext {
         }
         completeWordsHoldExactly = everyCompleteWordExact
         defer { completeWordsHoldExactly = false }
+        defer { ordinalDistances = nil; candidateDistancesKnown = false }
         // Query words match independently (two may match one title word, Semantics.md), so when
         // every candidate has a complete word's own term and the partial word matches that term,
         // the partial word matches every candidate, within that distance ("Camakee Cama" and
@@ -146,8 +147,14 @@ extension SuggestContext {
                     candidates = try generation.candidates(rest, withNameTerms: matches.terms, in: txn)
                 }
                 narrowedToTypoMatches = true
+                // Every candidate now has a name word within the budget of the partial word: with a
+                // budget of one, its distance is 0 or 1, told apart by a scan for the typed prefix
+                // rather than the word's automaton over every title and alias word
+                // (``partialDistanceAtMost``).
+                if partial.budget == 1 { partialDistanceAtMost = 1 }
             }
         }
+        try prepareOrdinalDistances(candidates: candidates.count, everyCompleteWordExact: everyCompleteWordExact, in: txn)
         // Then every candidate has one of the few matching words, and each word's best entry is
         // found from its own postings (`completeTypoWords`), so the walk below reads only until the
         // entries settle. Likewise for the few words of an exact partial word when complete words
@@ -280,6 +287,36 @@ extension SuggestContext {
     /// 4 ms), but not more than listing many: "glib" within one edit is every word under "lib".
     static let typoWalkMinimum = 256
 
+    /// Candidates from which typo'd words are measured through the forward index
+    /// (``OrdinalDistances``): mapping a word's matches costs a look-up each.
+    static let ordinalDistancesMinimum = 64
+
+    /// A partial word's walk regions are mapped to ordinal ranges (two counts along `terms` each)
+    /// only when there are at least this many candidates a region.
+    static let candidatesPerMappedRegion = 8
+
+    /// Sets ``ordinalDistances`` for the walk when some typo'd word's distances would otherwise
+    /// be computed by its automaton over each candidate's words: complete words with typos
+    /// (``WordOrdinals``, kept per generation, so a word typed once is mapped once) and a partial
+    /// word with typos whose distance nothing else implies (its regions, mapped per keystroke when
+    /// they are few for the candidates).
+    private mutating func prepareOrdinalDistances(candidates: Int, everyCompleteWordExact: Bool, in txn: borrowing ReadTransaction) throws {
+        guard candidates >= Self.ordinalDistancesMinimum, generation.forwardReader() != nil else { return }
+        var words: [WordOrdinals?] = Array(repeating: nil, count: query.complete.count)
+        if !everyCompleteWordExact {
+            for (index, word) in query.complete.enumerated() where word.budget > 0 {
+                words[index] = try generation.wordOrdinals(word, in: txn)
+            }
+        }
+        var partialRanges: [(range: Range<UInt32>, distance: Int)]?
+        if let partial = query.partial, partial.budget > 0, partialDistanceAtMost == nil {
+            partialRanges = try generation.nameOrdinalRanges(ofPartial: partial, atMost: candidates / Self.candidatesPerMappedRegion, in: txn)
+        }
+        guard partialRanges != nil || words.contains(where: { $0 != nil }) else { return }
+        ordinalDistances = OrdinalDistances(words: words, partial: partialRanges)
+        candidateCompleteDistances = Array(repeating: OrdinalDistances.none, count: words.count)
+    }
+
     /// Most documents read up front as possible startsWith matches (and at most one in 16 of the
     /// candidates): past it, the walk in rank order finds them as it goes.
     static let startsWithLimit = 512
@@ -326,7 +363,8 @@ extension SuggestContext {
                                pass: TypoPass? = nil, exactness: TypoPass.Exactness = .unknown, partialOrdinals: Range<UInt32>? = nil,
                                in txn: borrowing ReadTransaction) throws {
         let base = generation.baseCount
-        defer { candidateExactness = .unknown }
+        defer { candidateExactness = .unknown; candidateDistancesKnown = false }
+        var ordinalReader = ordinalDistances != nil && filtersHold ? generation.forwardReader() : nil
         // A base candidate without a name word that starts with the exact partial word cannot
         // match: its forward list (``ForwardIndex``) says so without reading it. Not while the
         // partial word's distance is implied (``partialDistanceAtMost``): then every one matches.
@@ -358,6 +396,7 @@ extension SuggestContext {
             let docnum = candidates[index]
             if docnum >= base {
                 candidateExactness = .unknown  // delta candidates are verified whole
+                candidateDistancesKnown = false
                 try rankDelta(candidates[index...], &acc, filtersHold: filtersHold, entered: entered, completionLimit: completionLimit,
                               pass: &pass, read: &read, in: txn)
                 return
@@ -382,6 +421,13 @@ extension SuggestContext {
             guard let doc = try generation.document(docnum, in: txn) else { continue }
             last = CandidateKey(typos: 0, field: 0, startsWith: false, weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
             candidateExactness = filtersHold ? known : .unknown
+            candidateDistancesKnown = false
+            // Only when some distance is not known already (the first pass needs none).
+            if ordinalReader != nil, ordinalDistances!.readsPartial && !known.partialWord
+                || ordinalDistances!.readsSomeWord && !known.completeWords && !completeWordsHoldExactly {
+                candidateDistancesKnown = try ordinalDistances!.read(docnum, &ordinalReader!, txn, complete: &candidateCompleteDistances,
+                                                                     partial: &candidatePartialDistance)
+            }
             if try consider(doc, &acc, filtersHold: filtersHold, entryKnown: !entered.isEmpty && contains(entered, docnum)) {
                 matched += 1
             }
