@@ -42,16 +42,60 @@ final class PartialWordCompletionsTests: XCTestCase {
             }
         }
         check("built")
-        // Delta documents with both kinds of words, and the best typo-free documents deleted.
+        try Self.update(fixture, &reference, entries: entries, near: near, exact: exact)
+        check("after updates")
+        XCTAssertGreaterThan(PartialWordPlan.completionsFromPostings.load(ordering: .relaxed), before + 4,
+                             "the completions must come from postings, the path under test")
+        print("[partial word completions from postings] \(compared) answers compared")
+    }
+
+    /// The region path's nearer entries (those with a word at a smaller distance, which may be the
+    /// best entries of words at this one) are first tested through the forward index: an entry
+    /// without a word at the distance is not read. Against the reference, fresh and after updates
+    /// and deletions, with entries skipped that way.
+    func testNearerEntriesWithoutAWordAtTheDistanceAreNotRead() throws {
+        var rng = SeededGenerator(seed: 0x6AAB_0002)
+        let near = ["grob", "crab", "grub", "gab", "grav", "brab", "grib", "garb", "drab", "gram"]
+        let exact = ["grab", "grabby", "grabens", "grabowski"]
+        let filler = ["pond", "tree", "house", "lake", "stone", "field", "river"]
+        var entries: [CatalogEntry] = []
+        // A few hundred typo-free documents (fewer than ``SuggestContext/nearerEntriesLimit``), few
+        // of them with a word one edit away too: most nearer entries have none.
+        for n in 0..<1500 {
+            var words = [rng.pick(filler), rng.pick(filler)]
+            if rng.chance(0.3) { words.append(rng.pick(exact)) }
+            if rng.chance(0.3) { words.append(rng.pick(near) + (rng.chance(0.5) ? String(rng.int(0...30)) : "")) }
+            words.shuffle(using: &rng)
+            entries.append(CatalogEntry(id: "e\(n)", title: words.joined(separator: " "), categories: ["c\(n % 4)"],
+                                        weight: UInt64(rng.chance(0.2) ? 77 : rng.int(1...100_000)),
+                                        aliases: rng.chance(0.05) ? [rng.pick(near)] : []))
+        }
+        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters(listSize: 2, heavyThreshold: 4))
+        var reference = ReferenceIndex(entries: entries)
+        let before = SuggestContext.nearerEntriesSkippedByForward.load(ordering: .relaxed)
+        func check(_ phase: String) {
+            for text in ["grab", "grob", "crab", "grabo", "gram"] {
+                for completions in [6, 12, 30] {
+                    let request = SuggestRequest(text: text, limits: SuggestLimits(entries: 5, categories: 0, completions: completions))
+                    XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request), "\(phase): \"\(text)\" \(completions)")
+                }
+            }
+        }
+        check("built")
+        try Self.update(fixture, &reference, entries: entries, near: near, exact: exact)
+        check("after updates")
+        XCTAssertGreaterThan(SuggestContext.nearerEntriesSkippedByForward.load(ordering: .relaxed), before + 100,
+                             "nearer entries must be skipped through the forward index, the path under test")
+    }
+
+    /// Delta documents with both kinds of words, and the best typo-free documents deleted.
+    private static func update(_ fixture: ExactnessTests.ShardFixture, _ reference: inout ReferenceIndex, entries: [CatalogEntry],
+                               near: [String], exact: [String]) throws {
         let updates = (0..<12).map { n in
             CatalogEntry(id: "new\(n)", title: "\(near[n % near.count]) \(exact[n % exact.count]) pond", categories: ["c1"],
                          weight: UInt64(10 + n * 9_000))
         }
         let deletes = entries.filter { title in exact.contains { title.title.contains($0) } }.sorted { $0.weight > $1.weight }.prefix(6).map(\.id)
         try GeneralPlanTests.update(fixture, &reference, upserting: updates, deleting: Array(deletes))
-        check("after updates")
-        XCTAssertGreaterThan(PartialWordPlan.completionsFromPostings.load(ordering: .relaxed), before + 4,
-                             "the completions must come from postings, the path under test")
-        print("[partial word completions from postings] \(compared) answers compared")
     }
 }

@@ -86,6 +86,22 @@ enum ForwardIndex {
             return found
         }
 
+        /// Whether base document `docnum` has an ordinal in one of `ranges` (ascending, disjoint);
+        /// nil when the document is not listed or its list is malformed. One merge of the two
+        /// ascending sequences.
+        @inline(__always)
+        mutating func hasOrdinal(inAny ranges: [Range<UInt32>], _ docnum: UInt32, _ txn: borrowing ReadTransaction) throws -> Bool? {
+            var found = false
+            var next = 0
+            guard try visit(docnum, txn, { ordinal in
+                while next < ranges.count, ranges[next].upperBound <= ordinal { next += 1 }
+                if next == ranges.count { return false }
+                if ranges[next].lowerBound <= ordinal { found = true; return false }
+                return true
+            }) else { return nil }
+            return found
+        }
+
         /// Calls `body` with each ordinal of base document `docnum`, ascending; false when the
         /// document is not listed or its list is malformed.
         mutating func forEachOrdinal(_ docnum: UInt32, _ txn: borrowing ReadTransaction, _ body: (UInt32) -> Void) throws -> Bool {

@@ -51,6 +51,13 @@ extension Generation {
         var none: TermList?
         let regions = try nameRegions(matching: word, terms: &none, in: txn)
         guard regions.count <= limit else { return nil }
+        return try nameOrdinalRanges(of: regions, in: txn)
+    }
+
+    /// Regions of a walk of the base term trie (in byte order) as ordinal ranges with their
+    /// distances, ascending and disjoint (empty ones left out); nil without a forward index.
+    func nameOrdinalRanges(of regions: [TermRegion], in txn: borrowing ReadTransaction) throws -> [(range: Range<UInt32>, distance: Int)]? {
+        guard schema.forward != nil, schema.nameOrdinals != nil else { return nil }
         var ranges: [(range: Range<UInt32>, distance: Int)] = []
         ranges.reserveCapacity(regions.count)
         for region in regions {

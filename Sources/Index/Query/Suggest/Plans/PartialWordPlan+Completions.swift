@@ -1,4 +1,5 @@
 import Storage
+import Synchronization
 
 /// Completions of a lone partial word from the heavy trie nodes of its regions, without listing
 /// the regions' terms.
@@ -23,6 +24,14 @@ import Storage
 extension SuggestContext {
     /// Entries of levels below the distance being read: how many are read at most.
     static let nearerEntriesLimit = 1024
+
+    /// Nearer entries from which their words are first tested through the forward index, and how
+    /// many at least per region mapped to ordinals (a region costs about as much as a few entries).
+    static let nearerEntriesByOrdinals = 32
+    static let nearerEntriesPerRegion = 2
+    /// Nearer entries not read because their forward lists have no word at the distance (for
+    /// tests: a path only its speed would otherwise show).
+    static let nearerEntriesSkippedByForward = Atomic<Int>(0)
 
     /// Subtree regions whose list proved nothing that are split into their children, at most,
     /// per distance (each split is one seek per child).
@@ -144,8 +153,25 @@ extension SuggestContext {
                 }
             }
         }
-        // Words at this distance that a nearer entry has: that entry may be their best.
+        // Words at this distance that a nearer entry has: that entry may be their best. Such a word
+        // lies in one of `regions` (they hold every word at this distance), so an entry whose
+        // forward list has no ordinal in them has none and is not read ("Flyc" on the synthetic
+        // 1M catalog read hundreds of "flyc…" entries to find words one edit away, most in none).
+        // Worth it when the regions, a few counts along `terms` each, are few for the entries.
+        var reader: ForwardIndex.Reader?
+        var ranges: [Range<UInt32>] = []
+        if nearer.count >= Self.nearerEntriesByOrdinals, regions.count * Self.nearerEntriesPerRegion <= nearer.count,
+           let found = try generation.nameOrdinalRanges(of: regions, in: txn) {
+            reader = generation.forwardReader()
+            ranges = found.map(\.range)
+        }
+        var skipped = 0
+        defer { if skipped > 0 { Self.nearerEntriesSkippedByForward.add(skipped, ordering: .relaxed) } }
         for (docnum, level) in nearer {
+            if reader != nil, try reader!.hasOrdinal(inAny: ranges, docnum, txn) == false {
+                skipped += 1
+                continue
+            }
             guard let doc = try generation.document(docnum, in: txn) else { continue }
             doc.forEachOfferedWord(matching: { word.distance(to: $0) == distance ? () : nil }) { name, _ in
                 offer(Ranked(level: level, best: docnum, term: Array(name)))
