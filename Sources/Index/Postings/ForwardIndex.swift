@@ -87,14 +87,20 @@ enum ForwardIndex {
         }
 
         /// Whether base document `docnum` has an ordinal in one of `ranges` (ascending, disjoint);
-        /// nil when the document is not listed or its list is malformed. One merge of the two
-        /// ascending sequences.
+        /// nil when the document is not listed or its list is malformed. Each ordinal (ascending)
+        /// binary-searches the ranges from where the one before stopped: O(k log r) for k ordinals,
+        /// where stepping through hundreds of ranges was most of "Flyc" on the synthetic 1M catalog.
         @inline(__always)
         mutating func hasOrdinal(inAny ranges: [Range<UInt32>], _ docnum: UInt32, _ txn: borrowing ReadTransaction) throws -> Bool? {
             var found = false
             var next = 0
             guard try visit(docnum, txn, { ordinal in
-                while next < ranges.count, ranges[next].upperBound <= ordinal { next += 1 }
+                // The first range from `next` that ends after the ordinal.
+                var high = ranges.count
+                while next < high {
+                    let mid = (next + high) / 2
+                    if ranges[mid].upperBound <= ordinal { next = mid + 1 } else { high = mid }
+                }
                 if next == ranges.count { return false }
                 if ranges[next].lowerBound <= ordinal { found = true; return false }
                 return true
