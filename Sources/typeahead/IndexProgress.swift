@@ -32,7 +32,7 @@ final class IndexProgress {
 
     /// What the catalog reader has read so far (`totalBytes`: the file's size, nil for a pipe).
     func read(_ summary: CatalogSummary, totalBytes: Int?) {
-        guard style != .none, due(force: false) else { return }
+        guard style != .none, isDue() else { return }
         show(Self.readingLine(lines: summary.lines, bytes: summary.bytes, totalBytes: totalBytes, seconds: seconds(since: started)))
     }
 
@@ -95,10 +95,10 @@ final class IndexProgress {
     }
 
     /// Whether a line is due: every 200 ms on a terminal, every 5 s otherwise.
-    private func due(force: Bool) -> Bool {
+    private func isDue() -> Bool {
         let now = ContinuousClock.now
         let interval: Duration = style == .terminal ? .milliseconds(200) : .seconds(5)
-        if !force, let lastRender, now - lastRender < interval { return false }
+        if let lastRender, now - lastRender < interval { return false }
         lastRender = now
         return true
     }

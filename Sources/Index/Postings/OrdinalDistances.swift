@@ -20,7 +20,8 @@ struct OrdinalDistances {
     private var entries: [UInt64] = []
     /// For each complete word: whether its distances are read here (else its automaton decides).
     let readsWord: [Bool]
-    var readsSomeWord: Bool { !entries.isEmpty || readsWord.contains(true) }
+    /// Some complete word's distances are read here.
+    let readsSomeWord: Bool
     /// The partial word's ranges, ascending and disjoint, or none when it is not read here.
     private var lowers: [UInt32] = []
     private var uppers: [UInt32] = []
@@ -31,6 +32,7 @@ struct OrdinalDistances {
     /// ranges with their distances, ascending and disjoint (nil: not read here).
     init(words: [WordOrdinals?], partial: [(range: Range<UInt32>, distance: Int)]?) {
         readsWord = words.map { $0 != nil }
+        readsSomeWord = readsWord.contains(true)
         for (index, ordinals) in words.enumerated() {
             guard let ordinals else { continue }
             for (ordinal, distance) in zip(ordinals.ordinals, ordinals.distances) {

@@ -1,7 +1,8 @@
 /// The base name words a complete query word matches with typos, as forward-index ordinals
 /// (``ForwardIndex``) with their distances, ascending: a candidate's distance to the word is read
-/// from its forward list (the smallest distance among its ordinals found here) instead of running
-/// the word's automaton over every word of its title and aliases.
+/// from its forward list (the smallest distance among its ordinals found here, through
+/// ``OrdinalDistances``) instead of running the word's automaton over every word of its title and
+/// aliases.
 ///
 /// Why: "Baia Mare" on the cities catalog verifies about a thousand candidates with "baia" within
 /// one edit; their titles and multilingual aliases hold dozens of words each, and the automaton
@@ -23,17 +24,6 @@ struct WordOrdinals: Sendable {
         precondition(ordinals.last.map { $0 < ordinal } ?? true, "ordinals ascend with the terms' byte order")
         ordinals.append(ordinal)
         distances.append(UInt8(truncatingIfNeeded: distance))
-    }
-
-    /// The distance of the word with `ordinal`, or nil when it is no match.
-    @inline(__always)
-    func distance(of ordinal: UInt32) -> Int? {
-        var low = 0, high = ordinals.count
-        while low < high {
-            let mid = (low + high) / 2
-            if ordinals[mid] < ordinal { low = mid + 1 } else { high = mid }
-        }
-        return low < ordinals.count && ordinals[low] == ordinal ? Int(distances[low]) : nil
     }
 
     /// The memory it holds, for the cache's budget.

@@ -301,7 +301,7 @@ extension SuggestContext {
     /// word with typos whose distance nothing else implies (its regions, mapped per keystroke when
     /// they are few for the candidates).
     private mutating func prepareOrdinalDistances(candidates: Int, everyCompleteWordExact: Bool, in txn: borrowing ReadTransaction) throws {
-        guard candidates >= Self.ordinalDistancesMinimum, generation.forwardReader() != nil else { return }
+        guard candidates >= Self.ordinalDistancesMinimum, generation.schema.forward != nil else { return }
         var words: [WordOrdinals?] = Array(repeating: nil, count: query.complete.count)
         if !everyCompleteWordExact {
             for (index, word) in query.complete.enumerated() where word.budget > 0 {
@@ -364,12 +364,13 @@ extension SuggestContext {
                                in txn: borrowing ReadTransaction) throws {
         let base = generation.baseCount
         defer { candidateExactness = .unknown; candidateDistancesKnown = false }
-        var ordinalReader = ordinalDistances != nil && filtersHold ? generation.forwardReader() : nil
         // A base candidate without a name word that starts with the exact partial word cannot
         // match: its forward list (``ForwardIndex``) says so without reading it. Not while the
         // partial word's distance is implied (``partialDistanceAtMost``): then every one matches.
         let prefix = filtersHold && partialDistanceAtMost == nil ? partialOrdinals : nil
-        var forward = prefix != nil ? generation.forwardReader() : nil
+        let readsDistances = filtersHold && ordinalDistances != nil
+        // One reader for both uses (it keeps the chunk last read).
+        var forward = prefix != nil || readsDistances ? generation.forwardReader() : nil
         var candidates = candidates
         var pass = pass
         var index = 0
@@ -423,9 +424,9 @@ extension SuggestContext {
             candidateExactness = filtersHold ? known : .unknown
             candidateDistancesKnown = false
             // Only when some distance is not known already (the first pass needs none).
-            if ordinalReader != nil, ordinalDistances!.readsPartial && !known.partialWord
+            if readsDistances, forward != nil, ordinalDistances!.readsPartial && !known.partialWord
                 || ordinalDistances!.readsSomeWord && !known.completeWords && !completeWordsHoldExactly {
-                candidateDistancesKnown = try ordinalDistances!.read(docnum, &ordinalReader!, txn, complete: &candidateCompleteDistances,
+                candidateDistancesKnown = try ordinalDistances!.read(docnum, &forward!, txn, complete: &candidateCompleteDistances,
                                                                      partial: &candidatePartialDistance)
             }
             if try consider(doc, &acc, filtersHold: filtersHold, entryKnown: !entered.isEmpty && contains(entered, docnum)) {
