@@ -301,7 +301,7 @@ final class GeneralPlanTests: XCTestCase {
             // "thom", one edit from "thou": with typos, the first pass holds fewer candidates
             // than the filtered list, and the narrowing must keep to the pass.
             var words = [rng.chance(0.9) ? (rng.chance(0.85) ? "thou" : "thom") : "camakee"]
-            if rng.chance(0.04) { words.append(rare.randomElement(using: &rng)!) }
+            if rng.chance(0.03) { words.append(rare.randomElement(using: &rng)!) }
             words.shuffle(using: &rng)
             // A filler word first: no title starts with the text, so the entries do not settle
             // from the titles read up front, and the walk reaches its probe.
@@ -382,6 +382,79 @@ final class GeneralPlanTests: XCTestCase {
         // are left unread.
         let updates = family.filter { $0.hasPrefix("wor") }.prefix(30).enumerated().map { n, word in
             CatalogEntry(id: "d\(n)", title: "fort worth \(word)", categories: ["c0"], weight: UInt64(2_000_000 + n))
+        }
+        try Self.update(fixture, &reference, upserting: updates,
+                        deleting: entries.sorted { $0.weight > $1.weight }.prefix(10).map(\.id))
+        check("after updates")
+    }
+
+    /// Once the entries are settled, a candidate whose words under the exact partial word are all
+    /// final completions is passed over unread ("r-cr" on Debian: a thousand "r cran …" titles
+    /// before the other words starting "cr"). Here most titles pair a common word with "cran",
+    /// and rarer words under "cr" (in titles and in aliases, some of them spelling variants a
+    /// title word of the same entry hides, so a word met unoffered stays open) are spread down the
+    /// rank order, with tied weights; a typo'd twin of the common word makes later passes.
+    func testCandidatesWithOnlyFinalWordsArePassedOver() throws {
+        var rng = SeededGenerator(seed: 20261206)
+        // More words under "cr" than the plan lists to take completions from their postings (256),
+        // so the walk in rank order is what completes: most of them only in a few entries without
+        // the common word (as "node-lodash-packages" lists hundreds of aliases on Debian).
+        let letters = Array("abdeilmnoprstuy")
+        var rare = ["crayon", "crul", "crosstalk", "credentials", "crisp", "crumb", "cron", "crane", "cranium", "crab"]
+        while rare.count < 400 {
+            let word = "cr" + String((0..<Int.random(in: 2...5, using: &rng)).map { _ in letters.randomElement(using: &rng)! })
+            if !rare.contains(word), word != "cran" { rare.append(word) }
+        }
+        var entries: [CatalogEntry] = []
+        for n in 0..<3000 {
+            var words = [rng.chance(0.9) ? "rlang" : "rlamg"]
+            if rng.chance(0.85) { words.append("cran") }
+            if rng.chance(0.03) { words.append(rare.randomElement(using: &rng)!) }
+            words.append(Self.filler.randomElement(using: &rng)!)
+            words.shuffle(using: &rng)
+            // "crayons" spells the title's "crayon" another way (not offered); "crimson" is offered.
+            var aliases: [String] = []
+            if rng.chance(0.03) { aliases.append(rng.chance(0.5) ? "crayons" : "crimson \(words[0])") }
+            entries.append(CatalogEntry(id: "r\(n)", title: words.joined(separator: " "), categories: ["c\(n % 4)"],
+                                        weight: UInt64(rng.chance(0.3) ? 50 : Int.random(in: 1...100_000, using: &rng)),
+                                        aliases: aliases))
+        }
+        // Read once the entries are settled: "crayons" in A's alias spells A's "crayon" another way,
+        // so A does not offer it and it stays open for B, which does.
+        for n in 0..<3 {
+            entries.append(CatalogEntry(id: "first\(n)", title: "rlang cran \(Self.filler[n])", categories: ["c2"], weight: UInt64(300_000 + n)))
+        }
+        entries.append(CatalogEntry(id: "A", title: "rlang crayon", categories: ["c2"], weight: 250_000, aliases: ["crayons"]))
+        entries.append(CatalogEntry(id: "B", title: "rlang crayons adria", categories: ["c2"], weight: 240_000))
+        // A candidate of a later pass may have more typos than the pass's bound: "rlangxyqq" is two
+        // edits from "rlangxyzw", in the pass of one, and read before the lighter "rlangxyzq" (one
+        // edit), which is the better entry of "crzz" for all that.
+        for n in 0..<3 {
+            entries.append(CatalogEntry(id: "exact\(n)", title: "rlangxyzw cran \(Self.filler[n])", categories: ["c2"], weight: UInt64(300_000 + n)))
+        }
+        entries.append(CatalogEntry(id: "D2", title: "rlangxyqq crzz", categories: ["c2"], weight: 280_000))
+        entries.append(CatalogEntry(id: "D1", title: "rlangxyzq crzz", categories: ["c2"], weight: 270_000))
+        for n in 0..<8 {
+            entries.append(CatalogEntry(id: "many\(n)", title: "bundle \(n)", categories: ["c0"], weight: 7,
+                                        aliases: rare.dropFirst(n * 50).prefix(50).map { "bundle \($0)" }))
+        }
+        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters())
+        var reference = ReferenceIndex(entries: entries)
+        let texts = ["rlang cr", "rlang cra", "rlang c", "rlang cran c", "rlamg cr", "rlangs cr", "cran rlang cr", "rlang crayo", "rlangxyzw cr"]
+        func check(_ phase: String) {
+            let before = SuggestContext.candidatesWithFinalWordsPassedOver.load(ordering: .relaxed)
+            Self.compare(fixture, reference, texts: texts, tokens: [[], [.category("c2")]],
+                         limits: [SuggestLimits(entries: 10, categories: 3, completions: 5), SuggestLimits(entries: 3, categories: 0, completions: 12),
+                                  SuggestLimits(entries: 0, categories: 0, completions: 2), SuggestLimits(entries: 1, categories: 1, completions: 1)],
+                         phase: phase)
+            let passed = SuggestContext.candidatesWithFinalWordsPassedOver.load(ordering: .relaxed) - before
+            print("[general plan, final completion words] \(phase): \(passed) candidates passed over")
+            XCTAssertGreaterThan(passed, 1000, "\(phase): candidates are passed over, so that rule is what is tested")
+        }
+        check("built")
+        // Delta entries with rare words, heavier than any base one, and the best base ones deleted.
+        let updates = rare.prefix(6).enumerated().map { n, word in
+            CatalogEntry(id: "d\(n)", title: "rlang \(word) cran", categories: ["c2"], weight: UInt64(200_000 + n))
         }
         try Self.update(fixture, &reference, upserting: updates,
                         deleting: entries.sorted { $0.weight > $1.weight }.prefix(10).map(\.id))

@@ -91,6 +91,13 @@ struct SuggestAccumulator {
     ///   does not rank after `last` either: an entry kept from an earlier pass, or from the delta,
     ///   may (its typos can equal this pass's bound), and then reading goes on.
     mutating func isSettled(completionLimit: Int, after last: CandidateKey?) -> Bool {
+        entriesSettled(after: last)
+            && (!wantsCompletions || perfectCompletions >= completionLimit || completionsFinal(limit: completionLimit))
+    }
+
+    /// The entries' part of ``isSettled(completionLimit:after:)``: no base document later in rank
+    /// order than `last` can enter them.
+    func entriesSettled(after last: CandidateKey?) -> Bool {
         if entries.limit > 0 {
             // `bestTypos` is a lower bound of every unread candidate's typos.
             guard entries.isFull, let worst = entries.worst else { return false }
@@ -102,7 +109,7 @@ struct SuggestAccumulator {
                 guard !(unread < worst) else { return false }
             }
         }
-        return !wantsCompletions || perfectCompletions >= completionLimit || completionsFinal(limit: completionLimit)
+        return true
     }
 
     /// With the open words known: at least `limit` completions rank before anything an open

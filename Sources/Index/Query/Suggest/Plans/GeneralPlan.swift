@@ -1,4 +1,5 @@
 import Storage
+import Synchronization
 
 /// Complete words or tokens (with or without a partial word): "red sh", "kitchen tow",
 /// `category:Garden` + "ho". Candidates come from postings alone: the complete words' and tokens'
@@ -378,6 +379,15 @@ extension SuggestContext {
         var last: CandidateKey?
         var probe = narrowing == nil ? Int.max : Self.narrowingProbe
         var matched = 0
+        // Once the entries are settled, a candidate can change only the completions, and only by a
+        // word under the prefix whose completion is not final yet (``noteFinalWords``): one whose
+        // words are all final is passed over on its forward list, unread. "r-cr" on Debian: its
+        // 1,100 "r-cran-…" candidates offer "cran" again and again, while the other words
+        // starting "cr" that complete the answer sit far down the rank order.
+        var finalOrdinals: [UInt32] = []
+        let tracksFinalWords = prefix != nil && acc.wantsCompletions
+        var passedOver = 0
+        defer { if passedOver > 0 { Self.candidatesWithFinalWordsPassedOver.add(passedOver, ordering: .relaxed) } }
         while index < candidates.count {
             if index == probe {
                 // The probe's matches estimate how much more the walk would read.
@@ -418,7 +428,14 @@ extension SuggestContext {
                 known = pass!.exactness(of: docnum)
                 if known.bound != pass!.typos { continue }
             }
-            if let prefix, try forward!.hasOrdinal(in: prefix, docnum, txn) == false { continue }
+            var entriesSettled = false
+            if let prefix {
+                entriesSettled = tracksFinalWords && acc.entriesSettled(after: last)
+                if try forward!.hasOrdinal(in: prefix, notIn: entriesSettled ? finalOrdinals : [], docnum, txn) == false {
+                    if entriesSettled, !finalOrdinals.isEmpty { passedOver += 1 }
+                    continue
+                }
+            }
             guard let doc = try generation.document(docnum, in: txn) else { continue }
             last = CandidateKey(typos: 0, field: 0, startsWith: false, weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
             candidateExactness = filtersHold ? known : .unknown
@@ -432,6 +449,47 @@ extension SuggestContext {
             if try consider(doc, &acc, filtersHold: filtersHold, entryKnown: !entered.isEmpty && contains(entered, docnum)) {
                 matched += 1
             }
+            if entriesSettled, acc.wantsCompletions {
+                try Self.noteFinalWords(of: doc, under: query.partial!.bytes, ordinals: prefix!, acc, forward: &forward!,
+                                        into: &finalOrdinals, txn)
+            }
+        }
+    }
+
+    /// Candidates passed over by ``noteFinalWords``' ordinals (with those that have no word under
+    /// the prefix at all, once some word is final): tests check that the rule is what they test.
+    static let candidatesWithFinalWordsPassedOver = Atomic<Int>(0)
+
+    /// Adds to `final` the ordinals of `doc`'s name words under `prefix` (the exact partial word,
+    /// whose words are the ordinals in `range`) whose completion is final: noted from an entry with
+    /// no more typos than any unread candidate can have (`acc.bestTypos`), which no later base
+    /// document can better, as it ranks after that entry with at least as many typos. Only base
+    /// documents are passed over by these ordinals; the delta is read as before.
+    ///
+    /// A document's distinct words under the prefix, in byte order, are its ordinals in the range,
+    /// in order (ordinals number the name words in byte order, ``ForwardIndex``), so they are
+    /// paired without looking an ordinal up. Were the counts ever to differ, nothing is added:
+    /// that only reads more.
+    private static func noteFinalWords(of doc: DocumentView, under prefix: [UInt8], ordinals range: Range<UInt32>,
+                                       _ acc: SuggestAccumulator, forward: inout ForwardIndex.Reader,
+                                       into final: inout [UInt32], _ txn: borrowing ReadTransaction) throws {
+        var ordinals: [UInt32] = []
+        guard try forward.forEachOrdinal(doc.docnum, txn, { if range.contains($0) { ordinals.append($0) } }) else { return }
+        var words: [Bytes] = []
+        for list in [doc.sortTitle, doc.aliasWords] {
+            for word in WordList(bytes: list) where word.starts(with: prefix) { words.append(word) }
+        }
+        words.sort { $0.lexicographicallyPrecedes($1) }
+        var distinct = 0
+        for word in words where distinct == 0 || !words[distinct - 1].elementsEqual(word) {
+            words[distinct] = word
+            distinct += 1
+        }
+        guard distinct == ordinals.count else { return }
+        for (ordinal, word) in zip(ordinals, words.prefix(distinct)) where !final.contains(ordinal) {
+            guard let index = word.withUnsafeBytes({ acc.completions.index(of: $0) }),
+                  acc.completions.entries[index].value.key.typos <= acc.bestTypos else { continue }
+            final.append(ordinal)
         }
     }
 
@@ -531,3 +589,4 @@ extension SuggestContext {
         return docs
     }
 }
+
