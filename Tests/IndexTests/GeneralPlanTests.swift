@@ -434,6 +434,19 @@ final class GeneralPlanTests: XCTestCase {
         }
         entries.append(CatalogEntry(id: "D2", title: "rlangxyqq crzz", categories: ["c2"], weight: 280_000))
         entries.append(CatalogEntry(id: "D1", title: "rlangxyzq crzz", categories: ["c2"], weight: 270_000))
+        // A typo'd partial word among fewer candidates (no term walk: completions come from the
+        // walk), whose matches are mapped to ordinal ranges: "tomlo crayo" matches "crayon",
+        // "craxon", "cayo…" within one edit, most of them in many candidates.
+        let near = ["crayon", "craxon", "cayol", "crayo", "crxyo", "crayonne", "rayos", "cryaon"]
+        for n in 0..<220 {
+            var words = ["tomlo", rng.chance(0.8) ? "crayon" : near.randomElement(using: &rng)!]
+            if rng.chance(0.3) { words.append(rare.randomElement(using: &rng)!) }
+            words.append(Self.filler.randomElement(using: &rng)!)
+            words.shuffle(using: &rng)
+            entries.append(CatalogEntry(id: "t\(n)", title: words.joined(separator: " "), categories: ["c\(n % 3)"],
+                                        weight: UInt64(rng.chance(0.2) ? 40 : Int.random(in: 1...100_000, using: &rng)),
+                                        aliases: rng.chance(0.05) ? ["crayons tomlo"] : []))
+        }
         for n in 0..<8 {
             entries.append(CatalogEntry(id: "many\(n)", title: "bundle \(n)", categories: ["c0"], weight: 7,
                                         aliases: rare.dropFirst(n * 50).prefix(50).map { "bundle \($0)" }))
@@ -448,8 +461,15 @@ final class GeneralPlanTests: XCTestCase {
                                   SuggestLimits(entries: 0, categories: 0, completions: 2), SuggestLimits(entries: 1, categories: 1, completions: 1)],
                          phase: phase)
             let passed = SuggestContext.candidatesWithFinalWordsPassedOver.load(ordering: .relaxed) - before
-            print("[general plan, final completion words] \(phase): \(passed) candidates passed over")
+            // The typo'd partial word's walks alone.
+            let typoBefore = SuggestContext.candidatesWithFinalWordsPassedOver.load(ordering: .relaxed)
+            Self.compare(fixture, reference, texts: ["tomlo crayo", "tomlo craxo", "tomlo cray", "tomlo crayon"], tokens: [[]],
+                         limits: [SuggestLimits(entries: 3, categories: 0, completions: 5), SuggestLimits(entries: 1, categories: 1, completions: 8)],
+                         phase: phase)
+            let typoPassed = SuggestContext.candidatesWithFinalWordsPassedOver.load(ordering: .relaxed) - typoBefore
+            print("[general plan, final completion words] \(phase): \(passed) candidates passed over, \(typoPassed) of a typo'd word")
             XCTAssertGreaterThan(passed, 1000, "\(phase): candidates are passed over, so that rule is what is tested")
+            XCTAssertGreaterThan(typoPassed, 100, "\(phase): a typo'd word's candidates are passed over too")
         }
         check("built")
         // Delta entries with rare words, heavier than any base one, and the best base ones deleted.

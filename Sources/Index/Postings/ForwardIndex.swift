@@ -86,6 +86,19 @@ enum ForwardIndex {
             return found
         }
 
+        /// Whether base document `docnum` has an ordinal that `matches` and is not in `seen`; nil
+        /// when the document is not listed or its list is malformed.
+        @inline(__always)
+        mutating func hasOrdinal(where matches: (UInt32) -> Bool, notIn seen: [UInt32], _ docnum: UInt32,
+                                 _ txn: borrowing ReadTransaction) throws -> Bool? {
+            var found = false
+            guard try visit(docnum, txn, { ordinal in
+                if matches(ordinal), !seen.contains(ordinal) { found = true; return false }
+                return true
+            }) else { return nil }
+            return found
+        }
+
         /// Whether base document `docnum` has an ordinal in one of `ranges` (ascending, disjoint);
         /// nil when the document is not listed or its list is malformed. Each ordinal (ascending)
         /// binary-searches the ranges from where the one before stopped: O(k log r) for k ordinals,

@@ -48,6 +48,17 @@ struct OrdinalDistances {
         }
     }
 
+    /// Whether `ordinal` is in one of the partial word's ranges: a word the partial word matches.
+    /// O(log ranges).
+    func partialMatches(_ ordinal: UInt32) -> Bool {
+        var low = 0, high = lowers.count
+        while low < high {
+            let mid = (low + high) / 2
+            if lowers[mid] <= ordinal { low = mid + 1 } else { high = mid }
+        }
+        return low > 0 && ordinal < uppers[low - 1]
+    }
+
     /// No distance known: the word matches none of the candidate's words.
     static let none: Int8 = -1
 

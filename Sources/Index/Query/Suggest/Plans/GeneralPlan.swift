@@ -380,12 +380,15 @@ extension SuggestContext {
         var probe = narrowing == nil ? Int.max : Self.narrowingProbe
         var matched = 0
         // Once the entries are settled, a candidate can change only the completions, and only by a
-        // word under the prefix whose completion is not final yet (``noteFinalWords``): one whose
-        // words are all final is passed over on its forward list, unread. "r-cr" on Debian: its
-        // 1,100 "r-cran-…" candidates offer "cran" again and again, while the other words
-        // starting "cr" that complete the answer sit far down the rank order.
+        // word the partial word matches whose completion is not final yet (``noteFinalWords``):
+        // one whose words are all final is passed over on its forward list, unread. "r-cr" on
+        // Debian: its 1,100 "r-cran-…" candidates offer "cran" again and again, while the other
+        // words starting "cr" that complete the answer sit far down the rank order. The partial
+        // word's words are known by ordinal when it is exact (`prefix`) or when its typo matches
+        // are mapped to ranges (``OrdinalDistances``).
         var finalOrdinals: [UInt32] = []
-        let tracksFinalWords = prefix != nil && acc.wantsCompletions
+        let typoRanges = prefix == nil && readsDistances && ordinalDistances!.readsPartial && query.partial != nil
+        let tracksFinalWords = (prefix != nil || typoRanges) && acc.wantsCompletions
         var passedOver = 0
         defer { if passedOver > 0 { Self.candidatesWithFinalWordsPassedOver.add(passedOver, ordering: .relaxed) } }
         while index < candidates.count {
@@ -428,11 +431,15 @@ extension SuggestContext {
                 known = pass!.exactness(of: docnum)
                 if known.bound != pass!.typos { continue }
             }
-            var entriesSettled = false
+            let entriesSettled = tracksFinalWords && acc.entriesSettled(after: last)
             if let prefix {
-                entriesSettled = tracksFinalWords && acc.entriesSettled(after: last)
                 if try forward!.hasOrdinal(in: prefix, notIn: entriesSettled ? finalOrdinals : [], docnum, txn) == false {
                     if entriesSettled, !finalOrdinals.isEmpty { passedOver += 1 }
+                    continue
+                }
+            } else if entriesSettled {
+                if try forward!.hasOrdinal(where: { ordinalDistances!.partialMatches($0) }, notIn: finalOrdinals, docnum, txn) == false {
+                    if !finalOrdinals.isEmpty { passedOver += 1 }
                     continue
                 }
             }
@@ -450,34 +457,38 @@ extension SuggestContext {
                 matched += 1
             }
             if entriesSettled, acc.wantsCompletions {
-                try Self.noteFinalWords(of: doc, under: query.partial!.bytes, ordinals: prefix!, acc, forward: &forward!,
-                                        into: &finalOrdinals, txn)
+                try noteFinalWords(of: doc, prefix: prefix, acc, forward: &forward!, into: &finalOrdinals, txn)
             }
         }
     }
 
-    /// Candidates passed over by ``noteFinalWords``' ordinals (with those that have no word under
-    /// the prefix at all, once some word is final): tests check that the rule is what they test.
+    /// Candidates passed over by ``noteFinalWords``' ordinals (with those that have no word the
+    /// partial word matches at all, once some word is final): tests check that the rule is what
+    /// they test.
     static let candidatesWithFinalWordsPassedOver = Atomic<Int>(0)
 
-    /// Adds to `final` the ordinals of `doc`'s name words under `prefix` (the exact partial word,
-    /// whose words are the ordinals in `range`) whose completion is final: noted from an entry with
-    /// no more typos than any unread candidate can have (`acc.bestTypos`), which no later base
-    /// document can better, as it ranks after that entry with at least as many typos. Only base
-    /// documents are passed over by these ordinals; the delta is read as before.
+    /// Adds to `final` the ordinals of `doc`'s name words that the partial word matches (those in
+    /// `prefix`, the exact partial word's range, else in the typo'd one's mapped ranges) whose
+    /// completion is final: noted from an entry with no more typos
+    /// than any unread candidate can have (`acc.bestTypos`), which no later base document can
+    /// better, as it ranks after that entry with at least as many typos. Only base documents are
+    /// passed over by these ordinals; the delta is read as before.
     ///
-    /// A document's distinct words under the prefix, in byte order, are its ordinals in the range,
-    /// in order (ordinals number the name words in byte order, ``ForwardIndex``), so they are
-    /// paired without looking an ordinal up. Were the counts ever to differ, nothing is added:
-    /// that only reads more.
-    private static func noteFinalWords(of doc: DocumentView, under prefix: [UInt8], ordinals range: Range<UInt32>,
-                                       _ acc: SuggestAccumulator, forward: inout ForwardIndex.Reader,
-                                       into final: inout [UInt32], _ txn: borrowing ReadTransaction) throws {
+    /// A document's distinct matching words, in byte order, are its matching ordinals, in order
+    /// (ordinals number the name words in byte order, ``ForwardIndex``; the exact partial word's
+    /// are its prefix's range, a typo'd one's are its walk's regions, the same automaton's
+    /// matches), so they are paired without looking an ordinal up. Were the counts ever to
+    /// differ, nothing is added: that only reads more.
+    private mutating func noteFinalWords(of doc: DocumentView, prefix: Range<UInt32>?, _ acc: SuggestAccumulator,
+                                         forward: inout ForwardIndex.Reader, into final: inout [UInt32],
+                                         _ txn: borrowing ReadTransaction) throws {
         var ordinals: [UInt32] = []
-        guard try forward.forEachOrdinal(doc.docnum, txn, { if range.contains($0) { ordinals.append($0) } }) else { return }
+        guard try forward.forEachOrdinal(doc.docnum, txn, { ordinal in
+            if prefix?.contains(ordinal) ?? ordinalDistances!.partialMatches(ordinal) { ordinals.append(ordinal) }
+        }) else { return }
         var words: [Bytes] = []
         for list in [doc.sortTitle, doc.aliasWords] {
-            for word in WordList(bytes: list) where word.starts(with: prefix) { words.append(word) }
+            for word in WordList(bytes: list) where query.partial!.distance(to: word) != nil { words.append(word) }
         }
         words.sort { $0.lexicographicallyPrecedes($1) }
         var distinct = 0
