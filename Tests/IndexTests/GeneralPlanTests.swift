@@ -481,6 +481,49 @@ final class GeneralPlanTests: XCTestCase {
         check("after updates")
     }
 
+    /// A typo'd partial word whose prefix has far more postings than there are candidates: the
+    /// candidates with a word starting with it exactly (the first pass) are listed through the
+    /// forward index instead of not at all, so the walk's passes tell the one-typo candidates
+    /// apart. Here most titles have a word under "blorp", a few have the rare complete word, and
+    /// words one edit away ("blarp…", "blorq…", "lorp…") are in titles and aliases.
+    func testAPartialWordWithManyPostingsListsItsFirstPassByForward() throws {
+        var rng = SeededGenerator(seed: 20261207)
+        let under = ["blorpa", "blorpen", "blorpish", "blorp"]
+        let near = ["blarp", "blorqe", "lorpy", "bllorp", "blopr", "blarpish"]
+        var entries: [CatalogEntry] = []
+        for n in 0..<2400 {
+            var words: [String] = []
+            if rng.chance(0.1) { words.append(rng.chance(0.8) ? "rarew" : "rarex") }
+            if rng.chance(0.7) { words.append(under.randomElement(using: &rng)!) }
+            if rng.chance(0.3) { words.append(near.randomElement(using: &rng)!) }
+            words.append(Self.filler.randomElement(using: &rng)!)
+            words.shuffle(using: &rng)
+            entries.append(CatalogEntry(id: "b\(n)", title: words.joined(separator: " "), categories: ["c\(n % 3)"],
+                                        weight: UInt64(rng.chance(0.2) ? 60 : Int.random(in: 1...100_000, using: &rng)),
+                                        aliases: rng.chance(0.05) ? ["\(near.randomElement(using: &rng)!) rarew"] : []))
+        }
+        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters())
+        var reference = ReferenceIndex(entries: entries)
+        let texts = ["rarew blorp", "rarew blarp", "rarew blor", "rarew blorpi", "rarex blorp", "rarw blorp", "rarew blo"]
+        func check(_ phase: String) {
+            let before = SuggestContext.exactPartialsByForward.load(ordering: .relaxed)
+            Self.compare(fixture, reference, texts: texts, tokens: [[], [.category("c1")]],
+                         limits: [SuggestLimits(entries: 10, categories: 3, completions: 5), SuggestLimits(entries: 2, categories: 0, completions: 8),
+                                  SuggestLimits(entries: 0, categories: 1, completions: 3)],
+                         phase: phase)
+            let listed = SuggestContext.exactPartialsByForward.load(ordering: .relaxed) - before
+            print("[general plan, first pass by forward] \(phase): \(listed) lists")
+            XCTAssertGreaterThan(listed, 10, "\(phase): the lists are made so, so that path is what is tested")
+        }
+        check("built")
+        let updates = (0..<6).map { n in
+            CatalogEntry(id: "d\(n)", title: "rarew \(near[n]) \(under[n % under.count])", categories: ["c1"], weight: UInt64(200_000 + n))
+        }
+        try Self.update(fixture, &reference, upserting: updates,
+                        deleting: entries.filter { $0.title.contains("rarew") }.sorted { $0.weight > $1.weight }.prefix(5).map(\.id))
+        check("after updates")
+    }
+
     /// The same upserts, then deletions, on the shard and the reference.
     /// Compares the answer to every text, with typos off and on, with each of `tokens` and `limits`,
     /// with the reference's.
