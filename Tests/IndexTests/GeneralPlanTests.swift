@@ -441,11 +441,8 @@ final class GeneralPlanTests: XCTestCase {
         for n in 0..<220 {
             var words = ["tomlo", rng.chance(0.8) ? "crayon" : near.randomElement(using: &rng)!]
             if rng.chance(0.3) { words.append(rare.randomElement(using: &rng)!) }
-            words.append(Self.filler.randomElement(using: &rng)!)
-            words.shuffle(using: &rng)
-            entries.append(CatalogEntry(id: "t\(n)", title: words.joined(separator: " "), categories: ["c\(n % 3)"],
-                                        weight: UInt64(rng.chance(0.2) ? 40 : Int.random(in: 1...100_000, using: &rng)),
-                                        aliases: rng.chance(0.05) ? ["crayons tomlo"] : []))
+            entries.append(Self.entry("t\(n)", words, category: "c\(n % 3)", tiedWeight: 40,
+                                      aliases: rng.chance(0.05) ? ["crayons tomlo"] : [], &rng))
         }
         for n in 0..<8 {
             entries.append(CatalogEntry(id: "many\(n)", title: "bundle \(n)", categories: ["c0"], weight: 7,
@@ -496,11 +493,8 @@ final class GeneralPlanTests: XCTestCase {
             if rng.chance(0.1) { words.append(rng.chance(0.8) ? "rarew" : "rarex") }
             if rng.chance(0.7) { words.append(under.randomElement(using: &rng)!) }
             if rng.chance(0.3) { words.append(near.randomElement(using: &rng)!) }
-            words.append(Self.filler.randomElement(using: &rng)!)
-            words.shuffle(using: &rng)
-            entries.append(CatalogEntry(id: "b\(n)", title: words.joined(separator: " "), categories: ["c\(n % 3)"],
-                                        weight: UInt64(rng.chance(0.2) ? 60 : Int.random(in: 1...100_000, using: &rng)),
-                                        aliases: rng.chance(0.05) ? ["\(near.randomElement(using: &rng)!) rarew"] : []))
+            entries.append(Self.entry("b\(n)", words, category: "c\(n % 3)", tiedWeight: 60,
+                                      aliases: rng.chance(0.05) ? ["\(near.randomElement(using: &rng)!) rarew"] : [], &rng))
         }
         let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters())
         var reference = ReferenceIndex(entries: entries)
@@ -522,6 +516,17 @@ final class GeneralPlanTests: XCTestCase {
         try Self.update(fixture, &reference, upserting: updates,
                         deleting: entries.filter { $0.title.contains("rarew") }.sorted { $0.weight > $1.weight }.prefix(5).map(\.id))
         check("after updates")
+    }
+
+    /// An entry titled `words` and a filler word, shuffled, weighing `tiedWeight` one time in five
+    /// (ties broken by title and id) and a random weight otherwise.
+    static func entry(_ id: String, _ words: [String], category: String, tiedWeight: UInt64, aliases: [String],
+                      _ rng: inout SeededGenerator) -> CatalogEntry {
+        var words = words
+        words.append(filler.randomElement(using: &rng)!)
+        words.shuffle(using: &rng)
+        return CatalogEntry(id: id, title: words.joined(separator: " "), categories: [category],
+                            weight: rng.chance(0.2) ? tiedWeight : UInt64(Int.random(in: 1...100_000, using: &rng)), aliases: aliases)
     }
 
     /// The same upserts, then deletions, on the shard and the reference.
