@@ -486,10 +486,10 @@ extension SuggestContext {
 
     /// Adds to `final` the ordinals of `doc`'s name words that the partial word matches (those in
     /// `prefix`, the exact partial word's range, else in the typo'd one's mapped ranges) whose
-    /// completion is final: noted from an entry with no more typos
-    /// than any unread candidate can have (`acc.bestTypos`), which no later base document can
-    /// better, as it ranks after that entry with at least as many typos. Only base documents are
-    /// passed over by these ordinals; the delta is read as before.
+    /// completion is final: noted from an entry with no more typos than any unread candidate can
+    /// have (`acc.bestTypos`), which no later base document can better, as it ranks after that
+    /// entry with at least as many typos. Only base documents are passed over by these ordinals;
+    /// the delta is read as before.
     ///
     /// A document's distinct matching words, in byte order, are its matching ordinals, in order
     /// (ordinals number the name words in byte order, ``ForwardIndex``; the exact partial word's
@@ -617,4 +617,3 @@ extension SuggestContext {
         return docs
     }
 }
-
