@@ -518,6 +518,48 @@ final class GeneralPlanTests: XCTestCase {
         check("after updates")
     }
 
+    /// More titles start with the typed text than are listed up front, and the light ones among
+    /// them come last in rank order: the walk reads a probe of candidates, finds the entries not
+    /// settled, and lists those titles after all (``SuggestContext/lateStartsWithLimit``). Here
+    /// every title has "thou"; 530 light ones start with "thou thou s…"; the others have words
+    /// starting with "s" elsewhere.
+    func testTitlesStartingWithTheTextAreListedLateWhenTheWalkDoesNotSettle() throws {
+        var rng = SeededGenerator(seed: 20261209)
+        let tails = ["sable", "sorrel", "stoa", "sunder", "sylph", "scree"]
+        var entries: [CatalogEntry] = []
+        for n in 0..<9000 {
+            let title: String
+            let weight: UInt64
+            if n % 17 == 0 {
+                title = "thou thou \(tails.randomElement(using: &rng)!) \(Self.filler.randomElement(using: &rng)!)"
+                weight = UInt64(Int.random(in: 1...50, using: &rng))
+            } else {
+                title = "\(Self.filler.randomElement(using: &rng)!) thou \(tails.randomElement(using: &rng)!)"
+                weight = UInt64(rng.chance(0.2) ? 5_000 : Int.random(in: 100...100_000, using: &rng))
+            }
+            entries.append(CatalogEntry(id: "s\(n)", title: title, categories: ["c\(n % 4)"], weight: weight))
+        }
+        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters())
+        var reference = ReferenceIndex(entries: entries)
+        let texts = ["thou thou s", "thou thou so", "thou thou sy", "thou thou ", "thou thou sable"]
+        func check(_ phase: String) {
+            let before = SuggestContext.lateStartsWithListings.load(ordering: .relaxed)
+            Self.compare(fixture, reference, texts: texts, tokens: [[], [.category("c1")]],
+                         limits: [SuggestLimits(entries: 10, categories: 3, completions: 5), SuggestLimits(entries: 3, categories: 0, completions: 2)],
+                         phase: phase)
+            let listed = SuggestContext.lateStartsWithListings.load(ordering: .relaxed) - before
+            print("[general plan, titles listed late] \(phase): \(listed) listings")
+            XCTAssertGreaterThan(listed, 4, "\(phase): the titles are listed late, so that path is what is tested")
+        }
+        check("built")
+        let updates = (0..<5).map { n in
+            CatalogEntry(id: "d\(n)", title: "thou thou \(tails[n]) new", categories: ["c1"], weight: UInt64(10 + n))
+        }
+        try Self.update(fixture, &reference, upserting: updates,
+                        deleting: entries.filter { $0.title.hasPrefix("thou thou") }.sorted { $0.weight > $1.weight }.prefix(5).map(\.id))
+        check("after updates")
+    }
+
     /// An entry titled `words` and a filler word, shuffled, weighing `tiedWeight` one time in five
     /// (ties broken by title and id) and a random weight otherwise.
     static func entry(_ id: String, _ words: [String], category: String, tiedWeight: UInt64, aliases: [String],

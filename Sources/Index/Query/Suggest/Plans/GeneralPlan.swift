@@ -200,18 +200,15 @@ extension SuggestContext {
         // which would, are entered already): they are left to the walk below, which reads them
         // only if completions still need them ("San Jos" lists 512 San José titles for 10 entries).
         var entered: [UInt32] = []  // ascending
-        if acc.startsWithPossible, acc.entries.limit > 0, let possible = try startsWithCandidates(comparedWith: candidates.count, in: txn) {
-            let wanted = acc.wantsCompletions
-            acc.wantsCompletions = false  // completions are noted in document order, below
-            let base = generation.baseCount
-            for docnum in intersect(candidates, possible) {
-                if docnum < base, acc.entries.isFull, let worst = acc.entries.worst, worst.typos == 0, worst.startsWith { continue }
-                guard let doc = try generation.document(docnum, in: txn), query.startsWith(doc.sortTitle) else { continue }
-                try consider(doc, &acc, filtersHold: true)
-                entered.append(docnum)
+        // Too many titles start with the text to list them up front: listed only if the walk has
+        // not settled the entries after a probe (see `rank`).
+        var startsWithLate = false
+        if acc.startsWithPossible, acc.entries.limit > 0 {
+            if let possible = try startsWithCandidates(comparedWith: candidates.count, in: txn) {
+                entered = try enterStartsWith(intersect(candidates, possible), &acc, in: txn)
+            } else {
+                startsWithLate = generation.schema.titles != nil && Self.startsWithLimit < candidates.count / 16
             }
-            acc.wantsCompletions = wanted
-            acc.startsWithPossible = false
         }
         // Candidates are read in passes by a lower bound of their typos, each pass in document
         // (= rank) order, so that a pass's matches come best-first and the walk can settle inside
@@ -261,12 +258,14 @@ extension SuggestContext {
             // A title that starts with the typed text has every typed word exactly.
             if typos > 0 { acc.startsWithPossible = false }
             if typos == 0, let firstPass {
-                try rank(firstPass, &acc, filtersHold: true, entered: entered, completionLimit: completionLimit, narrowingBy: narrowing,
+                try rank(firstPass, &acc, filtersHold: true, entered: entered, startsWithLate: startsWithLate,
+                         completionLimit: completionLimit, narrowingBy: narrowing,
                          exactness: TypoPass.firstPassExactness(exactComplete: exactComplete, exactPartial: exactPartial),
                          partialOrdinals: partialOrdinals, in: txn)
                 continue
             }
-            try rank(candidates, &acc, filtersHold: true, entered: entered, completionLimit: completionLimit, narrowingBy: narrowing,
+            try rank(candidates, &acc, filtersHold: true, entered: entered, startsWithLate: startsWithLate && typos == 0,
+                     completionLimit: completionLimit, narrowingBy: narrowing,
                      pass: TypoPass.filter(typos: typos, exactComplete: exactComplete, exactPartial: exactPartial),
                      partialOrdinals: partialOrdinals, in: txn)
         }
@@ -339,6 +338,44 @@ extension SuggestContext {
     /// candidates): past it, the walk in rank order finds them as it goes.
     static let startsWithLimit = 512
 
+    /// When more titles than ``startsWithLimit`` start with the text, the walk reads this many
+    /// candidates first; if the entries are not settled by then, it lists up to
+    /// ``lateStartsWithLimit`` of those titles after all (a key-only range of the `titles` index,
+    /// tens of nanoseconds a title, against a document read apiece for the walk). "Camakee
+    /// Camakee s" on the synthetic 1M catalog read 981 of its 259,326 candidates to find ten such
+    /// titles (0.6 ms), where "Camakee Camakee" finds them among its first few.
+    static let startsWithProbe = 64
+    static let lateStartsWithLimit = 4096
+    /// Listings made so (for tests).
+    static let lateStartsWithListings = Atomic<Int>(0)
+
+    /// Enters the base and delta documents of `docs` (ascending candidates that may start with
+    /// the typed text) whose title does, and returns them. Once the entries are full of
+    /// typo-free startsWith matches, a later base document cannot enter (base numbers are rank
+    /// order; exact titles, which would, are entered already), so it is not read. Completions are
+    /// not noted here: the walk notes them in document order, meeting these documents again.
+    private mutating func enterStartsWith(_ docs: [UInt32], _ acc: inout SuggestAccumulator,
+                                          in txn: borrowing ReadTransaction) throws -> [UInt32] {
+        var entered: [UInt32] = []
+        let wanted = acc.wantsCompletions
+        acc.wantsCompletions = false
+        defer { acc.wantsCompletions = wanted }
+        // Nothing is known of these documents but that they are candidates (the walk's knowledge
+        // of the document it read last must not carry over).
+        candidateExactness = .unknown
+        candidateDistancesKnown = false
+        let base = generation.baseCount
+        for docnum in docs {
+            if docnum < base, acc.entries.isFull, let worst = acc.entries.worst, worst.typos == 0, worst.startsWith { continue }
+            guard let doc = try generation.document(docnum, in: txn), query.startsWith(doc.sortTitle) else { continue }
+            try consider(doc, &acc, filtersHold: true)
+            entered.append(docnum)
+        }
+        // Every document that could start with the text is entered or cannot enter.
+        acc.startsWithPossible = false
+        return entered
+    }
+
     /// A partial word's postings narrow the candidates when they number at most this many times the
     /// candidates: decoding and intersecting a posting costs a few nanoseconds, verifying a
     /// candidate document about a microsecond.
@@ -377,7 +414,7 @@ extension SuggestContext {
     /// `exactness`: what every candidate is known to have exactly, when no `pass` says it of each
     /// (the first pass's members: ``TypoPass/firstPassExactness(exactComplete:exactPartial:)``).
     private mutating func rank(_ candidates: [UInt32], _ acc: inout SuggestAccumulator, filtersHold: Bool,
-                               entered: [UInt32] = [], completionLimit: Int, narrowingBy narrowing: PrefixNarrowing? = nil,
+                               entered: [UInt32] = [], startsWithLate: Bool = false, completionLimit: Int, narrowingBy narrowing: PrefixNarrowing? = nil,
                                pass: TypoPass? = nil, exactness: TypoPass.Exactness = .unknown, partialOrdinals: Range<UInt32>? = nil,
                                in txn: borrowing ReadTransaction) throws {
         let base = generation.baseCount
@@ -391,6 +428,8 @@ extension SuggestContext {
         var forward = prefix != nil || readsDistances ? generation.forwardReader() : nil
         var candidates = candidates
         var pass = pass
+        var entered = entered
+        var startsWithProbe = startsWithLate ? Self.startsWithProbe : -1
         var index = 0
         var read = 0
         var last: CandidateKey?
@@ -472,6 +511,12 @@ extension SuggestContext {
             }
             if try consider(doc, &acc, filtersHold: filtersHold, entryKnown: !entered.isEmpty && contains(entered, docnum)) {
                 matched += 1
+            }
+            startsWithProbe -= 1
+            if startsWithProbe == 0, acc.startsWithPossible, !acc.entriesSettled(after: last),
+               let possible = try startsWithCandidates(comparedWith: candidates.count, limit: Self.lateStartsWithLimit, in: txn) {
+                Self.lateStartsWithListings.add(1, ordering: .relaxed)
+                entered = union(entered, try enterStartsWith(intersect(candidates, possible), &acc, in: txn))
             }
             if entriesSettled, acc.wantsCompletions {
                 try noteFinalWords(of: doc, prefix: prefix, acc, forward: &forward!, into: &finalOrdinals, txn)
@@ -581,9 +626,10 @@ extension SuggestContext {
     /// Listing them pays only when they are few among the `candidates`: where many candidates start
     /// with the text, the walk in rank order fills the entries with them soon anyway, and the
     /// listing would read a long key range for nothing.
-    private func startsWithCandidates(comparedWith candidates: Int, in txn: borrowing ReadTransaction) throws -> [UInt32]? {
+    private func startsWithCandidates(comparedWith candidates: Int, limit cap: Int = startsWithLimit,
+                                      in txn: borrowing ReadTransaction) throws -> [UInt32]? {
         if generation.schema.titles != nil {
-            let limit = min(Self.startsWithLimit, max(16, candidates / 16))
+            let limit = min(cap, max(16, candidates / 16))
             guard query.partial == nil, !query.complete.isEmpty else {
                 return try generation.documents(withTitlePrefix: query.startsWithPrefix, atMost: limit, in: txn)
             }
