@@ -1,6 +1,7 @@
 import Catalog
 @testable import Index
 import TestSupport
+import Synchronization
 import XCTest
 
 /// The general plan's paths for big candidate sets (more than 2,048 documents with the complete
@@ -500,14 +501,10 @@ final class GeneralPlanTests: XCTestCase {
         var reference = ReferenceIndex(entries: entries)
         let texts = ["rarew blorp", "rarew blarp", "rarew blor", "rarew blorpi", "rarex blorp", "rarw blorp", "rarew blo"]
         func check(_ phase: String) {
-            let before = SuggestContext.exactPartialsByForward.load(ordering: .relaxed)
             Self.compare(fixture, reference, texts: texts, tokens: [[], [.category("c1")]],
                          limits: [SuggestLimits(entries: 10, categories: 3, completions: 5), SuggestLimits(entries: 2, categories: 0, completions: 8),
                                   SuggestLimits(entries: 0, categories: 1, completions: 3)],
-                         phase: phase)
-            let listed = SuggestContext.exactPartialsByForward.load(ordering: .relaxed) - before
-            print("[general plan, first pass by forward] \(phase): \(listed) lists")
-            XCTAssertGreaterThan(listed, 10, "\(phase): the lists are made so, so that path is what is tested")
+                         phase: phase, counting: SuggestContext.exactPartialsByForward, moreThan: 10, "first pass listed by forward")
         }
         check("built")
         let updates = (0..<6).map { n in
@@ -543,13 +540,9 @@ final class GeneralPlanTests: XCTestCase {
         var reference = ReferenceIndex(entries: entries)
         let texts = ["thou thou s", "thou thou so", "thou thou sy", "thou thou ", "thou thou sable"]
         func check(_ phase: String) {
-            let before = SuggestContext.lateStartsWithListings.load(ordering: .relaxed)
             Self.compare(fixture, reference, texts: texts, tokens: [[], [.category("c1")]],
                          limits: [SuggestLimits(entries: 10, categories: 3, completions: 5), SuggestLimits(entries: 3, categories: 0, completions: 2)],
-                         phase: phase)
-            let listed = SuggestContext.lateStartsWithListings.load(ordering: .relaxed) - before
-            print("[general plan, titles listed late] \(phase): \(listed) listings")
-            XCTAssertGreaterThan(listed, 4, "\(phase): the titles are listed late, so that path is what is tested")
+                         phase: phase, counting: SuggestContext.lateStartsWithListings, moreThan: 4, "titles listed late")
         }
         check("built")
         let updates = (0..<5).map { n in
@@ -587,6 +580,18 @@ final class GeneralPlanTests: XCTestCase {
                 }
             }
         }
+    }
+
+    /// ``compare(_:_:texts:tokens:limits:phase:)``, then a check that `counter` (a path's count)
+    /// moved by more than `least` meanwhile: the path is what the comparisons tested.
+    static func compare(_ fixture: ExactnessTests.ShardFixture, _ reference: ReferenceIndex, texts: [String],
+                        tokens: [[SearchToken]], limits: [SuggestLimits], phase: String,
+                        counting counter: borrowing Atomic<Int>, moreThan least: Int, _ path: String) {
+        let before = counter.load(ordering: .relaxed)
+        compare(fixture, reference, texts: texts, tokens: tokens, limits: limits, phase: phase)
+        let taken = counter.load(ordering: .relaxed) - before
+        print("[general plan, \(path)] \(phase): \(taken) times")
+        XCTAssertGreaterThan(taken, least, "\(phase): \(path) is what is tested")
     }
 
     static func update(_ fixture: ExactnessTests.ShardFixture, _ reference: inout ReferenceIndex,
