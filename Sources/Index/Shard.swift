@@ -120,12 +120,21 @@ public final class Shard: Sendable {
     /// answers keep their pace: the build then takes longer, serving does not slow down).
     public let parallelBuilds: Bool
 
+    /// Bytes a build holds in memory before it spills sorted runs to disk beside the generation it
+    /// writes (``defaultBuildMemory``). Set it lower on a node short of memory, higher to spare a big
+    /// build the disk; the generation written is the same.
+    public let buildMemory: Int
+
+    /// 512 MB: a build's peak stays under a gigabyte whatever the catalog's size.
+    public static let defaultBuildMemory = GenerationBuilder.defaultMemoryBudget
+
     /// Opens (creating if needed, unless `readOnly`) a shard directory. A writable open removes
     /// generations whose build never finished.
-    public init(directory: String, readOnly: Bool = false, parallelBuilds: Bool = true) throws {
+    public init(directory: String, readOnly: Bool = false, parallelBuilds: Bool = true, buildMemory: Int = Shard.defaultBuildMemory) throws {
         self.directory = directory
         self.readOnly = readOnly
         self.parallelBuilds = parallelBuilds
+        self.buildMemory = buildMemory
         layout = GenerationDirectory(path: directory)
         var isDirectory: ObjCBool = false
         if !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
@@ -420,8 +429,27 @@ public final class Shard: Sendable {
     @discardableResult
     public func build(from entries: consuming [CatalogEntry], parameters: IndexParameters = .init(), number: Int? = nil,
                       onStage: BuildStageObserver? = nil) throws -> GenerationInfo {
-        let info = try buildGeneration(from: consume entries, parameters: parameters, number: number, label: nil, format: .current,
-                                       onStage: onStage)
+        try activated(buildGeneration(from: consume entries, parameters: parameters, number: number, label: nil, format: .current,
+                                      onStage: onStage))
+    }
+
+    /// Builds a new generation from the entries `batches` gives until it returns nil, and activates
+    /// it: a catalog of any size, read as it is indexed (``buildMemory``). An invalid entry or a
+    /// repeated id fails the build (INVALID_ARGUMENT), and so does anything `batches` throws; the
+    /// partial generation is then removed and the current one keeps serving.
+    @discardableResult
+    public func build(parameters: IndexParameters = .init(), number: Int? = nil, onStage: BuildStageObserver? = nil,
+                      batches: () throws -> ArraySlice<CatalogEntry>?) throws -> GenerationInfo {
+        var position = 0
+        return try activated(buildGeneration(parameters: parameters, number: number, label: nil, format: .current, onStage: onStage) {
+            guard let batch = try batches() else { return nil }
+            try EntryValidation.check(batch, firstPosition: position)
+            position += batch.count
+            return batch
+        })
+    }
+
+    private func activated(_ info: GenerationInfo) throws -> GenerationInfo {
         try activate(generation: info.number)
         var activated = info
         activated.state = .current
@@ -446,11 +474,18 @@ public final class Shard: Sendable {
     /// (``GenerationFormat/original``) to prove they are still read exactly.
     func buildGeneration(from entries: consuming [CatalogEntry], parameters: IndexParameters, number requested: Int?, label: String?,
                          format: GenerationFormat, onStage: BuildStageObserver? = nil) throws -> GenerationInfo {
+        try EntryValidation.check(entries)
+        try Self.checkUniqueIDs(entries, in: "the entries to index")
+        return try buildGeneration(parameters: parameters, number: requested, label: label, format: format, onStage: onStage,
+                                   batches: GenerationBuilder.batches(of: entries))
+    }
+
+    /// The build itself, from batches of entries (validated by the caller).
+    private func buildGeneration(parameters: IndexParameters, number requested: Int?, label: String?, format: GenerationFormat,
+                                 onStage: BuildStageObserver?, batches: () throws -> ArraySlice<CatalogEntry>?) throws -> GenerationInfo {
         try writable()
         if let requested { try Self.checkGenerationNumber(requested) }
         try Self.check(parameters)
-        try EntryValidation.check(entries)
-        try Self.checkUniqueIDs(entries, in: "the entries to index")
         let (number, buildLock) = try layout.withLock { () throws -> (Int, Int32) in
             try removeIncompleteGenerations()
             let manifest = try layout.readManifest()
@@ -483,7 +518,8 @@ public final class Shard: Sendable {
             builder.filterable = try SearchToken.Kind.filterable(parameters.filterableAttributes)
             builder.format = format
             builder.onStage = onStage
-            let statistics = try builder.build(consume entries, at: path)
+            builder.memoryBudget = buildMemory
+            let statistics = try builder.build(at: path, batches: batches)
             if let label { try layout.writeLabel(label, number) }
             try layout.markComplete(number)
             return GenerationInfo(number: number, state: .staged, entries: statistics.entries, bytes: statistics.bytes, build: statistics,

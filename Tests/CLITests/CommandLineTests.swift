@@ -217,7 +217,7 @@ final class CommandLineTests: XCTestCase {
         let reading = plain.stderr.split(separator: "\n").filter { $0.hasPrefix("reading  [") }
         XCTAssertTrue(reading.last?.contains("100%") == true && reading.last?.contains("ETA 0:00") == true, plain.stderr)
         XCTAssertTrue(reading.last?.contains("lines/s") == true, plain.stderr)
-        for stage in ["analyse", "intern", "commit", "sync"] {
+        for stage in ["analyse", "write documents", "commit", "sync"] {
             XCTAssertTrue(plain.stderr.contains("building: \(stage) "), "\(stage) in \(plain.stderr)")
         }
         let piped = try run(["index", "--catalog", "-", "--dir", directory + "/b", "--progress", "plain"], stdin: good)

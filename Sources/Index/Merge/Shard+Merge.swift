@@ -111,6 +111,7 @@ extension Shard {
             builder.parallel = parallelBuilds
             builder.parameters = pending.parameters
             builder.filterable = pending.filterable
+            builder.memoryBudget = buildMemory
             return try builder.build(pending.entries, at: path)
         } catch {
             abandonMerge(pending)

@@ -37,8 +37,8 @@ struct TrieBuilder {
     }
 
     private let parameters: TrieParameters
-    /// First title word of each document (by document number), for the startsWith lists.
-    private let firstWords: FlatStrings
+    /// Whether a document's first title word starts with a term, for the startsWith lists.
+    private let firstWordStarts: (_ document: UInt32, _ with: [UInt8]) -> Bool
     private var stack: [OpenNode] = []
     private var depth = 0
     private var currentTerm: [UInt8] = []
@@ -46,9 +46,10 @@ struct TrieBuilder {
     private var scratchCompletions: [Completion] = []
     private let emit: ([UInt8], HeavyNode) throws -> Void
 
-    init(parameters: TrieParameters, firstWords: FlatStrings, emit: @escaping ([UInt8], HeavyNode) throws -> Void) {
+    init(parameters: TrieParameters, firstWordStarts: @escaping (_ document: UInt32, _ with: [UInt8]) -> Bool,
+         emit: @escaping ([UInt8], HeavyNode) throws -> Void) {
         self.parameters = parameters
-        self.firstWords = firstWords
+        self.firstWordStarts = firstWordStarts
         self.emit = emit
     }
 
@@ -77,7 +78,7 @@ struct TrieBuilder {
         let top = depth - 1
         var startsWith: [UInt32] = []
         var truncated = false
-        for doc in postings where firstWords.element(Int(doc), startsWith: term) {
+        for doc in postings where firstWordStarts(doc, term) {
             if startsWith.count == k { truncated = true; break }
             startsWith.append(doc)
         }

@@ -3,10 +3,10 @@ import Catalog
 /// Checks entries that reach the index without passing through a catalog file (API callers), with
 /// the catalog's own limits, so that nothing the parser would refuse can be indexed another way.
 enum EntryValidation {
-    static func check(_ entries: [CatalogEntry], limits: CatalogLimits = .init()) throws(IndexError) {
-        for (position, entry) in entries.enumerated() {
+    static func check(_ entries: some Collection<CatalogEntry>, firstPosition: Int = 0, limits: CatalogLimits = .init()) throws(IndexError) {
+        for (offset, entry) in entries.enumerated() {
             func fail(_ reason: String) -> IndexError {
-                .invalidArgument("entry \(position + 1) (id \"\(entry.id.prefix(64))\"): \(reason)")
+                .invalidArgument("entry \(firstPosition + offset + 1) (id \"\(entry.id.prefix(64))\"): \(reason)")
             }
             guard !entry.id.isEmpty, entry.id.utf8.count <= limits.maximumIdBytes else {
                 throw fail("id must be 1 to \(limits.maximumIdBytes) bytes")

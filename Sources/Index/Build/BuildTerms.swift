@@ -1,0 +1,53 @@
+import Foundation
+import Analysis
+
+/// A build's vocabulary in byte order, as the passes that write documents and terms look it up:
+/// each term's position in byte order (the order of `terms` keys), its postings, and its forward
+/// index ordinal (``ForwardIndex``).
+struct BuildTerms {
+    let vocabulary: BuildVocabulary
+    /// Term numbers (``BuildVocabulary``) by position in byte order.
+    let numbers: [Int]
+    /// The position of each term number.
+    let positions: [UInt32]
+    /// The forward ordinal of each position: its place among the name words (a word of some title
+    /// or alias, not a token pseudo-term) in byte order; `.max` for other terms, and for every term
+    /// when the forward index is not written.
+    let ordinals: [UInt32]
+
+    init(vocabulary: BuildVocabulary, forwardIndex: Bool) {
+        self.vocabulary = vocabulary
+        numbers = vocabulary.numbersInByteOrder()
+        var positions = [UInt32](repeating: 0, count: numbers.count)
+        for (position, number) in numbers.enumerated() { positions[number] = UInt32(position) }
+        self.positions = positions
+        var ordinals = [UInt32](repeating: .max, count: numbers.count)
+        if forwardIndex {
+            var next: UInt32 = 0
+            for (position, number) in numbers.enumerated() where vocabulary.namePairs[number] > 0 {
+                let isWord = vocabulary.table.withTerm(at: number) { $0[0] >= TermWalk.firstWordByte }
+                guard isWord else { continue }
+                ordinals[position] = next
+                next += 1
+            }
+        }
+        self.ordinals = ordinals
+    }
+
+    var count: Int { numbers.count }
+
+    /// Postings (name and description) of each position.
+    var pairCounts: [Int] { numbers.map { vocabulary.namePairs[$0] + vocabulary.descriptionPairs[$0] } }
+
+    var chipCounts: [SearchToken: UInt64] { vocabulary.chipCounts }
+
+    /// The term at `position`.
+    func term(_ position: Int) -> [UInt8] { vocabulary.term(numbers[position]) }
+
+    /// Whether the term at `position` starts with `prefix`.
+    func term(_ position: Int, startsWith prefix: [UInt8]) -> Bool {
+        vocabulary.table.withTerm(at: numbers[position]) { term in
+            prefix.isEmpty || term.count >= prefix.count && prefix.withUnsafeBytes { memcmp(term.baseAddress!, $0.baseAddress!, prefix.count) == 0 }
+        }
+    }
+}

@@ -1,0 +1,284 @@
+import Foundation
+
+/// Sorts records (a key and a value, both bytes) by key within a memory budget: an external merge
+/// sort, so that a build's peak memory does not grow with the catalog.
+///
+/// Records gather in one arena. When the arena passes `budget` bytes it is sorted and written to a
+/// spill file as a run; ``sorted()`` spills the last part too and merges the runs with a binary
+/// heap, reading each through a buffer of ``readBuffer`` bytes. A sort that never passed its budget
+/// (every catalog of a few hundred thousand entries, with the default budget) touches no file.
+///
+/// Order: keys compare as bytes (memcmp, a shorter key first when it is a prefix of the other);
+/// equal keys come in the order they were added (each run is sorted stably, and runs tie in the
+/// order they were written).
+///
+/// Memory: at most `budget` bytes of records plus 8 bytes a record and its framing, while adding;
+/// ``readBuffer`` bytes per run while merging. Disk: the records once, removed as the sort ends.
+/// Complexity: O(n log n) comparisons; every record is written and read at most once beyond memory.
+///
+/// Example:
+/// ```swift
+/// let sorter = ExternalSorter(directory: "/tmp/build", name: "ids", budget: 64 << 20)
+/// try sorter.add(key: Array("b".utf8), value: [1])
+/// try sorter.add(key: Array("a".utf8), value: [2])
+/// let records = try sorter.sorted()
+/// while let (key, value) = try records.next() { … }   // "a" [2], then "b" [1]
+/// ```
+final class ExternalSorter {
+    /// Bytes of each run's read buffer while merging.
+    static let readBuffer = 1 << 20
+
+    private let directory: String
+    private let name: String
+    private let budget: Int
+    /// Records as added: u32le key length, u32le value length, key, value.
+    private var arena: [UInt8] = []
+    /// Where each record starts in `arena`, with its key's first bytes: most comparisons of a sort
+    /// end there, without a load from the arena (a cache miss each, at a random place).
+    private var starts: [Slot] = []
+    private var runs: [SpillFile] = []
+    /// Records added in all.
+    private(set) var count = 0
+    /// Runs on disk once ``sorted()`` has spilled the last part (0: the sort stays in memory).
+    var spilledRuns: Int { runs.isEmpty ? 0 : runs.count + (starts.isEmpty ? 0 : 1) }
+
+    /// A sorter spilling to files named after `name` in `directory` (which must exist) once its
+    /// records pass `budget` bytes.
+    init(directory: String, name: String, budget: Int) {
+        self.directory = directory
+        self.name = name
+        self.budget = max(1 << 12, budget)
+    }
+
+    /// Adds one record; `key` and `value` are copied.
+    func add(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws {
+        // The whole budget at once: grown by doubling, the arena would need its old and new
+        // buffers at the same time, half as much again as the budget. (Pages never written are
+        // never resident: a small sort costs no more.)
+        if arena.capacity == 0 { arena.reserveCapacity(budget) }
+        if !arena.isEmpty, arena.count + key.count + value.count + 8 > budget { try spill() }
+        starts.append(Slot(prefix: Slot.prefix(of: key), offset: arena.count))
+        appendLength(key.count)
+        appendLength(value.count)
+        arena.append(contentsOf: key)
+        arena.append(contentsOf: value)
+        count += 1
+    }
+
+    func add(key: [UInt8], value: [UInt8]) throws {
+        try key.withUnsafeBytes { k throws in try value.withUnsafeBytes { v throws in try add(key: k, value: v) } }
+    }
+
+    /// The records in key order; the sorter is used up (empty after).
+    func sorted() throws -> SortedRecords {
+        defer {
+            arena = []
+            starts = []
+            runs = []
+        }
+        if runs.isEmpty {
+            sortStarts()
+            return SortedRecords(arena: arena, order: starts.map(\.offset))
+        }
+        if !starts.isEmpty { try spill() }
+        arena = []
+        var cursors: [RunCursor] = []
+        for run in runs {
+            try run.finishWriting()
+            cursors.append(try RunCursor(file: run, capacity: Self.readBuffer))
+        }
+        return try SortedRecords(cursors: cursors)
+    }
+
+    private func appendLength(_ length: Int) {
+        withUnsafeBytes(of: UInt32(length).littleEndian) { arena.append(contentsOf: $0) }
+    }
+
+    private func sortStarts() {
+        arena.withUnsafeBytes { all in
+            starts.sort { a, b in
+                if a.prefix != b.prefix { return a.prefix < b.prefix }
+                let order = compareBytes(Self.key(at: a.offset, in: all), Self.key(at: b.offset, in: all))
+                return order != 0 ? order < 0 : a.offset < b.offset
+            }
+        }
+    }
+
+    private func spill() throws {
+        sortStarts()
+        let file = try SpillFile(creating: "\(directory)/\(name)-\(runs.count).run")
+        try arena.withUnsafeBytes { all throws in
+            for slot in starts {
+                let start = slot.offset
+                let length = 8 + Int(all.loadUnaligned(fromByteOffset: start, as: UInt32.self).littleEndian)
+                    + Int(all.loadUnaligned(fromByteOffset: start + 4, as: UInt32.self).littleEndian)
+                try file.append(UnsafeRawBufferPointer(rebasing: all[start..<(start + length)]))
+            }
+        }
+        runs.append(file)
+        arena.removeAll(keepingCapacity: true)
+        starts.removeAll(keepingCapacity: true)
+    }
+
+    static func key(at start: Int, in all: UnsafeRawBufferPointer) -> UnsafeBufferPointer<UInt8> {
+        let length = Int(all.loadUnaligned(fromByteOffset: start, as: UInt32.self).littleEndian)
+        return UnsafeBufferPointer(rebasing: all.bindMemory(to: UInt8.self)[(start + 8)..<(start + 8 + length)])
+    }
+}
+
+/// A record of an ``ExternalSorter``'s arena: where it starts, and its key's first 8 bytes as a
+/// big-endian number (zeros past a shorter key's end), so that comparing two prefixes as numbers
+/// orders the keys as memcmp does, unless they are equal.
+private struct Slot {
+    var prefix: UInt64
+    var offset: Int
+
+    static func prefix(of key: UnsafeRawBufferPointer) -> UInt64 {
+        var prefix: UInt64 = 0
+        for index in 0..<8 { prefix = prefix << 8 | UInt64(index < key.count ? key[index] : 0) }
+        return prefix
+    }
+}
+
+/// An ``ExternalSorter``'s records in key order, read once with ``next()``.
+final class SortedRecords {
+    private let arena: [UInt8]
+    private let order: [Int]
+    private var position = 0
+    private let cursors: [RunCursor]
+    /// Cursors by their current key (a binary min-heap of indices into `cursors`).
+    private var heap: [Int] = []
+    private var started = false
+
+    fileprivate init(arena: [UInt8], order: [Int]) {
+        self.arena = arena
+        self.order = order
+        cursors = []
+    }
+
+    fileprivate init(cursors: [RunCursor]) throws {
+        arena = []
+        order = []
+        self.cursors = cursors
+    }
+
+    /// The next record, or nil after the last. Its bytes stay valid until the next call.
+    func next() throws -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
+        if cursors.isEmpty {
+            guard position < order.count else { return nil }
+            let start = order[position]
+            position += 1
+            return arena.withUnsafeBytes { all in
+                let keyLength = Int(all.loadUnaligned(fromByteOffset: start, as: UInt32.self).littleEndian)
+                let valueLength = Int(all.loadUnaligned(fromByteOffset: start + 4, as: UInt32.self).littleEndian)
+                // The arena is a `let` of this object, never mutated: its storage outlives the call.
+                let base = all.baseAddress! + start + 8
+                return (UnsafeRawBufferPointer(start: base, count: keyLength),
+                        UnsafeRawBufferPointer(start: base + keyLength, count: valueLength))
+            }
+        }
+        if !started {
+            started = true
+            for index in cursors.indices where try cursors[index].advance() { push(index) }
+        } else if let top = heap.first {
+            // The record returned last is consumed only now, so that its bytes lived until this call.
+            if try cursors[top].advance() { siftDown(0) } else { removeTop() }
+        }
+        guard let top = heap.first else { return nil }
+        return (cursors[top].key, cursors[top].value)
+    }
+
+    private func precedes(_ a: Int, _ b: Int) -> Bool {
+        let order = compareBytes(cursors[a].key.bindMemory(to: UInt8.self), cursors[b].key.bindMemory(to: UInt8.self))
+        return order != 0 ? order < 0 : a < b
+    }
+
+    private func push(_ index: Int) {
+        heap.append(index)
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard precedes(heap[child], heap[parent]) else { break }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private func removeTop() {
+        heap[0] = heap[heap.count - 1]
+        heap.removeLast()
+        if !heap.isEmpty { siftDown(0) }
+    }
+
+    private func siftDown(_ start: Int) {
+        var parent = start
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var least = parent
+            if left < heap.count, precedes(heap[left], heap[least]) { least = left }
+            if right < heap.count, precedes(heap[right], heap[least]) { least = right }
+            guard least != parent else { return }
+            heap.swapAt(parent, least)
+            parent = least
+        }
+    }
+}
+
+/// Reads one run of an ``ExternalSorter`` record by record through a buffer.
+private final class RunCursor {
+    private let file: SpillFile
+    private var buffer: UnsafeMutableRawBufferPointer
+    /// Valid bytes are `buffer[start..<end]`; the current record begins at `start`.
+    private var start = 0
+    private var end = 0
+    private var current = 0
+    private var endOfFile = false
+    private(set) var key = UnsafeRawBufferPointer(start: nil, count: 0)
+    private(set) var value = UnsafeRawBufferPointer(start: nil, count: 0)
+
+    init(file: SpillFile, capacity: Int) throws {
+        self.file = file
+        buffer = .allocate(byteCount: capacity, alignment: 8)
+    }
+
+    deinit { buffer.deallocate() }
+
+    /// Moves to the next record; false at the end of the run.
+    func advance() throws -> Bool {
+        start += current
+        current = 0
+        guard try available(8) else { return false }
+        let keyLength = Int(buffer.loadUnaligned(fromByteOffset: start, as: UInt32.self).littleEndian)
+        let valueLength = Int(buffer.loadUnaligned(fromByteOffset: start + 4, as: UInt32.self).littleEndian)
+        current = 8 + keyLength + valueLength
+        guard try available(current) else {
+            throw IndexError(.internal, "the build's spill file \(file.path) ends inside a record")
+        }
+        let base = UnsafeRawPointer(buffer.baseAddress!) + start + 8
+        key = UnsafeRawBufferPointer(start: base, count: keyLength)
+        value = UnsafeRawBufferPointer(start: base + keyLength, count: valueLength)
+        return true
+    }
+
+    /// Whether `count` bytes from `start` are (or could be read into) the buffer; compacts and
+    /// grows it as needed.
+    private func available(_ count: Int) throws -> Bool {
+        while end - start < count {
+            if endOfFile { return false }
+            if start > 0 {
+                buffer.baseAddress!.copyMemory(from: buffer.baseAddress! + start, byteCount: end - start)
+                end -= start
+                start = 0
+            }
+            if count > buffer.count {
+                let grown = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 8)
+                grown.baseAddress!.copyMemory(from: buffer.baseAddress!, byteCount: end)
+                buffer.deallocate()
+                buffer = grown
+            }
+            let read = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[end...]))
+            if read == 0 { endOfFile = true } else { end += read }
+        }
+        return true
+    }
+}

@@ -1,0 +1,64 @@
+import Analysis
+
+/// One entry of the rank-ordered sort as the documents pass reads it: its key (``key(weight:sortTitle:id:into:)``)
+/// and its value (``encode(_:vocabulary:into:)``). Views of the sorter's bytes: valid until its
+/// next record.
+struct RankedRecord {
+    let key: UnsafeRawBufferPointer
+    let value: UnsafeRawBufferPointer
+
+    private var titleEnd: Int { key[8...].firstIndex(of: 0)! }
+    var sortTitle: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: key[8..<titleEnd]) }
+    var id: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: key[(titleEnd + 1)...]) }
+
+    private func u32(_ offset: Int) -> UInt32 { UInt32(littleEndian: value.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) }
+    private var recordLength: Int { Int(u32(0)) }
+    var record: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: value[4..<(4 + recordLength)]) }
+    /// The first title word's term number, if the title has a word.
+    var firstWord: UInt32? { u32(4 + recordLength) == 0 ? nil : u32(4 + recordLength) - 1 }
+
+    /// The term numbers of list `index`: 0 name terms, 1 description words, 2 variant words, 3 tokens.
+    func list(_ index: Int) -> LazyMapSequence<Range<Int>, UInt32> {
+        var offset = 8 + recordLength
+        for _ in 0..<index { offset += 4 + 4 * Int(u32(offset)) }
+        let start = offset + 4
+        return (0..<Int(u32(offset))).lazy.map { u32(start + 4 * $0) }
+    }
+
+    /// The static rank order as bytes: weight descending (its complement, u64be), the sort title,
+    /// 0x00, the id. Byte order of these keys is rank order: no analysed word contains 0x00 (see
+    /// ``TitleKey``), so a title that is a prefix of another ends first, and the ids, last, compare
+    /// as themselves. Ids are unique, so keys are too.
+    static func key(weight: UInt64, sortTitle: String, id: String, into key: inout [UInt8]) {
+        withUnsafeBytes(of: (~weight).bigEndian) { key.append(contentsOf: $0) }
+        key.append(contentsOf: sortTitle.utf8)
+        key.append(0x00)
+        key.append(contentsOf: id.utf8)
+    }
+
+    /// A ranked record's value: u32le fields, `record length, record, first title word + 1 (0: none),
+    /// then four counted lists of term numbers: name terms, description words, variant words,
+    /// tokens`. The words are interned here, counting their postings.
+    static func encode(_ document: BuildDocument, vocabulary: inout BuildVocabulary, into value: inout ByteWriter) {
+        value.u32le(UInt32(document.record.count))
+        value.raw(document.record)
+        value.u32le(document.firstWord.isEmpty ? 0 : document.firstWord.utf8.withContiguousStorageIfAvailable {
+            vocabulary.intern(UnsafeRawBufferPointer($0), .none) + 1 } ?? 0)
+        func list(_ each: ((UnsafeRawBufferPointer) -> Void) -> Void, _ field: BuildVocabulary.Field) {
+            let countAt = value.bytes.count
+            value.u32le(0)
+            var n: UInt32 = 0
+            each { value.u32le(vocabulary.intern($0, field)); n += 1 }
+            value.patchU32le(at: countAt, n)
+        }
+        list(document.forEachNameTerm, .name)
+        list(document.forEachDescriptionWord, .description)
+        list(document.forEachVariantWord, .none)
+        list({ body in
+            for token in document.tokens {
+                vocabulary.count(token)
+                Schema.tokenTerm(token).withUnsafeBytes { body($0) }
+            }
+        }, .name)
+    }
+}
