@@ -26,6 +26,11 @@ enum IndexCommand {
                               "value":"red"}) and token chips beside categories; the generation
                               keeps them (upserts and merges index them too). Each 1 to 64 bytes
                               of [a-z0-9_-], not "category" (default none)
+      --memory MB             what the build's sorts and postings hold in memory before they
+                              spill runs to disk, in a folder of the generation being written
+                              (default 512). Beyond it the build needs about 32 bytes an entry
+                              and 64 MB a write transaction: 650 MiB in all for 10M entries. The
+                              generation written is the same whatever the budget
       --progress P            terminal, plain or none: where reading and building stand, on
                               standard error (default: terminal on a terminal, else plain)
     """
@@ -33,7 +38,7 @@ enum IndexCommand {
     static func run(_ argv: [String]) throws -> Int32 {
         let args = try Arguments(argv, command: "index", flags: ["--skip-invalid"],
                                  options: ["--catalog", "--dir", "--list-size", "--heavy-threshold", "--shard", "--shards", "--generation",
-                                           "--filterable", "--progress"])
+                                           "--filterable", "--progress", "--memory"])
         if args.wantsHelp { print(help); return 0 }
         guard args.positionals.isEmpty else {
             throw UsageError(description: "typeahead index: unexpected argument \"\(args.positionals[0])\"")
@@ -49,6 +54,7 @@ enum IndexCommand {
             guard args.value("--shard") != nil else { throw UsageError(description: "typeahead index: --shards needs --shard") }
             part = (try args.integer("--shard", default: 0, range: 0...(count - 1)), count)
         }
+        let memory = try args.integer("--memory", default: Shard.defaultBuildMemory >> 20, range: 16...1 << 20) << 20
         let requestedGeneration = args.value("--generation") == nil ? nil : try args.integer("--generation", default: 1, range: 1...Int(Int32.max))
         let style: IndexProgress.Style? = switch args.value("--progress") {
         case nil: nil
@@ -59,44 +65,54 @@ enum IndexCommand {
         let progress = IndexProgress(style: style)
         defer { progress.end() }
         let started = Date()
-        var loaded: (entries: [CatalogEntry], errors: [CatalogLineError], summary: CatalogSummary)
+        // Read as it is indexed: the build takes batches from the stream, and holds none of them
+        // once analysed (its memory is --memory's, whatever the catalog's size).
+        let stream = try CatalogStream(path: catalog, policy: args.flag("--skip-invalid") ? .skipInvalid : .strict,
+                                       progress: { progress.read($0, totalBytes: $1) })
+        // The command ends once the generation is current: mapping its pages in (as a node does
+        // when it opens one) would only add the file's size to the command's memory.
+        Shard.prefaultsOnOpen = false
+        let shard = try Shard(directory: directory, buildMemory: memory)
+        var readEnded: Date?
+        let info: GenerationInfo
         do {
-            loaded = try loadCatalog(path: catalog, policy: args.flag("--skip-invalid") ? .skipInvalid : .strict,
-                                     progress: { progress.read($0, totalBytes: $1) })
-            progress.finishedReading(loaded.summary)
+            info = try shard.build(parameters: parameters, number: requestedGeneration, onStage: { progress.stage($0, seconds: $1) }) {
+                while let batch = try stream.nextBatch() {
+                    guard let part else { return batch[...] }
+                    let mine = batch.filter { ShardAssignment.shard(of: $0.id, shardCount: part.of) == part.shard }
+                    if !mine.isEmpty { return mine[...] }
+                }
+                progress.finishedReading(stream.summary)
+                readEnded = Date()
+                return nil
+            }
         } catch let error as CatalogValidationError {
             progress.end()
             printError("typeahead index: \(error.description)")
             printError("nothing was indexed; the current generation keeps serving. Fix the lines above or pass --skip-invalid.")
             return 1
         }
-        for warning in loaded.summary.notices.warnings { printError("typeahead index: warning: \(warning)") }
-        if !loaded.errors.isEmpty {
-            for error in loaded.errors.prefix(20) { printError("skipped \(error)") }
-            if loaded.errors.count > 20 { printError("… and \(loaded.errors.count - 20) more invalid lines") }
-        }
-        if let part {
-            loaded.entries.removeAll { ShardAssignment.shard(of: $0.id, shardCount: part.of) != part.shard }
-        }
-        let parsed = Date()
-        let shard = try Shard(directory: directory)
-        // Handed over, so that the build frees them once analysed.
-        let count = loaded.entries.count
-        let entries = loaded.entries
-        loaded.entries = []
-        let info = try shard.build(from: consume entries, parameters: parameters, number: requestedGeneration,
-                                   onStage: { progress.stage($0, seconds: $1) })
         progress.end()
+        for warning in stream.summary.notices.warnings { printError("typeahead index: warning: \(warning)") }
+        if stream.totalErrors > 0 {
+            for error in stream.errors { printError("skipped \(error)") }
+            if stream.totalErrors > stream.errors.count { printError("… and \(stream.totalErrors - stream.errors.count) more invalid lines") }
+        }
         let finished = Date()
         let seconds = finished.timeIntervalSince(started)
-        let rate = Double(count) / max(seconds, 1e-9)
-        print("indexed \(count) entries into \(directory) (generation \(info.number))"
-              + (loaded.errors.isEmpty ? "" : ", skipped \(loaded.errors.count) invalid lines"))
-        print(String(format: "  %.2f s (parse %.2f s, build %.2f s), %.0f entries/s, %d bytes on disk (%.1f per entry)",
-                     seconds, parsed.timeIntervalSince(started), finished.timeIntervalSince(parsed), rate,
-                     info.bytes, Double(info.bytes) / Double(max(1, count))))
+        let rate = Double(info.entries) / max(seconds, 1e-9)
+        print("indexed \(info.entries) entries into \(directory) (generation \(info.number))"
+              + (stream.totalErrors == 0 ? "" : ", skipped \(stream.totalErrors) invalid lines"))
+        print(String(format: "  %.2f s (read and analyse %.2f s, write %.2f s), %.0f entries/s, %ld bytes on disk (%.1f per entry)",
+                     seconds, (readEnded ?? finished).timeIntervalSince(started), finished.timeIntervalSince(readEnded ?? finished), rate,
+                     info.bytes, Double(info.bytes) / Double(max(1, info.entries))))
+        var usage = rusage()
+        if getrusage(RUSAGE_SELF.rawValue, &usage) == 0 {
+            print(String(format: "  peak memory %.0f MiB (the catalog read as it was indexed; see --memory)", Double(usage.ru_maxrss) / 1024))
+        }
         if let build = info.build {
             print("  \(build.terms) terms, \(build.postings) postings, \(build.heavyNodes) heavy trie nodes")
+            if build.spillFiles > 0 { print("  spilled sorted runs and postings to \(build.spillFiles) files (see --memory)") }
             print("  stages: " + build.stages.map { String(format: "%@ %.2f s", $0.name, $0.seconds) }.joined(separator: ", "))
         }
         return 0
