@@ -439,14 +439,21 @@ public final class Shard: Sendable {
     /// partial generation is then removed and the current one keeps serving.
     @discardableResult
     public func build(parameters: IndexParameters = .init(), number: Int? = nil, onStage: BuildStageObserver? = nil,
-                      batches: () throws -> ArraySlice<CatalogEntry>?) throws -> GenerationInfo {
+                      batches: @escaping () throws -> ArraySlice<CatalogEntry>?) throws -> GenerationInfo {
+        try activated(buildGeneration(parameters: parameters, number: number, label: nil, format: .current, onStage: onStage,
+                                      batches: Self.validated(batches)))
+    }
+
+    /// `batches`, each checked as it comes (``EntryValidation``, positions counted across batches);
+    /// repeated ids are found by the build itself.
+    private static func validated(_ batches: @escaping () throws -> ArraySlice<CatalogEntry>?) -> () throws -> ArraySlice<CatalogEntry>? {
         var position = 0
-        return try activated(buildGeneration(parameters: parameters, number: number, label: nil, format: .current, onStage: onStage) {
+        return {
             guard let batch = try batches() else { return nil }
             try EntryValidation.check(batch, firstPosition: position)
             position += batch.count
             return batch
-        })
+        }
     }
 
     private func activated(_ info: GenerationInfo) throws -> GenerationInfo {
@@ -699,10 +706,11 @@ public final class Shard: Sendable {
             throw IndexError(.failedPrecondition, "upload of generation \(number) holds \(state.batches) batches and \(state.entries) "
                              + "entries; the sender sent \(batches) and \(entries)")
         }
-        var info = try buildGeneration(from: try upload.entries(state),
-                                       parameters: IndexParameters(listSize: state.listSize, heavyThreshold: state.heavyThreshold,
+        // Read back as it is indexed: a node builds an upload of any size in the build's memory.
+        var info = try buildGeneration(parameters: IndexParameters(listSize: state.listSize, heavyThreshold: state.heavyThreshold,
                                                                    filterableAttributes: state.filterableAttributes ?? []),
-                                       number: number, label: state.label)
+                                       number: number, label: state.label, format: .current, onStage: nil,
+                                       batches: Self.validated(try upload.batches(state)))
         try layout.withLock {
             // The writes made to the serving generation while the batches came in.
             let changes = try upload.changes()

@@ -122,6 +122,28 @@ final class UploadTests: XCTestCase {
         XCTAssertNil(try shard.entry(id: "torn"))
     }
 
+    /// An upload whose spool lost acknowledged lines (a damaged disk, a hand edit) is not built:
+    /// the node reads it back as it indexes it, so the shortfall shows only at the end; the build
+    /// fails with DATA_LOSS naming the counts, nothing is left of it, and the serving generation
+    /// stays. An intact spool then builds.
+    func testASpoolShorterThanAcknowledgedIsNotBuilt() throws {
+        let catalog = Self.entries(60)
+        let directory = TemporaryDirectory("upload-short")
+        let shard = try Shard(directory: directory.path)
+        try shard.build(from: Array(catalog.prefix(5)))
+        _ = try shard.beginUpload(generation: 4, label: "L")
+        _ = try shard.appendUpload(generation: 4, batch: 0, entries: catalog)
+        let spool = directory.path + "/upload/entries.jsonl"
+        let lines = try String(contentsOfFile: spool, encoding: .utf8).split(separator: "\n")
+        try (lines.dropLast(3).joined(separator: "\n") + "\n").write(toFile: spool, atomically: false, encoding: .utf8)
+        XCTAssertThrowsError(try shard.finishUpload(generation: 4, batches: 1, entries: 60)) { error in
+            XCTAssertEqual((error as? IndexError)?.code, .dataLoss)
+            XCTAssertTrue("\(error)".contains("holds 57 entries; 60 were uploaded"), "\(error)")
+        }
+        XCTAssertEqual(try shard.generations().map(\.number), [1])
+        XCTAssertEqual(try shard.entryCount(), 5)
+    }
+
     func testOtherLabelStartsOverAndNumbersOnlyGrow() throws {
         let catalog = Self.entries(40)
         let directory = TemporaryDirectory("upload-label")

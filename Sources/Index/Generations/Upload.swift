@@ -177,18 +177,41 @@ struct Upload {
         return changes
     }
 
-    /// Every entry uploaded, read back through the catalog reader (they were valid when appended).
-    func entries(_ state: State) throws -> [CatalogEntry] {
-        let loaded: (entries: [CatalogEntry], errors: [CatalogLineError], summary: CatalogSummary)
+    /// Every entry uploaded, read back through the catalog reader (they were valid when appended)
+    /// a batch at a time, for ``Shard/buildGeneration(parameters:number:label:format:onStage:batches:)``:
+    /// a node builds an uploaded generation of any size in the build's bounded memory. Throws
+    /// DATA_LOSS if the spool cannot be read back, or holds fewer entries or bytes than were
+    /// acknowledged; entries past the acknowledged count (a batch never acknowledged) are left out.
+    func batches(_ state: State) throws -> () throws -> ArraySlice<CatalogEntry>? {
+        let stream: CatalogStream
         do {
-            loaded = try loadCatalog(path: spoolPath, policy: .strict)
+            stream = try CatalogStream(path: spoolPath, policy: .strict)
         } catch {
             throw IndexError.corrupt("\(spoolPath) cannot be read back: \(error)")
         }
-        guard loaded.summary.bytes >= state.bytes, loaded.entries.count >= state.entries else {
-            throw IndexError.corrupt("\(spoolPath) holds \(loaded.entries.count) entries; \(state.entries) were uploaded")
+        var given = 0
+        let spoolPath = spoolPath
+        return {
+            let batch: [CatalogEntry]?
+            do {
+                batch = given < state.entries ? try stream.nextBatch() : nil
+            } catch {
+                throw IndexError.corrupt("\(spoolPath) cannot be read back: \(error)")
+            }
+            guard let batch else {
+                guard given == state.entries else {
+                    throw IndexError.corrupt("\(spoolPath) holds \(given) entries; \(state.entries) were uploaded")
+                }
+                return nil
+            }
+            // Anything past the recorded count is a batch that was never acknowledged.
+            let kept = batch.prefix(state.entries - given)
+            given += kept.count
+            if given == state.entries, stream.summary.bytes < state.bytes {
+                // Read to the end of this batch: the acknowledged bytes must all be there.
+                throw IndexError.corrupt("\(spoolPath) holds \(stream.summary.bytes) bytes; \(state.bytes) were uploaded")
+            }
+            return kept
         }
-        // Anything past the recorded length is a batch that was never acknowledged.
-        return Array(loaded.entries.prefix(state.entries))
     }
 }
