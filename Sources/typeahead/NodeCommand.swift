@@ -13,7 +13,7 @@ enum NodeCommand {
     usage: typeahead node --dir DIR [--collection NAME=DIR]... [--listen HOST:PORT] [--admin-token-file F] [--read-token-file F]
                           [--search-key-secret-file F] [--tls-cert F --tls-key F [--tls-client-ca F]]
                           [--threads N] [--max-message-bytes N] [--answer-cache-mb N]
-                          [--merge-delta-percent P] [--merge-minimum N] [--merge-spread-percent S]
+                          [--merge-delta-percent P] [--merge-minimum N] [--merge-spread-percent S] [--build-memory MB]
                           [--log-format logfmt|json] [--log-level L] [--port-file F] [--request-head-timeout S]
                           [--no-prefault]
 
@@ -55,6 +55,10 @@ enum NodeCommand {
       --merge-minimum N        ...and at least N entries (default 100). Each node raises both by a
                                share it draws once, up to --merge-spread-percent (default 50), so
                                replicas taking the same writes do not all merge at once
+      --build-memory MB        what a build's sorts hold in memory before they spill runs beside
+                               the generation being written (default 512; `typeahead index
+                               --memory`). A reindex's upload is read back as it is indexed; a
+                               merge also holds the shard's live entries it rebuilds from
       --request-head-timeout S seconds a client has to send a whole request head (HTTP/1.1) or
                                header block (HTTP/2), however slowly it trickles (default 10)
       --log-format F           logfmt (default) or json, one line per event on standard error
@@ -73,7 +77,7 @@ enum NodeCommand {
     static func run(_ argv: [String]) throws -> Int32 {
         let args = try Arguments(argv, command: "node", flags: ["--no-prefault"],
                                  options: ["--dir", "--collection", "--listen", "--admin-token-file", "--read-token-file", "--search-key-secret-file", "--tls-cert", "--tls-key", "--tls-client-ca", "--threads",
-                                           "--max-message-bytes", "--answer-cache-mb", "--merge-delta-percent", "--merge-minimum", "--merge-spread-percent", "--log-format", "--log-level", "--port-file", "--fault-stall", "--request-head-timeout"])
+                                           "--max-message-bytes", "--answer-cache-mb", "--merge-delta-percent", "--merge-minimum", "--merge-spread-percent", "--build-memory", "--log-format", "--log-level", "--port-file", "--fault-stall", "--request-head-timeout"])
         if args.wantsHelp { print(help); return 0 }
         guard args.positionals.isEmpty else {
             throw UsageError(description: "typeahead node: unexpected argument \"\(args.positionals[0])\"")
@@ -88,6 +92,7 @@ enum NodeCommand {
         configuration.answerCacheBytes = try args.integer("--answer-cache-mb", default: configuration.answerCacheBytes >> 20, range: 0...65_536) << 20
         let mergePercent = try args.double("--merge-delta-percent", default: 1, range: 0...100_000)
         let mergeMinimum = try args.integer("--merge-minimum", default: 100, range: 0...Int(Int32.max))
+        let buildMemory = try args.integer("--build-memory", default: Shard.defaultBuildMemory >> 20, range: 16...1 << 20) << 20
         configuration.mergePolicy = mergePercent == 0 ? .never : MergePolicy(deltaFraction: mergePercent / 100, minimumDelta: mergeMinimum)
         configuration.mergeSpread = try args.double("--merge-spread-percent", default: 50, range: 0...1_000) / 100
         configuration.server.adminToken = try Tokens.read(file: args.value("--admin-token-file"), environment: "TYPEAHEAD_ADMIN_TOKEN", command: "node")
@@ -113,7 +118,7 @@ enum NodeCommand {
         // Builds (a reindex's finish, compaction) run on the node's low-priority thread alone, so
         // that serving keeps its pace while they run (see BackgroundThread).
         let collections = try CollectionDirectories.parse(dir: args.value("--dir"), collections: args.all("--collection"), command: "node")
-            .map { (name: $0.name, shard: try Shard(directory: $0.directory, parallelBuilds: false)) }
+            .map { (name: $0.name, shard: try Shard(directory: $0.directory, parallelBuilds: false, buildMemory: buildMemory)) }
         let telemetry = ServerTelemetry(label: "node", json: format == .json,
                                         level: try args.choice("--log-level", default: LogLevelChoice.info).level)
         let node = NodeServer(collections: collections, configuration: configuration, telemetry: telemetry)
