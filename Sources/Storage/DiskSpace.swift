@@ -18,7 +18,7 @@ import Darwin
 ///
 /// A write that runs out of space reports ENOSPC, or EIO when LMDB saw a short write; either
 /// is turned into one clear error naming the directory and its free space (``StorageError/isNoSpace``).
-enum DiskSpace {
+public enum DiskSpace {
     /// The bytes LMDB gives `lock.mdb` for `maxReaders` slots on 64-bit Linux: `(maxReaders − 1)`
     /// 64-byte reader records after a 192-byte header (`MDB_txninfo`). Exactly that: LMDB keeps a
     /// larger file as it is and counts the extra room as reader slots.
@@ -55,8 +55,9 @@ enum DiskSpace {
     static let nearlyFull = 4 << 20
 
     /// `error` restated as "no space" when it is one: ENOSPC or EDQUOT, or EIO while the file system
-    /// holding `directory` has almost nothing free. Otherwise `error` itself.
-    static func diagnose(_ error: StorageError, in directory: String) -> StorageError {
+    /// holding `directory` has almost nothing free. Otherwise `error` itself. (Also for files other
+    /// modules write beside an environment: a build's spill files.)
+    public static func diagnose(_ error: StorageError, in directory: String) -> StorageError {
         switch error.code {
         case ENOSPC, EDQUOT:
             return full(directory, operation: error.operation)

@@ -49,4 +49,29 @@ final class FullDiskTests: XCTestCase {
         XCTAssertNotEqual(reopened.currentGeneration, generation)
         XCTAssertEqual(try reopened.suggest(SuggestRequest(text: "garden ho")).entries.map(\.id), before.entries.map(\.id))
     }
+
+    /// A build that fills the disk with its spilled runs (a 64 KiB budget, entries with long
+    /// descriptions) fails with the same "no space" error, naming the spill file; nothing of it is
+    /// left (the space is free again), and the shard serves its generation as before.
+    func testABuildThatFillsTheDiskWithItsSpillFailsCleanly() throws {
+        let disk = try SmallFileSystem(megabytes: 8)
+        defer { disk.unmount() }
+        let shard = try Shard(directory: disk.path + "/shard", buildMemory: 64 << 10)
+        let entries = (0..<300).map { CatalogEntry(id: "e\($0)", title: "garden hose \($0)", categories: ["Garden"], weight: UInt64($0)) }
+        try shard.build(from: entries)
+        let before = try shard.suggest(SuggestRequest(text: "garden ho"))
+        let free = try XCTUnwrap(try FileManager.default.attributesOfFileSystem(forPath: disk.path)[.systemFreeSize] as? NSNumber).intValue
+
+        let big = (0..<3_000).map { n in
+            CatalogEntry(id: "big\(n)", title: "big entry \(n)", weight: 1, description: String(repeating: "word\(n % 50) ", count: 500))
+        }
+        XCTAssertThrowsError(try shard.build(from: big)) { error in
+            XCTAssertTrue((error as? StorageError)?.isNoSpace == true, "\(error)")
+            XCTAssertTrue("\(error)".contains("spill file"), "\(error)")
+        }
+        XCTAssertEqual(try shard.generations().map(\.number), [1])
+        XCTAssertEqual(try shard.suggest(SuggestRequest(text: "garden ho")).entries.map(\.id), before.entries.map(\.id))
+        let after = try XCTUnwrap(try FileManager.default.attributesOfFileSystem(forPath: disk.path)[.systemFreeSize] as? NSNumber).intValue
+        XCTAssertGreaterThanOrEqual(after, free - (64 << 10), "the failed build's files are gone")
+    }
 }

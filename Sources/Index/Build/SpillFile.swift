@@ -1,12 +1,15 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import Storage
 
 /// A temporary file a build spills to (sorted runs, posting buckets), written once front to back
 /// and then read once front to back. The build's only file system calls besides LMDB's: open(2),
 /// write(2), read(2), close(2) and unlink(2), with EINTR retried here and every error turned into
-/// an ``IndexError`` naming the file (a full disk says so: the generation being built is removed
-/// and the current one keeps serving).
+/// a `StorageError` naming the file; a full file system is ``StorageError/isNoSpace``, as LMDB's
+/// writes are (``DiskSpace``): the generation being built is removed and the current one keeps
+/// serving.
 ///
 /// Writes are buffered (``bufferSize``) so that a run of small records costs one system call per
 /// buffer; reads fill the caller's buffer.
@@ -76,9 +79,8 @@ final class SpillFile {
         pending.removeAll(keepingCapacity: true)
     }
 
-    private static func failure(_ what: String, _ path: String, _ code: Int32) -> IndexError {
-        let reason = String(cString: strerror(code))
-        let advice = code == ENOSPC ? " (the build spills sorted runs beside the generation it writes: free space there, or build elsewhere)" : ""
-        return IndexError(.internal, "\(what) the build's spill file \(path): \(reason)\(advice)")
+    private static func failure(_ what: String, _ path: String, _ code: Int32) -> StorageError {
+        let directory = (path as NSString).deletingLastPathComponent
+        return DiskSpace.diagnose(StorageError(code: code, operation: "\(what) the build's spill file \(path)"), in: directory)
     }
 }
