@@ -179,6 +179,30 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(bad.stderr.contains("\"category\" is reserved"), bad.stderr)
     }
 
+    /// `--shard I --shards N` indexes exactly the entries the shard assignment places in shard I
+    /// (as `shard-of` prints it), filtered as the catalog is read and indexed.
+    func testIndexKeepsItsShardsEntries() throws {
+        let lines = (0..<3_000).map { #"{"id":"p\#($0)","title":"Part \#($0) widget","weight":\#($0 % 97)}"# }
+        let catalog = try write("parts.jsonl", lines.joined(separator: "\n") + "\n")
+        let ids = (0..<3_000).map { "p\($0)" }
+        let placed = try run(["shard-of", "--shards", "2"] + ids).stdout.split(separator: "\n").map { $0.split(separator: "\t") }
+        var counted = 0
+        for shard in 0..<2 {
+            let indexed = try run(["index", "--catalog", catalog, "--dir", directory + "/s\(shard)", "--shard", "\(shard)", "--shards", "2"])
+            XCTAssertEqual(indexed.status, 0, indexed.stderr)
+            let expected = placed.filter { $0[0] == "\(shard)" }.map { String($0[1]) }
+            XCTAssertTrue(indexed.stdout.contains("indexed \(expected.count) entries"), indexed.stdout)
+            XCTAssertTrue(indexed.stdout.contains("peak memory"), indexed.stdout)
+            counted += expected.count
+            let first = try run(["suggest", "--dir", directory + "/s\(shard)", "--json", "part \(expected[0].dropFirst()) "]).stdout
+            XCTAssertTrue(first.contains("\"\(expected[0])\""), first)
+            let elsewhere = try XCTUnwrap(placed.first { $0[0] != "\(shard)" }.map { String($0[1]) })
+            let missing = try run(["suggest", "--dir", directory + "/s\(shard)", "--json", "part \(elsewhere.dropFirst()) "]).stdout
+            XCTAssertFalse(missing.contains("\"\(elsewhere)\""), missing)
+        }
+        XCTAssertEqual(counted, 3_000)
+    }
+
     func testBadCatalogIsRefusedWithLineNumbersAndTheServingIndexIsUntouched() throws {
         let shard = directory + "/shard"
         XCTAssertEqual(try run(["index", "--catalog", try write("good.jsonl", good), "--dir", shard]).status, 0)
