@@ -53,15 +53,48 @@ enum DeleteCommand {
     }
 }
 
+enum MergeCommand {
+    static let help = """
+    usage: typeahead merge --dir DIR [--memory MB]
+
+    Folds the current generation's delta (entries upserted, replaced or deleted since its build)
+    into a fresh base now, as a node does in the background once the delta passes its policy
+    (typeahead node --merge-delta-percent). Answers stay the same; queries get the speed of a fresh
+    build back. The generation keeps its number; the merged data is a new revision of it, named
+    only once complete, so a crash or a kill mid-merge leaves the serving revision, and the
+    half-built one is removed at the next open. --memory is the build's budget (typeahead index).
+    """
+
+    static func run(_ argv: [String]) throws -> Int32 {
+        let args = try Arguments(argv, command: "merge", flags: [], options: ["--dir", "--memory"])
+        if args.wantsHelp { print(help); return 0 }
+        guard args.positionals.isEmpty else {
+            throw UsageError(description: "typeahead merge: unexpected argument \"\(args.positionals[0])\"")
+        }
+        let memory = try args.integer("--memory", default: Shard.defaultBuildMemory >> 20, range: 16...1 << 20) << 20
+        Shard.prefaultsOnOpen = false
+        let shard = try ExistingShard.open(try args.required("--dir"), command: "merge", buildMemory: memory)
+        let started = Date()
+        guard let merged = try shard.merge() else {
+            print("nothing to merge: the current generation has no delta")
+            return 0
+        }
+        print(String(format: "merged %d delta documents and %d replaced or deleted base documents into generation %d revision %d "
+                     + "(%d entries) in %.2f s", merged.delta.documents, merged.delta.deletedBase, merged.generation, merged.revision,
+                     merged.entries, Date().timeIntervalSince(started)))
+        return 0
+    }
+}
+
 /// Updates change a shard that exists: a mistyped `--dir` must not create an empty directory (and
 /// then fail for want of a generation). `typeahead index` is what creates shards.
 enum ExistingShard {
-    static func open(_ directory: String, command: String) throws -> Shard {
+    static func open(_ directory: String, command: String, buildMemory: Int = Shard.defaultBuildMemory) throws -> Shard {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw UsageError(description: "typeahead \(command): no shard at \(directory) (typeahead index --dir \(directory) builds one)",
                              status: 1)
         }
-        return try Shard(directory: directory)
+        return try Shard(directory: directory, buildMemory: buildMemory)
     }
 }

@@ -13,6 +13,7 @@ Commands:
   search    the full, paged search (what submit asks)
   upsert    insert or replace entries from a JSON Lines file
   delete    delete entries by id
+  merge     fold a shard's upserts and deletes into a fresh base now
   node      serve a shard over gRPC / HTTP/2 and JSON
   coordinator  serve a cluster: fan out to the shards, merge exactly, answer like one node
   local     run a whole cluster on loopback (N shards × R replica processes and a coordinator)
@@ -30,6 +31,7 @@ let commands: [String: ([String]) throws -> Int32] = [
     "search": SearchCommand.run,
     "upsert": UpsertCommand.run,
     "delete": DeleteCommand.run,
+    "merge": MergeCommand.run,
     "bench": BenchCommand.run,
     "load": LoadCommand.run,
     "node": NodeCommand.run,
