@@ -57,8 +57,8 @@ enum NodeCommand {
                                replicas taking the same writes do not all merge at once
       --build-memory MB        what a build's sorts hold in memory before they spill runs beside
                                the generation being written (default 512; `typeahead index
-                               --memory`). A reindex's upload is read back as it is indexed; a
-                               merge also holds the shard's live entries it rebuilds from
+                               --memory`). A reindex's upload and a merge's live entries stream
+                               into the build
       --request-head-timeout S seconds a client has to send a whole request head (HTTP/1.1) or
                                header block (HTTP/2), however slowly it trickles (default 10)
       --log-format F           logfmt (default) or json, one line per event on standard error

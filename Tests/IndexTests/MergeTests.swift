@@ -78,8 +78,10 @@ final class MergeTests: XCTestCase {
         XCTAssertEqual(try shard.entryCount(), 30 + 3 + 1 - 2)
         XCTAssertEqual(try shard.entry(id: "e5")?.title, "item e5 alpha renamed")
         XCTAssertNil(try shard.entry(id: "d1"))
-        // The replayed writes are the new revision's (small) delta.
-        XCTAssertEqual(try shard.deltaSize(), DeltaSize(base: 33, documents: 2, deletedBase: 3))
+        // The replayed writes are the new revision's (small) delta. The build read the entries
+        // after "during" was written, so it is in the new base as well as in the log; its replay
+        // replaces it with itself (the same answers, one more replaced base document).
+        XCTAssertEqual(try shard.deltaSize(), DeltaSize(base: 34, documents: 2, deletedBase: 4))
     }
 
     func testACrashMidMergeLeavesTheServingRevision() throws {

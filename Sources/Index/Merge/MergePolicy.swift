@@ -70,7 +70,8 @@ public struct PendingMerge: Sendable {
     public let generation: Int
     /// The revision it builds.
     public let revision: Int
-    let entries: [CatalogEntry]
+    /// The serving revision it rebuilds from (read, as the build streams, in one read transaction).
+    let source: Generation
     /// The delta it folds in.
     public let delta: DeltaSize
     let parameters: TrieParameters

@@ -18,11 +18,12 @@ import Storage
 /// before held at the moment it switched. Only speed changes.
 ///
 /// How, in three steps, so that a node keeps writing while the build runs:
-/// 1. ``beginMerge()`` (where writes are serialised, a node's writer queue): a snapshot of the
-///    live entries, and a log that from now on records every write to the generation.
+/// 1. ``beginMerge()`` (where writes are serialised, a node's writer queue): a log that from now on
+///    records every write to the generation.
 /// 2. ``buildMerge(_:)`` (anywhere, for seconds: a node's low-priority build thread): the new
-///    revision's base, built from the snapshot into `gen-N/merge-R/`. Writes go on meanwhile, to
-///    the serving revision, and into the log.
+///    revision's base, built into `gen-N/merge-R/` from the live entries, streamed from one read
+///    transaction of the serving revision (a snapshot at least as new as the log's start). Writes go
+///    on meanwhile, to the serving revision, and into the log.
 /// 3. ``finishMerge(_:)`` (serialised with writes again): the log replayed onto the new revision,
 ///    `gen-N/REVISION` written durably, reads switched, the replaced data removed.
 ///
@@ -31,7 +32,8 @@ import Storage
 /// stopped serving meanwhile (an activation, a rollback) is abandoned: ``finishMerge(_:)``
 /// returns nil.
 ///
-/// Cost: a build of the whole shard (time and memory as ``buildGeneration(from:parameters:number:label:)``),
+/// Cost: a build of the whole shard (time as ``buildGeneration(from:parameters:number:label:)``, memory
+/// ``buildMemory``),
 /// once the delta passes a share of the base (``MergePolicy``): amortised over the writes that
 /// filled it, about `1 / deltaFraction` entries rebuilt per entry written.
 extension Shard {
@@ -53,9 +55,9 @@ extension Shard {
         return policy.isDue(try deltaSize())
     }
 
-    /// Step 1: snapshots the current generation's live entries and starts logging writes to it.
-    /// Call it where writes are serialised (a node's writer queue), so that each write is either
-    /// in the snapshot or in the log.
+    /// Step 1: starts logging writes to the current generation. Call it where writes are serialised
+    /// (a node's writer queue), so that every write from now on is in the log; ``buildMerge(_:)``
+    /// reads the entries.
     ///
     /// - Returns: nil when there is nothing to merge (no delta) or a merge is already under way.
     public func beginMerge() throws -> PendingMerge? {
@@ -69,34 +71,14 @@ extension Shard {
             log = MergeLog(generation: generation.number, revision: revision, changes: [])
             return true
         }) else { return nil }
-        do {
-            let schema = generation.schema
-            let entries = try generation.environment.read { txn in
-                var entries: [CatalogEntry] = []
-                entries.reserveCapacity(delta.base + delta.documents - delta.deletedBase)
-                try txn.withCursor(schema.ids) { cursor in
-                    var entry = try cursor.first()
-                    while let (_, value) = entry {
-                        let docnum = value.loadBigEndian(UInt32.self, at: 0)
-                        guard let document = try generation.document(docnum, in: txn) else {
-                            throw IndexError.corrupt("id maps to missing document \(docnum)")
-                        }
-                        entries.append(try document.materialize())
-                        entry = try cursor.next()
-                    }
-                }
-                return entries
-            }
-            return PendingMerge(generation: generation.number, revision: revision, entries: entries, delta: delta,
-                                parameters: generation.parameters, filterable: generation.filterable)
-        } catch {
-            merging.withLock { $0 = nil }
-            throw error
-        }
+        return PendingMerge(generation: generation.number, revision: revision, source: generation, delta: delta,
+                            parameters: generation.parameters, filterable: generation.filterable)
     }
 
-    /// Step 2: builds the merge's revision from its snapshot. Takes as long as a build of the
-    /// shard; writes may go on meanwhile. On an error the partial revision is removed and the
+    /// Step 2: builds the merge's revision from the serving revision's live entries. Takes as long
+    /// as a build of the shard, in the build's memory (``buildMemory``); writes may go on meanwhile
+    /// (the read transaction it holds keeps the pages it reads, so the serving file may grow by what
+    /// is written meanwhile). On an error the partial revision is removed and the
     /// merge abandoned.
     public func buildMerge(_ pending: PendingMerge) throws -> BuildStatistics {
         let path = layout.environmentPath(pending.generation, revision: pending.revision)
@@ -112,7 +94,30 @@ extension Shard {
             builder.parameters = pending.parameters
             builder.filterable = pending.filterable
             builder.memoryBudget = buildMemory
-            return try builder.build(pending.entries, at: path)
+            // The live entries stream from the serving revision into the build, a batch at a time,
+            // in one read transaction: a merge holds the build's memory, not the shard's entries.
+            // The transaction sees the writes made since ``beginMerge()`` up to its start, which
+            // the log replays again: harmless, since an upsert or delete sets an id's final state
+            // whatever came before it.
+            let source = pending.source, schema = pending.source.schema
+            return try source.environment.read { txn in
+                try txn.withCursor(schema.ids) { cursor in
+                    var next = try cursor.first()
+                    return try builder.build(at: path) {
+                        var batch: [CatalogEntry] = []
+                        batch.reserveCapacity(GenerationBuilder.batchSize)
+                        while batch.count < GenerationBuilder.batchSize, let (_, value) = next {
+                            let docnum = value.loadBigEndian(UInt32.self, at: 0)
+                            guard let document = try source.document(docnum, in: txn) else {
+                                throw IndexError.corrupt("id maps to missing document \(docnum)")
+                            }
+                            batch.append(try document.materialize())
+                            next = try cursor.next()
+                        }
+                        return batch.isEmpty ? nil : batch[...]
+                    }
+                }
+            }
         } catch {
             abandonMerge(pending)
             throw error
