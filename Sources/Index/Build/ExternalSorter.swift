@@ -12,8 +12,9 @@ import Foundation
 /// equal keys come in the order they were added (each run is sorted stably, and runs tie in the
 /// order they were written).
 ///
-/// Memory: at most `budget` bytes of records plus 8 bytes a record and its framing, while adding;
-/// ``readBuffer`` bytes per run while merging. Disk: the records once, removed as the sort ends.
+/// Memory: at most `budget` bytes of records and their framing, plus 16 bytes a record (its slot:
+/// ``Slot``), while adding; ``readBuffer`` bytes per run while merging (or, for a sort that stayed
+/// in memory, its arena and 8 bytes a record). Disk: the records once, removed as the sort ends.
 /// Complexity: O(n log n) comparisons; every record is written and read at most once beyond memory.
 ///
 /// Example:
@@ -31,8 +32,13 @@ final class ExternalSorter {
     private let directory: String
     private let name: String
     private let budget: Int
-    /// Records as added: u32le key length, u32le value length, key, value.
-    private var arena: [UInt8] = []
+    /// Records as added: u32le key length, u32le value length, key, value; `used` bytes of it.
+    /// Allocated here (the whole budget at once, at the first record: grown by doubling, it would
+    /// need its old and new buffers at the same time, and pages never written are never resident,
+    /// so a small sort costs no more), and handed to ``SortedRecords`` when the sort stays in
+    /// memory, whose views into it then stay valid for as long as it lives.
+    private var arena = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+    private var used = 0
     /// Where each record starts in `arena`, with its key's first bytes: most comparisons of a sort
     /// end there, without a load from the arena (a cache miss each, at a random place).
     private var starts: [Slot] = []
@@ -50,18 +56,26 @@ final class ExternalSorter {
         self.budget = max(1 << 12, budget)
     }
 
+    deinit { arena.deallocate() }
+
     /// Adds one record; `key` and `value` are copied.
     func add(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws {
-        // The whole budget at once: grown by doubling, the arena would need its old and new
-        // buffers at the same time, half as much again as the budget. (Pages never written are
-        // never resident: a small sort costs no more.)
-        if arena.capacity == 0 { arena.reserveCapacity(budget) }
-        if !arena.isEmpty, arena.count + key.count + value.count + 8 > budget { try spill() }
-        starts.append(Slot(prefix: Slot.prefix(of: key), offset: arena.count))
-        appendLength(key.count)
-        appendLength(value.count)
-        arena.append(contentsOf: key)
-        arena.append(contentsOf: value)
+        let size = 8 + key.count + value.count
+        if used > 0, used + size > budget { try spill() }
+        if used + size > arena.count {
+            // The first record, or one record larger than the budget.
+            let grown = UnsafeMutableRawBufferPointer.allocate(byteCount: max(budget, used + size), alignment: 8)
+            _ = grown.bindMemory(to: UInt8.self)   // bytes, compared as such (``key(at:in:)``)
+            if used > 0 { grown.baseAddress!.copyMemory(from: arena.baseAddress!, byteCount: used) }
+            arena.deallocate()
+            arena = grown
+        }
+        starts.append(Slot(prefix: Slot.prefix(of: key), offset: used))
+        arena.storeBytes(of: UInt32(key.count).littleEndian, toByteOffset: used, as: UInt32.self)
+        arena.storeBytes(of: UInt32(value.count).littleEndian, toByteOffset: used + 4, as: UInt32.self)
+        if !key.isEmpty { (arena.baseAddress! + used + 8).copyMemory(from: key.baseAddress!, byteCount: key.count) }
+        if !value.isEmpty { (arena.baseAddress! + used + 8 + key.count).copyMemory(from: value.baseAddress!, byteCount: value.count) }
+        used += size
         count += 1
     }
 
@@ -72,16 +86,20 @@ final class ExternalSorter {
     /// The records in key order; the sorter is used up (empty after).
     func sorted() throws -> SortedRecords {
         defer {
-            arena = []
             starts = []
             runs = []
         }
         if runs.isEmpty {
             sortStarts()
-            return SortedRecords(arena: arena, order: starts.map(\.offset))
+            // The arena goes with the records.
+            let records = SortedRecords(arena: arena, order: starts.map(\.offset))
+            arena = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+            used = 0
+            return records
         }
         if !starts.isEmpty { try spill() }
-        arena = []
+        arena.deallocate()
+        arena = UnsafeMutableRawBufferPointer(start: nil, count: 0)
         var cursors: [RunCursor] = []
         for run in runs {
             try run.finishWriting()
@@ -90,39 +108,33 @@ final class ExternalSorter {
         return try SortedRecords(cursors: cursors)
     }
 
-    private func appendLength(_ length: Int) {
-        withUnsafeBytes(of: UInt32(length).littleEndian) { arena.append(contentsOf: $0) }
-    }
-
     private func sortStarts() {
-        arena.withUnsafeBytes { all in
-            starts.sort { a, b in
-                if a.prefix != b.prefix { return a.prefix < b.prefix }
-                let order = compareBytes(Self.key(at: a.offset, in: all), Self.key(at: b.offset, in: all))
-                return order != 0 ? order < 0 : a.offset < b.offset
-            }
+        let all = UnsafeRawBufferPointer(arena)
+        starts.sort { a, b in
+            if a.prefix != b.prefix { return a.prefix < b.prefix }
+            let order = compareBytes(Self.key(at: a.offset, in: all), Self.key(at: b.offset, in: all))
+            return order != 0 ? order < 0 : a.offset < b.offset
         }
     }
 
     private func spill() throws {
         sortStarts()
         let file = try SpillFile(creating: "\(directory)/\(name)-\(runs.count).run")
-        try arena.withUnsafeBytes { all throws in
-            for slot in starts {
-                let start = slot.offset
-                let length = 8 + Int(all.loadUnaligned(fromByteOffset: start, as: UInt32.self).littleEndian)
-                    + Int(all.loadUnaligned(fromByteOffset: start + 4, as: UInt32.self).littleEndian)
-                try file.append(UnsafeRawBufferPointer(rebasing: all[start..<(start + length)]))
-            }
+        let all = UnsafeRawBufferPointer(arena)
+        for slot in starts {
+            let start = slot.offset
+            let length = 8 + Int(all.loadUnaligned(fromByteOffset: start, as: UInt32.self).littleEndian)
+                + Int(all.loadUnaligned(fromByteOffset: start + 4, as: UInt32.self).littleEndian)
+            try file.append(UnsafeRawBufferPointer(rebasing: all[start..<(start + length)]))
         }
         runs.append(file)
-        arena.removeAll(keepingCapacity: true)
+        used = 0
         starts.removeAll(keepingCapacity: true)
     }
 
     static func key(at start: Int, in all: UnsafeRawBufferPointer) -> UnsafeBufferPointer<UInt8> {
         let length = Int(all.loadUnaligned(fromByteOffset: start, as: UInt32.self).littleEndian)
-        return UnsafeBufferPointer(rebasing: all.bindMemory(to: UInt8.self)[(start + 8)..<(start + 8 + length)])
+        return UnsafeBufferPointer(start: all.baseAddress!.assumingMemoryBound(to: UInt8.self) + start + 8, count: length)
     }
 }
 
@@ -142,7 +154,9 @@ private struct Slot {
 
 /// An ``ExternalSorter``'s records in key order, read once with ``next()``.
 final class SortedRecords {
-    private let arena: [UInt8]
+    /// A sort that stayed in memory: its arena (owned: deallocated with this object) and the
+    /// records' offsets in key order.
+    private let arena: UnsafeMutableRawBufferPointer
     private let order: [Int]
     private var position = 0
     private let cursors: [RunCursor]
@@ -150,17 +164,19 @@ final class SortedRecords {
     private var heap: [Int] = []
     private var started = false
 
-    fileprivate init(arena: [UInt8], order: [Int]) {
+    fileprivate init(arena: UnsafeMutableRawBufferPointer, order: [Int]) {
         self.arena = arena
         self.order = order
         cursors = []
     }
 
     fileprivate init(cursors: [RunCursor]) throws {
-        arena = []
+        arena = UnsafeMutableRawBufferPointer(start: nil, count: 0)
         order = []
         self.cursors = cursors
     }
+
+    deinit { arena.deallocate() }
 
     /// The next record, or nil after the last. Its bytes stay valid until the next call.
     func next() throws -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
@@ -168,14 +184,10 @@ final class SortedRecords {
             guard position < order.count else { return nil }
             let start = order[position]
             position += 1
-            return arena.withUnsafeBytes { all in
-                let keyLength = Int(all.loadUnaligned(fromByteOffset: start, as: UInt32.self).littleEndian)
-                let valueLength = Int(all.loadUnaligned(fromByteOffset: start + 4, as: UInt32.self).littleEndian)
-                // The arena is a `let` of this object, never mutated: its storage outlives the call.
-                let base = all.baseAddress! + start + 8
-                return (UnsafeRawBufferPointer(start: base, count: keyLength),
-                        UnsafeRawBufferPointer(start: base + keyLength, count: valueLength))
-            }
+            let keyLength = Int(arena.loadUnaligned(fromByteOffset: start, as: UInt32.self).littleEndian)
+            let valueLength = Int(arena.loadUnaligned(fromByteOffset: start + 4, as: UInt32.self).littleEndian)
+            let base = UnsafeRawPointer(arena.baseAddress!) + start + 8
+            return (UnsafeRawBufferPointer(start: base, count: keyLength), UnsafeRawBufferPointer(start: base + keyLength, count: valueLength))
         }
         if !started {
             started = true

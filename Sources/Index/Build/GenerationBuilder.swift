@@ -31,10 +31,10 @@ public struct BuildStatistics: Sendable, Hashable {
 ///
 /// Three passes, each streaming:
 /// 1. **Analyse** (``analyse(_:)``, all cores, a batch at a time): each entry becomes its record and
-///    its words; words become term numbers (``BuildVocabulary``, which also counts each term's
-///    postings); and the entry goes into an ``ExternalSorter`` keyed by static rank (weight
-///    descending, sortTitle, id: bytes, ``rankKey``). The entries need not be held: the caller can
-///    stream them (``build(at:batches:)``).
+///    its words; on a second thread (``RankedIntake``) words become term numbers
+///    (``BuildVocabulary``, which also counts each term's postings) and the entry goes into an
+///    ``ExternalSorter`` keyed by static rank (``RankedRecord``). The entries need not be held: the
+///    caller can stream them (``build(at:batches:)``).
 /// 2. **Documents** (``writeDocuments``): the sorter gives the entries back in rank order, which
 ///    numbers them. Each record goes to `docs` and each forward list to `forward` as it comes; its
 ///    (term, document) pairs go to ``PostingPairs``, cut into buckets of consecutive terms; its id
@@ -66,8 +66,8 @@ struct GenerationBuilder {
     var memoryBudget = Self.defaultMemoryBudget
     let analyzer = Analyzer()
 
-    /// 512 MB: with the rest of a build, a peak under a gigabyte. A catalog of up to about a million
-    /// entries never touches the disk.
+    /// 512 MB: with the rest of a build, a peak under a gigabyte (648 MiB for 10M entries). A
+    /// catalog of a few hundred thousand entries never touches the disk.
     static let defaultMemoryBudget = 512 << 20
     /// Bytes written per write transaction.
     static let commitBytes = 64 << 20
