@@ -125,13 +125,16 @@ extension Generation {
         // entry reads nil at once, but the environment's close (and its release of the directory)
         // runs after it, so opening again in that moment finds the directory still open (EBUSY).
         // The close takes microseconds to milliseconds: wait for it, within a bound.
+        // Likewise a read-only generation whose last `Shard` is gone may still be held for a moment
+        // by its background prefault (one chunk: ``prefaultInBackground()``): a writable open
+        // waits for it too, and fails only if it stays open.
         let deadline = ContinuousClock.now + .seconds(5)
         while true {
             do {
                 return try open.withLock { open in
                     if let generation = open[key]?.value {
                         guard readOnly || !generation.environment.options.readOnly else {
-                            throw IndexError(.failedPrecondition, "\(path) is already open read-only in this process")
+                            throw ReadOnlyElsewhere()
                         }
                         return generation
                     }
@@ -143,9 +146,17 @@ extension Generation {
                 }
             } catch let error as StorageError where error.code == EBUSY && ContinuousClock.now < deadline {
                 usleep(200)
+            } catch is ReadOnlyElsewhere {
+                guard ContinuousClock.now < deadline else {
+                    throw IndexError(.failedPrecondition, "\(path) is already open read-only in this process")
+                }
+                usleep(200)
             }
         }
     }
+
+    /// A writable open found the generation open read-only (see ``shared(number:revision:path:readOnly:)``).
+    private struct ReadOnlyElsewhere: Error {}
 }
 
 extension Generation {
