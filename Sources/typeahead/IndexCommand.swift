@@ -54,7 +54,7 @@ enum IndexCommand {
             guard args.value("--shard") != nil else { throw UsageError(description: "typeahead index: --shards needs --shard") }
             part = (try args.integer("--shard", default: 0, range: 0...(count - 1)), count)
         }
-        let memory = try args.integer("--memory", default: Shard.defaultBuildMemory >> 20, range: 16...1 << 20) << 20
+        let memory = try IndexOptions.buildMemory(args, option: "--memory")
         let requestedGeneration = args.value("--generation") == nil ? nil : try args.integer("--generation", default: 1, range: 1...Int(Int32.max))
         let style: IndexProgress.Style? = switch args.value("--progress") {
         case nil: nil

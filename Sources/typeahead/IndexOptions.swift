@@ -18,4 +18,10 @@ enum IndexOptions {
             throw UsageError(description: "typeahead \(command): --filterable: \(error.message)")
         }
     }
+
+    /// `--memory MB` (`index`, `merge`) or `--build-memory MB` (`node`): what a build's sorts hold
+    /// in memory before they spill (``Shard/buildMemory``), in bytes; 16 MB at least.
+    static func buildMemory(_ args: Arguments, option: String) throws -> Int {
+        try args.integer(option, default: Shard.defaultBuildMemory >> 20, range: 16...1 << 20) << 20
+    }
 }

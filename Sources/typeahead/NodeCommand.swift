@@ -92,7 +92,7 @@ enum NodeCommand {
         configuration.answerCacheBytes = try args.integer("--answer-cache-mb", default: configuration.answerCacheBytes >> 20, range: 0...65_536) << 20
         let mergePercent = try args.double("--merge-delta-percent", default: 1, range: 0...100_000)
         let mergeMinimum = try args.integer("--merge-minimum", default: 100, range: 0...Int(Int32.max))
-        let buildMemory = try args.integer("--build-memory", default: Shard.defaultBuildMemory >> 20, range: 16...1 << 20) << 20
+        let buildMemory = try IndexOptions.buildMemory(args, option: "--build-memory")
         configuration.mergePolicy = mergePercent == 0 ? .never : MergePolicy(deltaFraction: mergePercent / 100, minimumDelta: mergeMinimum)
         configuration.mergeSpread = try args.double("--merge-spread-percent", default: 50, range: 0...1_000) / 100
         configuration.server.adminToken = try Tokens.read(file: args.value("--admin-token-file"), environment: "TYPEAHEAD_ADMIN_TOKEN", command: "node")

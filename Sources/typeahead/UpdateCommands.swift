@@ -71,7 +71,7 @@ enum MergeCommand {
         guard args.positionals.isEmpty else {
             throw UsageError(description: "typeahead merge: unexpected argument \"\(args.positionals[0])\"")
         }
-        let memory = try args.integer("--memory", default: Shard.defaultBuildMemory >> 20, range: 16...1 << 20) << 20
+        let memory = try IndexOptions.buildMemory(args, option: "--memory")
         Shard.prefaultsOnOpen = false
         let shard = try ExistingShard.open(try args.required("--dir"), command: "merge", buildMemory: memory)
         let started = Date()

@@ -38,8 +38,6 @@ struct BuildVocabulary {
 
     mutating func count(_ token: SearchToken) { chipCounts[token, default: 0] += 1 }
 
-    var count: Int { namePairs.count }
-
     func term(_ number: Int) -> [UInt8] { table.term(at: number) }
 
     /// Term numbers in byte order of their terms.

@@ -33,62 +33,55 @@ extension GenerationBuilder {
             forwardStarts.removeAll(keepingCapacity: true)
             forwardStarts.append(0)
         }
-        var finished = false
-        while !finished {
-            try environment.write { txn in
-                var written = 0
-                while written < Self.commitBytes {
-                    guard let (key, value) = try records.next() else {
-                        try writeChunk(txn)
-                        finished = true
-                        return
-                    }
-                    let record = RankedRecord(key: key, value: value)
-                    try txn.put(schema.docs, schema.documentKey(docnum), record.record, flags: .append)
-                    written += record.record.count
-                    try withUnsafeBytes(of: docnum) { try ids.add(key: record.id, value: $0) }
-                    if format.titles {
-                        titleKey.removeAll()
-                        TitleKey.make(sortTitle: record.sortTitle, docnum: docnum, into: &titleKey)
-                        try titleKey.bytes.withUnsafeBytes { try titles.add(key: $0, value: UnsafeRawBufferPointer(start: nil, count: 0)) }
-                    }
-                    documents.firstWords.append(record.firstWord.map { terms.positions[Int($0)] } ?? .max)
-                    ordinals.removeAll(keepingCapacity: true)
-                    for number in record.list(0) {
-                        let position = Int(terms.positions[Int(number)])
-                        try pairs.append(term: position, document: docnum, description: false)
-                        if terms.ordinals[position] != .max { ordinals.append(terms.ordinals[position]) }
-                    }
-                    for number in record.list(1) { try pairs.append(term: Int(terms.positions[Int(number)]), document: docnum, description: true) }
-                    for number in record.list(2) { documents.variants.insert(UInt64(number) << 32 | UInt64(docnum)) }
-                    for number in record.list(3) { try pairs.append(term: Int(terms.positions[Int(number)]), document: docnum, description: false) }
-                    if schema.forward != nil {
-                        ordinals.sort()
-                        var previous: UInt32?
-                        for ordinal in ordinals where ordinal != previous {
-                            forwardOrdinals.append(ordinal)
-                            previous = ordinal
-                        }
-                        forwardStarts.append(forwardOrdinals.count)
-                    }
-                    docnum += 1
-                    if forwardStarts.count - 1 == ForwardIndex.chunkSize { try writeChunk(txn) }
-                }
+        try Self.writeInSteps(environment) { txn in
+            guard let (key, value) = try records.next() else { return nil }
+            let record = RankedRecord(key: key, value: value)
+            try txn.put(schema.docs, schema.documentKey(docnum), record.record, flags: .append)
+            try withUnsafeBytes(of: docnum) { try ids.add(key: record.id, value: $0) }
+            if format.titles {
+                titleKey.removeAll()
+                TitleKey.make(sortTitle: record.sortTitle, docnum: docnum, into: &titleKey)
+                try titleKey.bytes.withUnsafeBytes { try titles.add(key: $0, value: UnsafeRawBufferPointer(start: nil, count: 0)) }
             }
+            documents.firstWords.append(record.firstWord.map { terms.positions[Int($0)] } ?? .max)
+            ordinals.removeAll(keepingCapacity: true)
+            for number in record.list(0) {
+                let position = Int(terms.positions[Int(number)])
+                try pairs.append(term: position, document: docnum, description: false)
+                if terms.ordinals[position] != .max { ordinals.append(terms.ordinals[position]) }
+            }
+            for number in record.list(1) { try pairs.append(term: Int(terms.positions[Int(number)]), document: docnum, description: true) }
+            for number in record.list(2) { documents.variants.insert(UInt64(number) << 32 | UInt64(docnum)) }
+            for number in record.list(3) { try pairs.append(term: Int(terms.positions[Int(number)]), document: docnum, description: false) }
+            if schema.forward != nil {
+                ordinals.sort()
+                var previous: UInt32?
+                for ordinal in ordinals where ordinal != previous {
+                    forwardOrdinals.append(ordinal)
+                    previous = ordinal
+                }
+                forwardStarts.append(forwardOrdinals.count)
+            }
+            docnum += 1
+            if forwardStarts.count - 1 == ForwardIndex.chunkSize { try writeChunk(txn) }
+            return record.record.count
         }
+        // The last, partial chunk of forward lists.
+        try environment.write { txn in try writeChunk(txn) }
         return documents
     }
 
     /// Pass 3a: `ids` and `titles` in key order. A repeated id fails the build.
     func writeKeys(ids: ExternalSorter, titles: ExternalSorter, into environment: Environment, schema: Schema) throws {
         let byID = try ids.sorted()
-        var previous: [UInt8]?
+        var previous: [UInt8] = []   // the last id written; none is empty
         try Self.writeInSteps(environment) { txn in
             guard let (key, value) = try byID.next() else { return nil }
-            if let previous, previous.elementsEqual(key) {
+            if previous.elementsEqual(key) {
                 throw IndexError.invalidArgument("duplicate id \"\(String(decoding: key.prefix(64), as: UTF8.self))\" in the entries to index")
             }
-            previous = Array(key)
+            previous.removeAll(keepingCapacity: true)
+            previous.append(contentsOf: key)
             try txn.put(schema.ids, key, value.loadUnaligned(as: UInt32.self), flags: .append)
             return key.count + 4
         }

@@ -46,10 +46,6 @@ final class SpillFile {
         if pending.count >= Self.bufferSize { try flush() }
     }
 
-    func append(_ value: UInt32) throws {
-        try withUnsafeBytes(of: value.littleEndian) { bytes throws in try append(bytes) }
-    }
-
     /// Writes what is buffered and rewinds the file for reading from its start.
     func finishWriting() throws {
         try flush()
