@@ -351,8 +351,14 @@ public final class Shard: Sendable {
 
     /// What the current generation's trie of the delta's words did (for metrics; nil with no
     /// generation). Counts start at zero with each generation.
-    public func deltaTrieStatistics() -> DeltaTrieStatistics? {
+    public func deltaTrieStatistics() -> SnapshotCacheStatistics? {
         (try? current())?.deltaTrie.statistics
+    }
+
+    /// What the current generation's bitmap of deleted documents did (for metrics; nil with no
+    /// generation). Counts start at zero with each generation.
+    public func deletedBitmapStatistics() -> SnapshotCacheStatistics? {
+        (try? current())?.deletedBitmap.statistics
     }
 
     /// The live entry with this id, if any.

@@ -48,22 +48,36 @@ extension NodeServer {
                          help: "Entries each query cache of the serving generation dropped because a write made them unreachable.",
                          labelNames: ["cache"], series: caches { Double($0.statistics.retired) })
         // The trie of the delta's words (typo'd keystrokes over live updates), rebuilt after writes.
-        registry.counter(name: "typeahead_index_delta_trie_builds_total",
-                         help: "Tries of the delta's words built for the serving generation, by the query that needed one (small deltas) or in the background.",
+        registerSnapshotCache(name: "typeahead_index_delta_trie", value: "trie of the delta's words", values: "Tries of the delta's words",
+                              without: "Typo'd keystrokes that walked the delta's terms", count: "walks",
+                              statistics: shard.deltaTrieStatistics, in: registry)
+        // The deleted base documents as a bitmap (every query over live updates), rebuilt after writes.
+        registerSnapshotCache(name: "typeahead_index_deleted_bitmap", value: "bitmap of deleted documents",
+                              values: "Bitmaps of the deleted documents", without: "Queries that looked deleted documents up one by one",
+                              count: "lookups", statistics: shard.deletedBitmapStatistics, in: registry)
+    }
+
+    /// The series of one ``SnapshotCacheStatistics``: `NAME_builds_total{by}`, `NAME_COUNT_total`
+    /// (queries that did without the value), `NAME_build_seconds`, `NAME_bytes`.
+    private static func registerSnapshotCache(name: String, value: String, values: String, without: String, count: String,
+                                              statistics: @escaping @Sendable () -> SnapshotCacheStatistics?,
+                                              in registry: MetricsRegistry) {
+        registry.counter(name: "\(name)_builds_total",
+                         help: "\(values) built for the serving generation, by the query that needed one (small inputs) or in the background.",
                          labelNames: ["by"], series: {
-            guard let trie = shard.deltaTrieStatistics() else { return [] }
-            return [CallbackSample(labelValues: ["query"], value: Double(trie.queryBuilds)),
-                    CallbackSample(labelValues: ["background"], value: Double(trie.backgroundBuilds))]
+            guard let built = statistics() else { return [] }
+            return [CallbackSample(labelValues: ["query"], value: Double(built.queryBuilds)),
+                    CallbackSample(labelValues: ["background"], value: Double(built.backgroundBuilds))]
         })
-        registry.counter(name: "typeahead_index_delta_trie_walks_total",
-                         help: "Typo'd keystrokes that walked the delta's terms because the trie of their snapshot was still being built.") {
-            Double(shard.deltaTrieStatistics()?.walks ?? 0)
+        registry.counter(name: "\(name)_\(count)_total",
+                         help: "\(without) because the \(value) of their snapshot was still being built.") {
+            Double(statistics()?.doneWithout ?? 0)
         }
-        registry.gauge(name: "typeahead_index_delta_trie_build_seconds", help: "How long the last trie of the delta's words took to build.") {
-            shard.deltaTrieStatistics()?.lastBuildSeconds ?? 0
+        registry.gauge(name: "\(name)_build_seconds", help: "How long the last \(value) took to build.") {
+            statistics()?.lastBuildSeconds ?? 0
         }
-        registry.gauge(name: "typeahead_index_delta_trie_bytes", help: "Bytes of the trie of the delta's words kept.") {
-            Double(shard.deltaTrieStatistics()?.bytes ?? 0)
+        registry.gauge(name: "\(name)_bytes", help: "Bytes of the \(value) kept.") {
+            Double(statistics()?.bytes ?? 0)
         }
     }
 

@@ -143,7 +143,7 @@ final class TypoDeltaTests: XCTestCase {
         let statistics = try XCTUnwrap(fixture.shard.deltaTrieStatistics())
         XCTAssertEqual(statistics.queryBuilds, 0)
         XCTAssertGreaterThanOrEqual(statistics.backgroundBuilds, 1)
-        XCTAssertGreaterThan(statistics.walks, 0, "keystrokes walked the delta's terms while the trie was built")
+        XCTAssertGreaterThan(statistics.doneWithout, 0, "keystrokes walked the delta's terms while the trie was built")
         XCTAssertGreaterThan(statistics.bytes, 0)
     }
 
@@ -171,5 +171,40 @@ final class TypoDeltaTests: XCTestCase {
         }
         XCTAssertGreaterThan(SuggestContext.typoDeltaCompletionsFromEveryMatch.load(ordering: .relaxed), before,
                              "\"zqax\" has 1,100 typo-free delta documents: past the limit")
+    }
+
+    /// A typo'd partial word whose delta subtree has many documents and few words ("zqax" within
+    /// one edit of "zqbx…": 600 delta documents, three words, one of them only in light ones):
+    /// its list is left once every word under the subtree has been met, and the answer is exact.
+    func testASubtreeListIsLeftOnceEveryWordIsMet() throws {
+        let base = (0..<40).map { CatalogEntry(id: "b\($0)", title: "zqbxy base\($0 % 5)", categories: [], weight: UInt64(7 * $0)) }
+        let fixture = try ExactnessTests.ShardFixture(entries: base, parameters: IndexParameters(listSize: 4, heavyThreshold: 4))
+        var reference = ReferenceIndex(entries: base)
+        var updates = (0..<600).map { n -> CatalogEntry in
+            // "zqbxw" only in light documents, far down the list; an alias that spells "zqbxy" another way.
+            let word = n % 97 == 0 ? "zqbxw" : (n % 2 == 0 ? "zqbxy" : "zqbxz")
+            let weight = n % 97 == 0 ? UInt64(n % 5) : UInt64(100 + (n * 7919) % 10_007)
+            return CatalogEntry(id: "d\(n)", title: "\(word) item\(n % 11)", categories: [], weight: weight,
+                                aliases: n % 7 == 0 ? ["zqbxyy"] : [])
+        }
+        updates += base.filter { $0.weight % 3 == 0 }.map { entry -> CatalogEntry in
+            var moved = entry
+            moved.weight = (entry.weight &* 31) % 1_001
+            return moved
+        }
+        try GeneralPlanTests.update(fixture, &reference, upserting: updates, deleting: ["b5", "b8"])
+        let before = SuggestContext.typoDeltaListsFinishedByWords.load(ordering: .relaxed)
+        for text in ["zqax", "zqxb", "zqbv", "zqbxa", "zqab"] {
+            for completions in [1, 3, 5, 8] {
+                for entries in [0, 3] {
+                    let request = SuggestRequest(text: text, limits: SuggestLimits(entries: entries, categories: 0, completions: completions),
+                                                 typos: .auto)
+                    XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request),
+                                 "\"\(text)\" entries \(entries) completions \(completions)")
+                }
+            }
+        }
+        XCTAssertGreaterThan(SuggestContext.typoDeltaListsFinishedByWords.load(ordering: .relaxed), before,
+                             "lists left once their words were met")
     }
 }

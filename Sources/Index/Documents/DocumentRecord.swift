@@ -51,6 +51,14 @@ import Storage
 /// ```
 /// Words never contain a space (spaces separate words), so " "-joined lists are unambiguous.
 enum DocumentRecord {
+    /// The weight at the head of a record of either version (after its version byte), without
+    /// decoding the rest.
+    static func weight(_ record: Bytes) throws -> UInt64 {
+        var reader = ByteReader(record)
+        _ = try reader.byte()
+        return try reader.varint()
+    }
+
     static func encode(_ doc: AnalysedEntry, version: UInt8, into writer: inout ByteWriter) {
         let entry = doc.entry
         writer.byte(version)

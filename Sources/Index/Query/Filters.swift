@@ -49,7 +49,7 @@ extension Generation {
         var filters: [(cost: Int, terms: TermList)] = []
         var nearest: [Int] = []
         for word in words {
-            let matches = try terms(matching: word, in: txn)
+            let matches = try terms(matching: word, namesOnly: !includeDescription, in: txn)
             let cost = try postingCount(of: matches.terms, includeDescription: includeDescription, in: txn)
             filters.append((cost, matches))
             nearest.append(matches.distances.min() ?? 0)

@@ -104,6 +104,24 @@ struct DeltaLists {
         try Self.forEachPrefix(of: words.names) { _ = try txn.delete(wordPrefixes, $0, value: value) }
     }
 
+    /// The documents listed under `prefix` in `database`, ascending; nil when there are more than
+    /// `limit` (one `mdb_cursor_count` tells, before any is read).
+    static func documents(in database: Database, prefix: [UInt8], atMost limit: Int,
+                          in txn: borrowing ReadTransaction) throws -> [UInt32]? {
+        try txn.withCursor(database) { cursor in
+            var entry = try cursor.seek(prefix)
+            guard entry != nil else { return [] }
+            guard try cursor.duplicateCount() <= limit else { return nil }
+            var docs: [UInt32] = []
+            while let value = entry?.value, value.count == valueSize {
+                docs.append(docnum(value))
+                entry = try cursor.nextDuplicate()
+            }
+            docs.sort()
+            return docs
+        }
+    }
+
     /// Calls `body` with the (weight, document number) of each value listed under `prefix` in
     /// `database`, weight descending, until it returns false.
     static func forEach(in database: Database, prefix: [UInt8], in txn: borrowing ReadTransaction,
@@ -122,9 +140,8 @@ extension Generation {
     /// The delta's prefix lists when they list every live delta document (see ``DeltaLists``,
     /// completeness), else nil: then the delta is scanned.
     func deltaLists(in txn: borrowing ReadTransaction) throws -> DeltaLists? {
-        guard let lists = schema.deltaLists, let next = try txn.get(schema.meta, MetaKey.nextDocument), next.count == 4,
-              DeltaLists.areComplete(through: try txn.get(schema.meta, MetaKey.deltaListsThrough),
-                                     next: next.loadBigEndian(UInt32.self, at: 0)) else { return nil }
+        guard let lists = schema.deltaLists, let next = try Self.nextDocument(schema, in: txn),
+              DeltaLists.areComplete(through: try txn.get(schema.meta, MetaKey.deltaListsThrough), next: next) else { return nil }
         return lists
     }
 

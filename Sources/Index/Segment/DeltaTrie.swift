@@ -1,6 +1,4 @@
-import Dispatch
 import Storage
-import Synchronization
 
 /// The delta's name words as a ``PackedTrie``, built from `delta_terms` for one read snapshot and
 /// kept for the queries that follow, so that a typo-tolerant walk of the delta is the same walk in
@@ -23,67 +21,28 @@ import Synchronization
 /// exactly the delta it sees. Only name words are in it (a key with at least one posting of field
 /// 0): typo'd suggest matches are name words.
 ///
-/// Thread-safety: the latest trie behind a mutex, held only to swap or copy a reference; at most
-/// one background build at a time (``building``).
+/// Thread-safety: a ``SnapshotCache``, which keeps the latest trie and builds one at a time.
 final class DeltaTrie: Sendable {
     /// Delta postings (`delta_terms` entries) up to which a query builds the trie itself.
     static let inlineBuildLimit = 30_000
 
-    private let latest = Mutex<(snapshot: Int, trie: [UInt8])?>(nil)
-    private let building = Atomic<Bool>(false)
-    private let queryBuilds = Atomic<Int>(0)
-    private let backgroundBuilds = Atomic<Int>(0)
-    private let walks = Atomic<Int>(0)
-    private let lastBuildNanoseconds = Atomic<Int>(0)
+    private let cache = SnapshotCache<[UInt8]>(inlineBuildLimit: DeltaTrie.inlineBuildLimit, bytes: { $0.count })
 
     /// Builds by a query and by the utility thread, queries that walked `delta_terms` while a
-    /// build was due, the last build's duration and the trie kept (for an operator's metrics: many
-    /// walks mean writes come faster than the tries are built).
-    var statistics: DeltaTrieStatistics {
-        DeltaTrieStatistics(queryBuilds: queryBuilds.load(ordering: .relaxed), backgroundBuilds: backgroundBuilds.load(ordering: .relaxed),
-                            walks: walks.load(ordering: .relaxed),
-                            lastBuildSeconds: Double(lastBuildNanoseconds.load(ordering: .relaxed)) / 1e9,
-                            bytes: latest.withLock { $0?.trie.count ?? 0 })
-    }
+    /// build was due (``SnapshotCacheStatistics/doneWithout``), the last build's duration and the
+    /// trie kept.
+    var statistics: SnapshotCacheStatistics { cache.statistics }
 
     /// The trie of the delta's name words as `txn` sees them, or nil when it is not built yet
     /// (a build of a large delta is then started in the background: walk the database instead).
     func trie(of schema: Schema, environment: Environment, in txn: borrowing ReadTransaction) throws -> [UInt8]? {
-        let snapshot = txn.snapshotID
-        if let cached = latest.withLock({ $0?.snapshot == snapshot ? $0?.trie : nil }) { return cached }
-        if try txn.count(schema.deltaTerms) <= Self.inlineBuildLimit {
-            let trie = try timedBuild(schema, in: txn)
-            keep(trie, of: snapshot)
-            queryBuilds.add(1, ordering: .relaxed)
-            return trie
+        try cache.value(size: try txn.count(schema.deltaTerms), environment: environment, in: txn) { txn in
+            try Self.build(schema, in: txn)
         }
-        walks.add(1, ordering: .relaxed)
-        if building.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged {
-            DispatchQueue.global(qos: .utility).async { [self] in
-                defer { building.store(false, ordering: .releasing) }
-                // The newest snapshot by then, which is the one queries will soon read.
-                try? environment.read { txn in keep(try timedBuild(schema, in: txn), of: txn.snapshotID) }
-                backgroundBuilds.add(1, ordering: .relaxed)
-            }
-        }
-        return nil
-    }
-
-    private func timedBuild(_ schema: Schema, in txn: borrowing ReadTransaction) throws -> [UInt8] {
-        let start = DispatchTime.now().uptimeNanoseconds
-        defer { lastBuildNanoseconds.store(Int(DispatchTime.now().uptimeNanoseconds - start), ordering: .relaxed) }
-        return try Self.build(schema, in: txn)
     }
 
     /// Whether the trie of `snapshot` is built (for tests).
-    func isBuilt(for snapshot: Int) -> Bool { latest.withLock { $0?.snapshot == snapshot } }
-
-    /// Keeps `trie` unless a newer snapshot's is kept already.
-    private func keep(_ trie: [UInt8], of snapshot: Int) {
-        latest.withLock { current in
-            if current.map({ $0.snapshot <= snapshot }) ?? true { current = (snapshot, trie) }
-        }
-    }
+    func isBuilt(for snapshot: Int) -> Bool { cache.isBuilt(for: snapshot) }
 
     private static func build(_ schema: Schema, in txn: borrowing ReadTransaction) throws -> [UInt8] {
         var words: [[UInt8]] = []
@@ -96,18 +55,4 @@ final class DeltaTrie: Sendable {
         }
         return PackedTrie.build(words)
     }
-}
-
-/// What ``DeltaTrie`` did for the serving generation (see ``Shard/deltaTrieStatistics()``).
-public struct DeltaTrieStatistics: Sendable, Hashable {
-    /// Tries built by the query that first needed them (small deltas).
-    public var queryBuilds: Int
-    /// Tries built on the utility thread (large deltas).
-    public var backgroundBuilds: Int
-    /// Typo'd keystrokes that walked `delta_terms` because their snapshot's trie was not built.
-    public var walks: Int
-    /// How long the last build took.
-    public var lastBuildSeconds: Double
-    /// Bytes of the trie kept.
-    public var bytes: Int
 }

@@ -23,7 +23,7 @@ extension Generation {
         guard schema.forward != nil, schema.nameOrdinals != nil else { return nil }
         let key = TermMatchCache.Key(word: word.scalars, budget: word.budget, prefixMode: false)
         if let known = ordinalMatches.cached(key) { return known.ordinals }
-        let matches = try terms(matching: word, in: txn)
+        let matches = try terms(matching: word, namesOnly: true, in: txn)
         var found: WordOrdinals?
         if matches.count <= WordOrdinals.maximumTerms {
             var ordinals = WordOrdinals()

@@ -52,6 +52,10 @@ final class Generation: Sendable {
     let filteredCategoryCounts: StripedCache<FilterCache.CategoryCountKey, Int> = FilterCache.makeCategoryCounts()
     /// The delta's name words as a trie, for the snapshot last asked (see ``DeltaTrie``).
     let deltaTrie = DeltaTrie()
+    /// The deleted base documents as a bitmap, for the snapshot last asked (see ``DeletedSet``).
+    let deletedBitmap = SnapshotCache<DocumentBitmap>(inlineBuildLimit: DeletedSet.inlineBuildLimit, bytes: { $0.bytes })
+    /// The delta documents' weights, for the snapshot last asked (see ``DeltaWeights``).
+    let deltaWeightCache = SnapshotCache<DeltaWeights>(inlineBuildLimit: DeltaWeights.inlineBuildLimit, bytes: { $0.bytes })
     /// When a read last named this generation while it was not the current one (``readClock()``
     /// nanoseconds; see ``Shard/releasePreviousGeneration(idleFor:)``). Written only by such reads
     /// (a switch's pinned calls), so the current generation's readers never touch it.

@@ -34,6 +34,8 @@ extension SuggestContext {
     /// because the typo-free delta documents were too many.
     static let typoDeltaListsStoppedEarly = Atomic<Int>(0)
     static let typoDeltaCompletionsFromEveryMatch = Atomic<Int>(0)
+    /// For tests: subtree lists left once every delta word under their prefix was met.
+    static let typoDeltaListsFinishedByWords = Atomic<Int>(0)
 
     /// Enters the delta documents of `regions` (all at distance `level` > 0) that could rank among
     /// the entries. `considered` documents are skipped, and those read are added.
@@ -87,18 +89,28 @@ extension SuggestContext {
         var noted = Set<UInt32>()
         var read = 0
         let generation = self.generation, shouldStop = self.shouldStop
-        // Every offered name word within the budget, with the document's own typos.
-        func note(_ docnum: UInt32) throws {
+        // Every offered name word within the budget, with the document's own typos; and, while a
+        // subtree's list is read (`under`), its offered words under the subtree's prefix as met.
+        var met = TermTable<Bool>()
+        func note(_ docnum: UInt32, under prefix: [UInt8]? = nil) throws {
             try Self.checkStop(&read, shouldStop)
-            guard noted.insert(docnum).inserted, let doc = try generation.document(docnum, in: txn),
-                  let typos = Self.bestNameDistance(&word, doc) else { return }
-            let key = Self.completionKey(doc, typos: typos)
-            doc.forEachOfferedWord(matching: { word.distance(to: $0) }) { name, distance in
-                acc.noteCompletion(name, distance: distance, key: key, docnum: docnum)
+            let isNew = noted.insert(docnum).inserted
+            guard isNew || prefix != nil, let doc = try generation.document(docnum, in: txn) else { return }
+            if isNew, let typos = Self.bestNameDistance(&word, doc) {
+                let key = Self.completionKey(doc, typos: typos)
+                doc.forEachOfferedWord(matching: { word.distance(to: $0) }) { name, distance in
+                    acc.noteCompletion(name, distance: distance, key: key, docnum: docnum)
+                }
+            }
+            if let prefix {
+                doc.forEachOfferedWord(matching: { $0.starts(with: prefix) ? () : nil }) { name, _ in
+                    _ = name.withUnsafeBytes { met.update($0) { $0 = true } }
+                }
             }
         }
         for docnum in nearer { try note(docnum) }
-        for distance in Set(regions.map(\.distance)).sorted() {
+        let distances = Set(regions.map(\.distance)).sorted()
+        for distance in distances {
             if Self.finalCompletions(acc, before: distance, typos: distance, weight: .max, atLeast: wanted) { return true }
             let atDistance = regions.filter { $0.distance == distance }
             var docs: [UInt32] = []
@@ -109,6 +121,8 @@ extension SuggestContext {
             var stopped = false
             for region in atDistance where region.isSubtree {
                 var runWeight: UInt64?
+                var listed = 0, checkWordsAt = 1
+                met = TermTable<Bool>()
                 try DeltaLists.forEach(in: lists.wordPrefixes, prefix: region.prefix, in: txn) { weight, docnum in
                     if weight != runWeight {
                         runWeight = weight
@@ -117,8 +131,23 @@ extension SuggestContext {
                             stopped = true
                             return false
                         }
+                        // Every delta word under the prefix met in this list, each at its best
+                        // document of the list (weight order, runs read through): what is left
+                        // has typos `distance` (nearer documents were read whole) and less weight,
+                        // so it improves no word. A prefix with fewer words than wanted ("pyhon3":
+                        // "python3" in 800 delta documents) stops here instead of at its end.
+                        // Only at the last distance: a farther one counts on this one's documents
+                        // all being read (each is nearer there).
+                        if distance == distances.last, listed >= checkWordsAt {
+                            checkWordsAt *= 2
+                            if try generation.deltaNameTerms(under: region.prefix, areAllIn: met, in: txn) {
+                                Self.typoDeltaListsFinishedByWords.add(1, ordering: .relaxed)
+                                return false
+                            }
+                        }
                     }
-                    try note(docnum)
+                    listed += 1
+                    try note(docnum, under: region.prefix)
                     return true
                 }
             }

@@ -126,7 +126,7 @@ extension SuggestContext {
         }
         if let partial = query.partial, partial.budget > 0, rest.count > Self.typoWalkMinimum,
            heavy.map({ $0.postings <= Self.narrowingFactor * rest.count }) ?? true {
-            let matches = try generation.terms(matching: partial, in: txn)
+            let matches = try generation.terms(matching: partial, namesOnly: true, in: txn)
             typoMatches = matches
             typoPostings = try generation.namePostingCount(ofPartial: partial, terms: matches, heavy: heavy,
                                                            stoppingAfter: Self.completionPostingsFactor * rest.count, in: txn)
@@ -571,7 +571,8 @@ extension SuggestContext {
     ///
     /// Why: delta documents are numbered as they arrived, not in rank order, so they used to be
     /// read whole. With a fifth of cities re-weighted, "San F" read the 2,000 delta documents with
-    /// "san" (7.6 ms). Their weights are read from the records' heads (``Generation/documentWeight(_:in:)``),
+    /// "san" (7.6 ms). Their weights are the snapshot's ``DeltaWeights`` (or read from the records' heads,
+    /// ``Generation/documentWeight(_:in:)``, while those are built),
     /// without decoding or verifying them; then the documents are read by weight, descending.
     ///
     /// Every unread one then has at most the weight `w` of the next, and at least the pass's
@@ -586,10 +587,13 @@ extension SuggestContext {
                                     in txn: borrowing ReadTransaction) throws {
         var members: [(weight: UInt64, docnum: UInt32)] = []
         members.reserveCapacity(docs.count)
+        // The snapshot's weights when built (a bit test and a load each), else each record's head.
+        let weights = try generation.deltaWeights(reads: docs.count, in: txn)
         for docnum in docs {
             if pass != nil, !pass!.contains(docnum) { continue }
             try checkStop(&read)
-            guard let weight = try generation.documentWeight(docnum, in: txn) else { continue }
+            let weight = weights != nil ? weights!.weight(of: docnum) : try generation.documentWeight(docnum, in: txn)
+            guard let weight else { continue }
             members.append((weight, docnum))
         }
         members.sort { $0.weight != $1.weight ? $0.weight > $1.weight : $0.docnum < $1.docnum }

@@ -70,7 +70,7 @@ extension SuggestContext {
         var deltaMatches = TermList()
         var deltaRegions: [TermRegion] = []
         if hasDelta && lists == nil {
-            deltaMatches = try generation.deltaTerms(matching: partial, in: txn)
+            deltaMatches = try generation.deltaTerms(matching: partial, namesOnly: true, in: txn)
         } else if hasDelta && partial.budget > 0 {
             deltaRegions = try generation.deltaRegions(matching: partial, in: txn).filter { $0.distance > 0 }
         }
@@ -153,7 +153,7 @@ extension SuggestContext {
     /// The delta's terms that match `partial` with typos (each listed: for the paths that read
     /// every match).
     private func typoDeltaTerms(_ partial: QueryWord, in txn: borrowing ReadTransaction) throws -> TermList {
-        try generation.deltaTerms(matching: partial, in: txn).filter { $0.distance > 0 }
+        try generation.deltaTerms(matching: partial, namesOnly: true, in: txn).filter { $0.distance > 0 }
     }
 
     /// The distinct distances of both lists, ascending: at most the budget plus one of them, so

@@ -29,7 +29,7 @@ extension SuggestContext {
         let lists = hasDelta ? try generation.deltaLists(in: txn) : nil
         if hasDelta && lists == nil {
             var deltaDocs: [UInt32] = []
-            for (term, _) in try generation.deltaTerms(matching: partial, in: txn) {
+            for (term, _) in try generation.deltaTerms(matching: partial, namesOnly: true, in: txn) {
                 try generation.appendDeltaPostings(of: term, includeDescription: false, to: &deltaDocs, in: txn)
             }
             sortUnique(&deltaDocs)
