@@ -594,6 +594,44 @@ final class GeneralPlanTests: XCTestCase {
         XCTAssertGreaterThan(taken, least, "\(phase): \(path) is what is tested")
     }
 
+    /// Complete words and a typo-free partial word whose delta documents under the prefix are too
+    /// many to read whole: the prefix's delta list is walked best-first among the candidates, and
+    /// stops once the words noted are final. Against the reference, for several limits, fresh
+    /// batches re-weighting base and delta entries.
+    func testTheDeltaCompletionsOfALongPrefixListAreWalkedBestFirst() throws {
+        var rng = SeededGenerator(seed: 0xDE17_A0C0)
+        let letters = Array("abcdefghijklmnopqrstuvwxyz")
+        let words: [String] = (0..<40).map { (n: Int) -> String in "be\(letters[n % 26])\(letters[n / 26])x" }
+        let base = (0..<300).map { n in
+            CatalogEntry(id: "b\(n)", title: "alpha \(words[n % words.count]) \(n % 3 == 0 ? "gamma" : "delta")", categories: [],
+                         weight: UInt64(rng.int(0...1_000_000)))
+        }
+        let fixture = try ExactnessTests.ShardFixture(entries: base, parameters: IndexParameters(listSize: 4, heavyThreshold: 4))
+        var reference = ReferenceIndex(entries: base)
+        let before = SuggestContext.deltaCompletionWalks.load(ordering: .relaxed)
+        for batch in 0..<2 {
+            var updates = (0..<900).map { n in
+                CatalogEntry(id: "d\(batch)-\(n)", title: "alpha \(words[rng.int(0...(words.count - 1))]) omega", categories: [],
+                             weight: UInt64(rng.int(0...1_000_000)))
+            }
+            updates += base.filter { _ in rng.chance(0.3) }.map { entry -> CatalogEntry in
+                var moved = entry
+                moved.weight = UInt64(rng.int(0...1_000_000))
+                return moved
+            }
+            try Self.update(fixture, &reference, upserting: updates, deleting: [])
+            for text in ["alpha be", "alpha bea", "alpha bec", "alpha b", "alpha beqx"] {
+                for completions in [1, 2, 3, 5, 8] {
+                    let request = SuggestRequest(text: text, limits: SuggestLimits(entries: 3, categories: 0, completions: completions),
+                                                 typos: .off)
+                    XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request),
+                                 "batch \(batch): \"\(text)\" completions \(completions)")
+                }
+            }
+        }
+        XCTAssertGreaterThan(SuggestContext.deltaCompletionWalks.load(ordering: .relaxed), before, "the delta's prefix list was walked")
+    }
+
     static func update(_ fixture: ExactnessTests.ShardFixture, _ reference: inout ReferenceIndex,
                        upserting updates: [CatalogEntry], deleting ids: [String]) throws {
         _ = try fixture.shard.upsert(updates)

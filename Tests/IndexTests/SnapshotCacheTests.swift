@@ -62,6 +62,11 @@ final class SnapshotCacheTests: XCTestCase {
                 if expected == nil { holes += 1 }
             }
             XCTAssertGreaterThan(holes, 10, "replaced delta documents leave holes")
+            // The rank order: every document once, weight descending, then number.
+            let expected = try (generation.baseCount..<next).compactMap { docnum in
+                try generation.documentWeight(docnum, in: txn).map { (weight: $0, docnum: docnum) }
+            }.sorted { $0.weight != $1.weight ? $0.weight > $1.weight : $0.docnum < $1.docnum }.map(\.docnum)
+            XCTAssertEqual(weights.order, expected)
         }
     }
 

@@ -9,7 +9,8 @@ import Storage
 /// re-weighted, "python3-fo" has 800 delta candidates with "python3": 800 look-ups, most of its
 /// 400 µs. Kept per snapshot by ``Generation/deltaWeights`` (a ``SnapshotCache``).
 ///
-/// Cost: one cursor walk of the delta's records, O(delta); 8 bytes and a bit a number.
+/// Cost: one cursor walk of the delta's records and a sort, O(delta log delta); 12 bytes and a bit
+/// a number.
 ///
 /// ```swift
 /// let weights = try generation.deltaWeights(in: txn)   // nil while a large one is built
@@ -21,10 +22,16 @@ struct DeltaWeights: Sendable {
     private let weights: [UInt64]
     /// Which numbers have a document (a replaced or deleted delta document leaves a hole).
     private let present: DocumentBitmap
+    /// The delta documents in rank order as far as weights tell it: weight descending, then
+    /// number (the order the general plan reads delta candidates in).
+    let order: [UInt32]
 
-    /// Delta numbers up to which a query builds the weights itself (a cursor walk of about a
-    /// millisecond at this size); a larger delta's are built in the background.
-    static let inlineBuildLimit = 8192
+    /// Numbers in the delta (holes included).
+    var count: Int { weights.count }
+
+    /// Delta numbers up to which a query builds the weights itself (a cursor walk and a sort of
+    /// under a millisecond at this size); a larger delta's are built in the background.
+    static let inlineBuildLimit = 4096
 
     /// Weights a query would read one by one below which it does not start a build.
     static let minimumReads = 32
@@ -39,7 +46,7 @@ struct DeltaWeights: Sendable {
     }
 
     /// Bytes held, for the cache's accounting.
-    var bytes: Int { 8 * weights.count + present.bytes }
+    var bytes: Int { 8 * weights.count + present.bytes + 4 * order.count }
 
     /// Reads the weights of the delta documents `txn` sees, numbered from `first`, from their
     /// records' heads.
@@ -60,7 +67,11 @@ struct DeltaWeights: Sendable {
                 entry = try cursor.next()
             }
         }
-        return DeltaWeights(first: first, weights: weights, present: present)
+        var order: [UInt32] = []
+        order.reserveCapacity(count)
+        for index in 0..<count where present.contains(UInt32(index)) { order.append(first + UInt32(index)) }
+        order.sort { weights[Int($0 - first)] != weights[Int($1 - first)] ? weights[Int($0 - first)] > weights[Int($1 - first)] : $0 < $1 }
+        return DeltaWeights(first: first, weights: weights, present: present, order: order)
     }
 }
 

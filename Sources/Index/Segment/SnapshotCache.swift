@@ -39,14 +39,15 @@ final class SnapshotCache<Value: Sendable>: Sendable {
     /// started in the background: do without it).
     ///
     /// - Parameters:
-    ///   - size: how many items the build reads (``inlineBuildLimit`` decides who builds).
+    ///   - size: how many items the build reads (``inlineBuildLimit`` decides who builds); asked
+    ///     only when the value is not built.
     ///   - build: derives the value from a read transaction: `txn` inline, a transaction of the
     ///     newest snapshot on the utility thread.
-    func value(size: Int, environment: Environment, in txn: borrowing ReadTransaction,
+    func value(size: @autoclosure () throws -> Int, environment: Environment, in txn: borrowing ReadTransaction,
                build: @escaping @Sendable (borrowing ReadTransaction) throws -> Value) throws -> Value? {
         let snapshot = txn.snapshotID
         if let cached = cached(in: txn) { return cached }
-        if size <= inlineBuildLimit {
+        if try size() <= inlineBuildLimit {
             let value = try timed { try build(txn) }
             keep(value, of: snapshot)
             queryBuilds.add(1, ordering: .relaxed)
