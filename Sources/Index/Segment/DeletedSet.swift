@@ -33,17 +33,21 @@ struct DeletedSet {
     /// Every deleted base document of the snapshot `txn` reads, as bits below `base`.
     private static func bitmap(_ schema: Schema, base: Int, in txn: borrowing ReadTransaction) throws -> DocumentBitmap {
         var bitmap = DocumentBitmap(spanning: base)
+        // Only base documents count as deleted (``Generation/isDeleted(_:in:)``).
+        try forEachDeleted(schema, in: txn) { doc in if Int(doc) < base { bitmap.insert(doc) } }
+        return bitmap
+    }
+
+    /// Calls `body` with every key of `deleted`, ascending.
+    private static func forEachDeleted(_ schema: Schema, in txn: borrowing ReadTransaction, _ body: (UInt32) -> Void) throws {
         try txn.withCursor(schema.deleted) { cursor in
             var entry = try cursor.first()
             while let key = entry?.key {
                 guard key.count == 4 else { throw IndexError.corrupt("a deleted document's key has \(key.count) bytes, not 4") }
-                // Only base documents count as deleted (``Generation/isDeleted(_:in:)``).
-                let doc = key.loadBigEndian(UInt32.self, at: 0)
-                if Int(doc) < base { bitmap.insert(doc) }
+                body(key.loadBigEndian(UInt32.self, at: 0))
                 entry = try cursor.next()
             }
         }
-        return bitmap
     }
 
     /// Whether one document is deleted.
@@ -61,13 +65,7 @@ struct DeletedSet {
         } else if count <= docs.count * 4 {
             var deleted: [UInt32] = []
             deleted.reserveCapacity(count)
-            try txn.withCursor(generation.schema.deleted) { cursor in
-                var entry = try cursor.first()
-                while let key = entry?.key {
-                    deleted.append(key.loadBigEndian(UInt32.self, at: 0))
-                    entry = try cursor.next()
-                }
-            }
+            try Self.forEachDeleted(generation.schema, in: txn) { deleted.append($0) }
             docs = subtract(docs, deleted)
         } else {
             var kept: [UInt32] = []

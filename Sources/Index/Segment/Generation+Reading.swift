@@ -290,9 +290,8 @@ extension Generation {
         var lists: [[[UInt8]]] = []
         for database in [schema.terms, schema.deltaTerms] {
             if database == schema.deltaTerms, try txn.count(database) > 0,
-               let trie = try deltaTrie.trie(of: schema, environment: environment, in: txn) {
-                let scalars = String(decoding: prefix, as: UTF8.self).unicodeScalars.map(\.value)
-                let found = try Bytes.withView(of: trie) { try PackedTrie.matches($0, query: scalars, budget: 0, prefixMode: true) }
+               let found = try deltaTrieMatches(String(decoding: prefix, as: UTF8.self).unicodeScalars.map(\.value),
+                                                budget: 0, prefixMode: true, in: txn) {
                 if found.count > limit { return nil }
                 lists.append(found.terms.map { Array($0) })
                 continue
@@ -323,6 +322,14 @@ extension Generation {
         return merged.count > limit ? nil : merged
     }
 
+    /// The delta's name words within `budget` of `query` (``PackedTrie/matches(_:query:budget:prefixMode:fanout:)``),
+    /// from its trie (``DeltaTrie``); nil while that is not built.
+    private func deltaTrieMatches(_ query: [UInt32], budget: Int, prefixMode: Bool,
+                                  in txn: borrowing ReadTransaction) throws -> TermList? {
+        guard let trie = try deltaTrie.trie(of: schema, environment: environment, in: txn) else { return nil }
+        return try Bytes.withView(of: trie) { try PackedTrie.matches($0, query: query, budget: budget, prefixMode: prefixMode) }
+    }
+
     /// The delta segment's terms a query word matches, in byte order.
     ///
     /// - Parameter namesOnly: only name words are wanted. A typo'd word then walks the delta's
@@ -331,10 +338,9 @@ extension Generation {
     ///   re-weighted, that walk was 1.2 ms of every multi-word keystroke with typos
     ///   ("golang-github-chzyer-readline-": 180 µs fresh, 1.5 ms updated).
     func deltaTerms(matching word: QueryWord, namesOnly: Bool = false, in txn: borrowing ReadTransaction) throws -> TermList {
-        if namesOnly, word.budget > 0, let trie = try deltaTrie.trie(of: schema, environment: environment, in: txn) {
-            return try Bytes.withView(of: trie) {
-                try PackedTrie.matches($0, query: word.scalars, budget: word.budget, prefixMode: word.isPartial)
-            }
+        if namesOnly, word.budget > 0,
+           let found = try deltaTrieMatches(word.scalars, budget: word.budget, prefixMode: word.isPartial, in: txn) {
+            return found
         }
         return try txn.withCursor(schema.deltaTerms) { cursor in
             if word.budget == 0 {

@@ -130,6 +130,15 @@ struct SuggestContext {
         return typos
     }
 
+    /// Notes each word `doc` offers under `prefix` as a completion at distance 0, with the document
+    /// as a typo-free entry: what a typo-free partial word's walks of listed documents note.
+    static func noteTypoFreeCompletions(of doc: DocumentView, under prefix: [UInt8], into acc: inout SuggestAccumulator) {
+        let key = completionKey(doc, typos: 0)
+        doc.forEachOfferedWord(matching: { $0.starts(with: prefix) ? () : nil }) { word, _ in
+            acc.noteCompletion(word, distance: 0, key: key, docnum: doc.docnum)
+        }
+    }
+
     /// A completion's best entry is its best match by rank key without startsWith (Semantics.md).
     static func completionKey(_ doc: DocumentView, typos: Int) -> CandidateKey {
         CandidateKey(typos: typos, field: 0, startsWith: true, weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)

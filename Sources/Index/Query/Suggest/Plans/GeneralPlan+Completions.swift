@@ -63,10 +63,7 @@ extension SuggestContext {
         }
         for docnum in deltaDocs ?? [] {
             guard let doc = try generation.document(docnum, in: txn) else { continue }
-            let key = Self.completionKey(doc, typos: 0)
-            doc.forEachOfferedWord(matching: { $0.starts(with: prefix) ? () : nil }) { word, _ in
-                acc.noteCompletion(word, distance: 0, key: key, docnum: docnum)
-            }
+            Self.noteTypoFreeCompletions(of: doc, under: prefix, into: &acc)
         }
         bests.sort { $0.doc != $1.doc ? $0.doc < $1.doc : $0.term.lexicographicallyPrecedes($1.term) }
         for item in bests.prefix(limit) + deltaBests {
@@ -101,10 +98,7 @@ extension SuggestContext {
             }
             try Self.checkStop(&read, shouldStop)
             guard contains(rest, docnum), let doc = try generation.document(docnum, in: txn) else { return true }
-            let key = Self.completionKey(doc, typos: 0)
-            doc.forEachOfferedWord(matching: { $0.starts(with: prefix) ? () : nil }) { word, _ in
-                acc.noteCompletion(word, distance: 0, key: key, docnum: docnum)
-            }
+            Self.noteTypoFreeCompletions(of: doc, under: prefix, into: &acc)
             return true
         }
     }

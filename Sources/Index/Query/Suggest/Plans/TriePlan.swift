@@ -165,10 +165,7 @@ extension SuggestContext {
         for docnum in node.all {
             if let deleted, try deleted.contains(docnum, in: txn) { continue }
             guard let doc = try Self.document(docnum, readFor: acc, from: generation, in: txn) else { continue }
-            let key = Self.completionKey(doc, typos: 0)
-            doc.forEachOfferedWord(matching: { $0.starts(with: partial) ? () : nil }) { word, _ in
-                acc.noteCompletion(word, distance: 0, key: key, docnum: docnum)
-            }
+            Self.noteTypoFreeCompletions(of: doc, under: partial, into: &acc)
         }
         var boundKey: CandidateKey?
         if node.allTruncated {
