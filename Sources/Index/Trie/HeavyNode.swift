@@ -95,7 +95,11 @@ struct HeavyNode {
             return
         }
         var reader = ByteReader(encoded)
-        var term = prefix
+        // One buffer for every term, allocated once (a copy of `prefix` would be copied again
+        // at the first edit, then grown at the first append).
+        var term: [UInt8] = []
+        term.reserveCapacity(prefix.count + 32)
+        term.append(contentsOf: prefix)
         for _ in 0..<min(limit, completionCount) {
             let suffix = try reader.slice()
             term.removeSubrange(prefix.count...)

@@ -12,6 +12,32 @@ struct SuggestAccumulator {
     /// complete words and tokens.
     var categoryCounts: [SearchToken: Int]?
 
+    /// Documents read for the completions' best entries, kept so that the answer, which spells
+    /// each completion from its best entry, does not read them again: a read is a B-tree descent
+    /// and a decode, and the answer read five of a one-word keystroke's seventeen again. At most
+    /// ``maximumReadDocuments``, the first read (a plan reads its completions' bests in rank
+    /// order, best first); views of this query's read transaction only, as the accumulator is.
+    private(set) var readDocuments: [DocumentView] = []
+    static let maximumReadDocuments = 16
+
+    /// Document `docnum`: from the entries or the documents read before when there, else read
+    /// (and kept, within the bound).
+    mutating func document(_ docnum: UInt32, from generation: Generation, in txn: borrowing ReadTransaction) throws -> DocumentView? {
+        if let doc = knownDocument(docnum) { return doc }
+        guard let doc = try generation.document(docnum, in: txn) else { return nil }
+        if readDocuments.count < Self.maximumReadDocuments {
+            if readDocuments.isEmpty { readDocuments.reserveCapacity(Self.maximumReadDocuments) }
+            readDocuments.append(doc)
+        }
+        return doc
+    }
+
+    /// Document `docnum` if it is an entry or was read through ``document(_:from:in:)``.
+    func knownDocument(_ docnum: UInt32) -> DocumentView? {
+        if let item = entries.items.first(where: { $0.docnum == docnum }) { return item.doc }
+        return readDocuments.first { $0.docnum == docnum }
+    }
+
     mutating func noteCompletion(_ term: Bytes, distance: Int, key: CandidateKey, docnum: UInt32) {
         term.withUnsafeBytes { noteCompletion($0, distance: distance, key: key, docnum: docnum) }
     }

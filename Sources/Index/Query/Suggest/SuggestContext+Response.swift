@@ -20,7 +20,7 @@ extension SuggestContext {
             response.completions.reserveCapacity(ranked.count)
             for index in ranked {
                 let best = acc.completions.entries[index].value
-                guard let doc = try Self.document(best.docnum, readFor: acc, from: generation, in: txn) else { continue }
+                guard let doc = try acc.knownDocument(best.docnum) ?? generation.document(best.docnum, in: txn) else { continue }
                 let written = try acc.completions.withTerm(at: index) { try HitBuilder.spelling(of: $0, in: doc, analyzer: analyzer) }
                 let term: CompletionView.Text, spelling: CompletionView.Text
                 if let written {
@@ -51,15 +51,6 @@ extension SuggestContext {
             response.categories = chips.first
         }
         return response
-    }
-
-    /// Document `docnum`, from the entries when it is one of them: a completion's best entry
-    /// often is, and was read already (a document read is a B-tree descent).
-    /// Static, so that a plan's closure calling it does not copy the whole context.
-    static func document(_ docnum: UInt32, readFor acc: SuggestAccumulator, from generation: Generation,
-                         in txn: borrowing ReadTransaction) throws -> DocumentView? {
-        if let item = acc.entries.items.first(where: { $0.docnum == docnum }) { return item.doc }
-        return try generation.document(docnum, in: txn)
     }
 
     /// The first `limit` chips of every kind in one list, by (typos, count descending, kind bytes,

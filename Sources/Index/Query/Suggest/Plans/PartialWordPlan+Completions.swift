@@ -52,7 +52,7 @@ extension SuggestContext {
             guard let chosen = try bestWords(atDistance, distance: distance, needed: needed, nearer: nearer,
                                              word: &word, in: txn) else { return false }
             for item in chosen {
-                guard let doc = try generation.document(item.best, in: txn) else { return false }
+                guard let doc = try acc.document(item.best, from: generation, in: txn) else { return false }
                 acc.noteCompletion(item.term, distance: distance, key: Self.completionKey(doc, typos: item.level), docnum: item.best)
             }
             noted += chosen.count

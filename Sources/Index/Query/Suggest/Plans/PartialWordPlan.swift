@@ -229,7 +229,7 @@ extension SuggestContext {
                 return a.term.lexicographicallyPrecedes(b.term)
             }
             for item in bests.prefix(limit) {
-                guard let doc = try generation.document(item.doc, in: txn) else { continue }
+                guard let doc = try acc.document(item.doc, from: generation, in: txn) else { continue }
                 acc.noteCompletion(item.term, distance: distance, key: Self.completionKey(doc, typos: item.typos), docnum: item.doc)
             }
             if hasDelta && !(deltaListed && distance == 0) {

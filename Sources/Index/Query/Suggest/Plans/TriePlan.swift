@@ -114,7 +114,7 @@ extension SuggestContext {
         acc.completions.reserveCapacity(terms: wanted, bytes: wanted * 16)
         let live = try liveCompletions(of: node, needed: wanted, in: txn)
         for (term, best) in live.words {
-            guard let doc = try Self.document(best, readFor: acc, from: generation, in: txn) else { return nil }
+            guard let doc = try acc.document(best, from: generation, in: txn) else { return nil }
             acc.noteCompletion(term, distance: 0, key: Self.completionKey(doc, typos: 0), docnum: best)
         }
         // The delta's words, after the base's: the base's bests count towards proving them.
@@ -122,7 +122,7 @@ extension SuggestContext {
         // Every word not noted ranks at or after the bound; the answer's words must rank before it.
         var boundKey: CandidateKey?
         if let bound = live.bound {
-            guard let doc = try Self.document(bound.best, readFor: acc, from: generation, in: txn) else { return nil }
+            guard let doc = try acc.document(bound.best, from: generation, in: txn) else { return nil }
             boundKey = Self.completionKey(doc, typos: 0)
         }
         if live.bound != nil || typosPossible {
@@ -164,12 +164,12 @@ extension SuggestContext {
                                                     _ acc: inout SuggestAccumulator, in txn: borrowing ReadTransaction) throws -> Bool {
         for docnum in node.all {
             if let deleted, try deleted.contains(docnum, in: txn) { continue }
-            guard let doc = try Self.document(docnum, readFor: acc, from: generation, in: txn) else { continue }
+            guard let doc = try acc.document(docnum, from: generation, in: txn) else { continue }
             Self.noteTypoFreeCompletions(of: doc, under: partial, into: &acc)
         }
         var boundKey: CandidateKey?
         if node.allTruncated {
-            guard let last = node.all.last, let doc = try Self.document(last, readFor: acc, from: generation, in: txn) else { return false }
+            guard let last = node.all.last, let doc = try acc.document(last, from: generation, in: txn) else { return false }
             boundKey = Self.completionKey(doc, typos: 0)
         }
         let ranked = acc.rankedCompletions()
