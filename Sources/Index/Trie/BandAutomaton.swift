@@ -33,7 +33,8 @@
 /// of the previous row's mask and bit `s - 1` of this one's, so the previous scalar is never
 /// compared again.
 ///
-/// **Memory.** One allocation per automaton (rows, per-row minima and prefix distances, masks),
+/// **Memory.** One allocation per automaton (rows, per-row minima and prefix distances, masks,
+/// and a 1 KiB table of the query's positions of each ASCII scalar),
 /// grown only for words deeper than ``capacity`` scalars; nothing per push, no copy-on-write
 /// checks. Non-copyable: one owner, and `deinit` frees it.
 ///
@@ -44,10 +45,21 @@ struct BandAutomaton: ~Copyable {
     private let m: Int
     private let width: Int
     private let far: Int8
-    /// The one allocation: `levels` match masks, the query's scalars, `levels` rows of `width`
-    /// cells, then per row its minimum and the smallest distance of the whole query to a prefix of
-    /// the word so far (prefix mode: the prefix distance). The pointers below point into it.
+    /// The one allocation: for each ASCII scalar the query positions that hold it, `levels` match
+    /// masks, the query's scalars, `levels` rows of `width` cells, then per row its minimum and
+    /// the smallest distance of the whole query to a prefix of the word so far (prefix mode: the
+    /// prefix distance). The pointers below point into it.
     private var storage: UnsafeMutableRawPointer
+    /// For each ASCII scalar, bit `i` set when the query's scalar `i` (0-based) is it: a push finds
+    /// its band's matches with one load and a shift instead of comparing the scalar with each
+    /// query scalar of the band (that loop was a tenth of a two-typo walk). Filled when the query
+    /// has at most 64 scalars (``positionsFit``).
+    private var asciiPositions: UnsafeMutablePointer<UInt64>
+    private let positionsFit: Bool
+    /// No scalar of the query is outside ASCII: a non-ASCII scalar matches none.
+    private let asciiQuery: Bool
+    /// The band's slots of a match mask, `1...2·budget + 1`.
+    private let bandBits: UInt64
     private var masks: UnsafeMutablePointer<UInt64>
     private var query: UnsafeMutablePointer<UInt32>
     private var rows: UnsafeMutablePointer<Int8>
@@ -79,8 +91,15 @@ struct BandAutomaton: ~Copyable {
         width = 2 * budget + 3
         far = Int8(budget + 1)
         levels = Self.capacity + 1
-        (storage, masks, query, rows, minimum, best) = Self.allocate(levels: levels, m: m, width: width)
+        (storage, asciiPositions, masks, query, rows, minimum, best) = Self.allocate(levels: levels, m: m, width: width)
         for (i, scalar) in scalars.enumerated() { query[i] = scalar }
+        positionsFit = m <= 64
+        asciiQuery = scalars.allSatisfy { $0 < 128 }
+        bandBits = (UInt64.max >> UInt64(64 - (2 * budget + 1))) << 1
+        asciiPositions.initialize(repeating: 0, count: 128)
+        if positionsFit {
+            for (i, scalar) in scalars.enumerated() where scalar < 128 { asciiPositions[Int(scalar)] |= 1 << UInt64(i) }
+        }
         // Row 0: the query's prefixes against the empty word, D[i][0] = i.
         for s in 0..<width {
             let i = s - budget - 1
@@ -96,11 +115,14 @@ struct BandAutomaton: ~Copyable {
     }
 
     private static func allocate(levels: Int, m: Int, width: Int) -> (UnsafeMutableRawPointer, UnsafeMutablePointer<UInt64>,
+                                                                      UnsafeMutablePointer<UInt64>,
                                                                       UnsafeMutablePointer<UInt32>, UnsafeMutablePointer<Int8>,
                                                                       UnsafeMutablePointer<Int8>, UnsafeMutablePointer<Int8>) {
-        let queryAt = 8 * levels, rowsAt = queryAt + 4 * m, minimumAt = rowsAt + levels * width, bestAt = minimumAt + levels
+        let masksAt = 8 * 128
+        let queryAt = masksAt + 8 * levels, rowsAt = queryAt + 4 * m, minimumAt = rowsAt + levels * width, bestAt = minimumAt + levels
         let storage = UnsafeMutableRawPointer.allocate(byteCount: bestAt + levels, alignment: 8)
-        return (storage, storage.bindMemory(to: UInt64.self, capacity: levels),
+        return (storage, storage.bindMemory(to: UInt64.self, capacity: 128),
+                (storage + masksAt).bindMemory(to: UInt64.self, capacity: levels),
                 (storage + queryAt).bindMemory(to: UInt32.self, capacity: m),
                 (storage + rowsAt).bindMemory(to: Int8.self, capacity: levels * width),
                 (storage + minimumAt).bindMemory(to: Int8.self, capacity: levels),
@@ -131,7 +153,15 @@ struct BandAutomaton: ~Copyable {
         var mask: UInt64 = 0
         let low = max(1, j - k), high = min(m, j + k)
         if low <= high {
-            for i in low...high where query[i - 1] == scalar { mask |= 1 << UInt64(i - j + k + 1) }
+            if positionsFit && scalar < 128 {
+                // Position i - 1 (0-based) is slot s = i - j + k + 1: a shift by k + 2 - j (a smart
+                // shift: right when negative, nothing left past 64), then the band's slots.
+                mask = (asciiPositions[Int(scalar)] << (k + 2 - j)) & bandBits
+            } else if scalar >= 128 && asciiQuery {
+                mask = 0
+            } else {
+                for i in low...high where query[i - 1] == scalar { mask |= 1 << UInt64(i - j + k + 1) }
+            }
         }
         let previousMask = masks[j - 1]
         // Bit s + 1 set: q[i] = w[j-1] (bit s+1 of the previous mask) and q[i-1] = w[j] (bit
@@ -179,17 +209,19 @@ struct BandAutomaton: ~Copyable {
         let old = levels
         levels *= 2
         let grown = Self.allocate(levels: levels, m: m, width: width)
-        grown.1.update(from: masks, count: old)
-        grown.2.update(from: query, count: m)
-        grown.3.update(from: rows, count: old * width)
-        grown.4.update(from: minimum, count: old)
-        grown.5.update(from: best, count: old)
+        grown.1.update(from: asciiPositions, count: 128)
+        grown.2.update(from: masks, count: old)
+        grown.3.update(from: query, count: m)
+        grown.4.update(from: rows, count: old * width)
+        grown.5.update(from: minimum, count: old)
+        grown.6.update(from: best, count: old)
         storage.deallocate()
-        (storage, masks, query, rows, minimum, best) = grown
+        (storage, asciiPositions, masks, query, rows, minimum, best) = grown
     }
 
     /// The distance of the query to the current word (to its nearest prefix in prefix mode), or nil
     /// if it exceeds the budget.
+    @inline(__always)
     var distance: Int? {
         let d: Int8
         if prefixMode {
@@ -206,16 +238,24 @@ struct BandAutomaton: ~Copyable {
     /// matches no query scalar near the diagonal (no substitution for free, no transposition)
     /// pushes every cell past the budget. A walk then tests ``canSurvive(_:)`` before pushing a
     /// child, which spares most pushes below the first levels of a big trie.
+    @inline(__always)
     var needsMatch: Bool {
         let budget = admitted
         return minimum[depth] >= budget && (!prefixMode || best[depth] > budget)
     }
 
     /// With ``needsMatch``: whether `scalar` is a query scalar the next row could match.
+    @inline(__always)
     func canSurvive(_ scalar: UInt32) -> Bool {
         let j = depth + 1
         let low = max(1, j - budget - 1), high = min(m, j + budget)
         if low > high { return false }
+        if positionsFit && scalar < 128 {
+            // Positions low - 1 ... high - 1 (0-based): at most 64 of them, since m is.
+            let window = (UInt64.max >> UInt64(64 - (high - low + 1))) << UInt64(low - 1)
+            return asciiPositions[Int(scalar)] & window != 0
+        }
+        if scalar >= 128 && asciiQuery { return false }
         for i in low...high where query[i - 1] == scalar { return true }
         return false
     }
@@ -247,6 +287,7 @@ struct BandAutomaton: ~Copyable {
 
     /// Prefix mode: every word that starts with the current one has prefix distance ``distance``
     /// (see the type's notes), so a walk may take the whole subtree without reading it.
+    @inline(__always)
     var isFinal: Bool {
         guard prefixMode else { return false }
         let b = best[depth]

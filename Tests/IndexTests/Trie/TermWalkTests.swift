@@ -27,6 +27,35 @@ final class TermWalkTests: XCTestCase {
         PackedTrie.build(terms, indexedFrom: [2, nil, PackedTrie.indexedChildren][round % 3])
     }
 
+    /// Queries longer than 64 scalars (the automaton's per-scalar position masks do not fit them,
+    /// so it compares scalars one by one) agree with EditDistance too, ASCII and not.
+    func testLongQueriesAgreeWithEditDistance() {
+        var rng = SeededGenerator(seed: 0x10_9A5C)
+        for round in 0..<200 {
+            let stem = Self.randomWord(&rng, length: 65...80)
+            let query = round % 2 == 0 ? String(stem.map { $0 == "é" || $0 == "ж" || $0 == "字" || $0 == "𠀋" ? "c" : $0 }) : stem
+            // A word near the query: a few random edits of it, so that distances within budget occur.
+            var word = Array(query)
+            for _ in 0..<rng.int(0...3) where !word.isEmpty {
+                let at = rng.int(0...(word.count - 1))
+                switch rng.int(0...2) {
+                case 0: word[at] = rng.pick(Self.alphabet)
+                case 1: word.remove(at: at)
+                default: word.insert(rng.pick(Self.alphabet), at: at)
+                }
+            }
+            let candidate = String(word.prefix(rng.int(60...word.count)))
+            let budget = rng.int(0...3)
+            for prefixMode in [false, true] {
+                var automaton = BandAutomaton(query: query.unicodeScalars.map(\.value), budget: budget, prefixMode: prefixMode)
+                let exact = prefixMode ? EditDistance.prefixDistance(query, candidate) : EditDistance.distance(query, candidate)
+                let expected = EditDistance.admits(exact, budget: budget, query: query, word: candidate) ? exact : nil
+                XCTAssertEqual(automaton.distance(to: Array(candidate.utf8)), expected,
+                               "query \(query) word \(candidate) budget \(budget) prefix \(prefixMode)")
+            }
+        }
+    }
+
     /// `distance(to:)` equals EditDistance (prefix or whole word) where the budget admits it
     /// (``EditDistance/admits(_:budget:query:word:)``: a second edit needs the query's first letter), nil otherwise,
     /// for every budget the query lengths give and beyond; and `isFinal` never lies: when it holds
