@@ -48,12 +48,19 @@ final class TermWalkTests: XCTestCase {
             let budget = rng.int(0...3)
             for prefixMode in [false, true] {
                 var automaton = BandAutomaton(query: query.unicodeScalars.map(\.value), budget: budget, prefixMode: prefixMode)
-                let exact = prefixMode ? EditDistance.prefixDistance(query, candidate) : EditDistance.distance(query, candidate)
-                let expected = EditDistance.admits(exact, budget: budget, query: query, word: candidate) ? exact : nil
-                XCTAssertEqual(automaton.distance(to: Array(candidate.utf8)), expected,
-                               "query \(query) word \(candidate) budget \(budget) prefix \(prefixMode)")
+                Self.assertDistance(&automaton, query, candidate, budget: budget, prefixMode: prefixMode)
             }
         }
+    }
+
+    /// `automaton.distance(to: word)` is EditDistance's (prefix or whole word) where the budget
+    /// admits it, nil otherwise.
+    static func assertDistance(_ automaton: inout BandAutomaton, _ query: String, _ word: String, budget: Int, prefixMode: Bool,
+                               file: StaticString = #filePath, line: UInt = #line) {
+        let exact = prefixMode ? EditDistance.prefixDistance(query, word) : EditDistance.distance(query, word)
+        let expected = EditDistance.admits(exact, budget: budget, query: query, word: word) ? exact : nil
+        XCTAssertEqual(automaton.distance(to: Array(word.utf8)), expected,
+                       "query \(query) word \(word) budget \(budget) prefix \(prefixMode)", file: file, line: line)
     }
 
     /// `distance(to:)` equals EditDistance (prefix or whole word) where the budget admits it
@@ -68,10 +75,7 @@ final class TermWalkTests: XCTestCase {
             let budget = rng.int(0...3)
             for prefixMode in [false, true] {
                 var automaton = BandAutomaton(query: query.unicodeScalars.map(\.value), budget: budget, prefixMode: prefixMode)
-                let exact = prefixMode ? EditDistance.prefixDistance(query, word) : EditDistance.distance(query, word)
-                let expected = EditDistance.admits(exact, budget: budget, query: query, word: word) ? exact : nil
-                XCTAssertEqual(automaton.distance(to: Array(word.utf8)), expected,
-                               "query \(query) word \(word) budget \(budget) prefix \(prefixMode)")
+                Self.assertDistance(&automaton, query, word, budget: budget, prefixMode: prefixMode)
                 guard prefixMode else { continue }
                 // Push scalar by scalar; where the row is final, every extension keeps the distance.
                 automaton.truncate(to: 0)
