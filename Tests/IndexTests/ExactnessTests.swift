@@ -14,7 +14,8 @@
 import Analysis
 import Catalog
 import Foundation
-import Index
+import Synchronization
+@testable import Index
 import XCTest
 import TestSupport
 
@@ -462,6 +463,35 @@ final class ExactnessTests: XCTestCase {
     func testRealCitiesSample() throws {
         try runRealSample(file: "cities.jsonl.gz", count: 2000, suggests: (350, 150), searches: 40,
                           seed: Self.baseSeed &+ 7)
+    }
+
+    /// The first keystroke at two edits (a word's eighth scalar) is walked from the keystroke
+    /// before's one-edit regions (``Generation/nameRegions(matching:terms:in:)``, the split walk):
+    /// long words typed scalar by scalar, clean and with a typo, answer as the reference does at
+    /// every keystroke, and the split walk is taken.
+    func testTheStepToTwoEditsIsExact() throws {
+        let path = SharedData.path("cities.jsonl.gz")
+        guard FileManager.default.fileExists(atPath: path) else { throw XCTSkip("no real catalog at \(path)") }
+        let entries = try SharedData.sample(path: path, count: 1000)
+        let reference = ReferenceIndex(entries: entries)
+        let fixture = try ShardFixture(entries: entries, parameters: IndexParameters())
+        var rng = SeededGenerator(seed: Self.baseSeed &+ 11)
+        var reporter = Reporter(name: "two-edit step")
+        let long = entries.map(\.title).filter { ($0.split(separator: " ").first?.unicodeScalars.count ?? 0) >= 9 }
+        XCTAssertGreaterThan(long.count, 20)
+        let before = Generation.twoEditStepsFromOneEdit.load(ordering: .relaxed)
+        for _ in 0..<Self.scaled(15) {
+            var typed = Array(rng.pick(long))
+            if rng.chance(0.5) { typed[rng.int(1...(typed.count - 1))] = rng.pick(Array("aeiourstn")) }
+            var text = ""
+            for character in typed {
+                text.append(character)
+                reporter.check(suggestDiff(shard: fixture.shard, reference: reference, request: SuggestRequest(text: text)),
+                               context: "\(seedLabel(Self.baseSeed &+ 11)), typed \(text)")
+            }
+        }
+        reporter.finish()
+        XCTAssertGreaterThan(Generation.twoEditStepsFromOneEdit.load(ordering: .relaxed), before)
     }
 
     // MARK: - Minimal cases

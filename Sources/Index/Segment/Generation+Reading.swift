@@ -1,4 +1,5 @@
 import Storage
+import Synchronization
 
 /// Reads shared by suggest and search. Every method takes the read transaction it runs in; the
 /// views it returns are valid until that transaction ends.
@@ -208,6 +209,10 @@ extension Generation {
     /// What a partial word matches among the base segment's name words, as regions of the term
     /// trie (see ``PackedTrie/regions(_:automaton:)``): without typos, the one subtree of its bytes.
     /// With non-nil `terms`, the base terms it matches too (those of ``terms(matching:in:)``).
+    /// Walks at two edits taken from the keystroke before's one-edit regions
+    /// (``PackedTrie/regions(_:query:budget:oneEditRegions:terms:)``), for tests.
+    static let twoEditStepsFromOneEdit = Atomic<Int>(0)
+
     func nameRegions(matching word: QueryWord, terms: inout TermList?,
                      in txn: borrowing ReadTransaction) throws -> [TermRegion] {
         precondition(word.isPartial, "regions are for the word being typed")
@@ -237,8 +242,18 @@ extension Generation {
                 previous = termRegions.cached(TermMatchCache.Key(word: Array(word.scalars.dropLast()), budget: word.budget,
                                                                  prefixMode: true))?.regions
             }
-            found.regions = try PackedTrie.regions(trie, query: word.scalars, budget: word.budget, prefixMode: true,
-                                                   previous: previous, fanout: rootFanout, terms: &found.terms)
+            // The step to two edits (the eighth scalar): the keystroke before was walked at one
+            // edit, and those regions hold all but the first scalar's subtree of this walk.
+            var stepped: [TermRegion]?
+            if previous == nil, word.budget >= 2, word.scalars.count > 1,
+               let oneEdit = termRegions.cached(TermMatchCache.Key(word: Array(word.scalars.dropLast()), budget: 1,
+                                                                   prefixMode: true))?.regions {
+                stepped = try PackedTrie.regions(trie, query: word.scalars, budget: word.budget, oneEditRegions: oneEdit,
+                                                 terms: &found.terms)
+                if stepped != nil { Self.twoEditStepsFromOneEdit.add(1, ordering: .relaxed) }
+            }
+            found.regions = try stepped ?? PackedTrie.regions(trie, query: word.scalars, budget: word.budget, prefixMode: true,
+                                                              previous: previous, fanout: rootFanout, terms: &found.terms)
         }
         // A walk that listed its terms takes the place of one that did not (insert keeps the first).
         // Terms too many to keep ("terr" with a typo: every word under "ter"), its regions are kept

@@ -157,6 +157,52 @@ enum PackedTrie {
         return walker.regions
     }
 
+    /// The matches of `query` in prefix mode at `budget` (2 or more) as ``regions(_:query:budget:prefixMode:previous:fanout:terms:)``
+    /// gives them, from `oneEditRegions`: the regions of `query` less its last scalar at one edit,
+    /// the keystroke before when the budget has just grown (8 scalars).
+    ///
+    /// Why: the first keystroke at two edits walked the whole trie (about 4,000 nodes for an
+    /// eight-letter word on the cities catalog, most of a 0.8 ms keystroke), with nothing from
+    /// the keystroke before, whose regions were at one edit. But a word whose first scalar differs
+    /// from the query's matches with one edit at most (``BandAutomaton``, Semantics.md), so apart
+    /// from the subtree of the query's first scalar, a walk of two edits is a walk of one edit, and
+    /// its matches lie in the one-edit regions of the shorter query (a prefix distance never falls
+    /// as the query grows, see ``TrieWalker``). So: the first scalar's subtree is walked at
+    /// `budget`, the rest within `oneEditRegions` at one edit (a row of the gated automaton is
+    /// final, alive and within budget exactly when the one-edit row is), and the two, disjoint,
+    /// are merged in byte order. Nil when `oneEditRegions` do not fit the trie (the caller then
+    /// walks whole).
+    static func regions(_ trie: Bytes, query: [UInt32], budget: Int, oneEditRegions: [TermRegion],
+                        terms: inout TermList?) throws -> [TermRegion]? {
+        precondition(budget >= 2 && query.count >= 2, "the split walk is for the step to two edits")
+        let first = query[0]
+        guard let scalar = Unicode.Scalar(first) else { return nil }
+        let lead = Array(String(Character(scalar)).utf8)
+        var rest = TrieWalker(query: query, budget: 1, prefixMode: true, listTerms: terms != nil)
+        guard try rest.walk(trie, within: oneEditRegions.filter { !$0.prefix.starts(with: lead) }) else { return nil }
+        var own = TrieWalker(query: query, budget: budget, prefixMode: true, listTerms: terms != nil)
+        try own.walk(trie, underFirstScalar: first)
+        // In byte order, every word under the first scalar sorts between the others before and after it.
+        let before = rest.regions.firstIndex { !$0.prefix.lexicographicallyPrecedes(lead) } ?? rest.regions.count
+        let regions = rest.regions[..<before] + own.regions + rest.regions[before...]
+        if terms != nil, let restTerms = rest.found, let ownTerms = own.found {
+            var merged = TermList()
+            merged.reserveCapacity(terms: restTerms.count + ownTerms.count, bytes: 0)
+            var position = 0
+            while position < restTerms.count, restTerms.term(at: position).lexicographicallyPrecedes(lead) {
+                merged.append(restTerms.term(at: position), distance: restTerms.distance(at: position))
+                position += 1
+            }
+            for index in ownTerms.indices { merged.append(ownTerms.term(at: index), distance: ownTerms.distance(at: index)) }
+            while position < restTerms.count {
+                merged.append(restTerms.term(at: position), distance: restTerms.distance(at: position))
+                position += 1
+            }
+            terms = merged
+        }
+        return Array(regions)
+    }
+
     /// A varint at `cursor` (the build's ``ByteWriter/varint(_:)``), bounds-checked: a corrupt
     /// trie throws instead of reading past the value.
     @inline(__always)

@@ -90,6 +90,41 @@ struct TrieWalker: ~Copyable {
         return true
     }
 
+    /// Walks only the subtree of the root child whose label starts with `scalar`: the words that
+    /// share the query's first scalar, the only ones a walk of two edits or more takes past one
+    /// edit (the rest are gated, ``BandAutomaton``). See ``PackedTrie/regions(_:query:budget:oneEditRegions:terms:)``.
+    mutating func walk(_ trie: Bytes, underFirstScalar scalar: UInt32) throws {
+        try trie.withUnsafeBytes { raw in
+            let root = try Self.root(raw)
+            automaton.truncate(to: 0)
+            path.count = 0
+            var cursor = root
+            guard cursor < raw.count - 4 else { throw IndexError.corrupt("term trie offset out of range") }
+            let flags = raw[cursor]
+            cursor += 1
+            let children = try PackedTrie.readVarint(raw, &cursor)
+            let lead = UTF8Scalars.leadByte(of: scalar)
+            // The root has one child per first scalar: at most one edge is walked.
+            if let index = try PackedTrie.childIndex(raw, flags: flags, children: children, at: cursor) {
+                for child in 0..<children where raw[index.firstBytes + child] == lead {
+                    let edge = try Self.indexedEdge(raw, parent: root, index: index, child)
+                    if Self.firstScalar(raw, edge) == scalar { try walkEdge(raw, edge) }
+                }
+                return
+            }
+            for _ in 0..<children {
+                let edge = try Self.readEdge(raw, &cursor, parent: root)
+                if raw[edge.labelStart] == lead, Self.firstScalar(raw, edge) == scalar { try walkEdge(raw, edge) }
+            }
+        }
+    }
+
+    /// The first scalar of `edge`'s label.
+    private static func firstScalar(_ raw: UnsafeRawBufferPointer, _ edge: Edge) -> UInt32 {
+        let length = min(UTF8Scalars.sequenceLength(raw[edge.labelStart]), edge.labelLength)
+        return UTF8Scalars.scalar(in: raw, at: edge.labelStart, length: length)
+    }
+
     /// Walks only inside `previous`, regions that hold every match of this walk, in their (byte)
     /// order: in prefix mode, the regions of this query less its last scalar at the same budget
     /// (see the type's notes); in whole-word mode, the regions of this very query in prefix mode

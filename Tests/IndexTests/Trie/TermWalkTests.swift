@@ -53,6 +53,18 @@ final class TermWalkTests: XCTestCase {
         }
     }
 
+    /// The same regions in the same order (prefixes, distances, subtree or not) and, when `terms`
+    /// is given, the same terms with the same distances.
+    static func assertSameWalk(_ regions: [TermRegion], _ terms: TermList?, as expected: [TermRegion], _ expectedTerms: TermList?,
+                               _ context: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(regions.map(\.prefix), expected.map(\.prefix), context, file: file, line: line)
+        XCTAssertEqual(regions.map(\.distance), expected.map(\.distance), context, file: file, line: line)
+        XCTAssertEqual(regions.map(\.isSubtree), expected.map(\.isSubtree), context, file: file, line: line)
+        guard let terms else { return }
+        XCTAssertEqual(terms.map(\.term), expectedTerms?.map(\.term), context, file: file, line: line)
+        XCTAssertEqual(terms.map(\.distance), expectedTerms?.map(\.distance), context, file: file, line: line)
+    }
+
     /// `automaton.distance(to: word)` is EditDistance's (prefix or whole word) where the budget
     /// admits it, nil otherwise.
     static func assertDistance(_ automaton: inout BandAutomaton, _ query: String, _ word: String, budget: Int, prefixMode: Bool,
@@ -200,15 +212,7 @@ final class TermWalkTests: XCTestCase {
                             for listing in [false, true] {
                                 var walker = TrieWalker(query: typed, budget: budget, prefixMode: true, listTerms: listing)
                                 XCTAssertTrue(try walker.walk(bytes, within: previous), "\(context): the previous regions fit")
-                                let fromPrevious = walker.regions
-                                let listed = walker.found
-                                XCTAssertEqual(fromPrevious.map(\.prefix), whole.map(\.prefix), context)
-                                XCTAssertEqual(fromPrevious.map(\.distance), whole.map(\.distance), context)
-                                XCTAssertEqual(fromPrevious.map(\.isSubtree), whole.map(\.isSubtree), context)
-                                if listing {
-                                    XCTAssertEqual(listed!.map(\.term), wholeTerms!.map(\.term), context)
-                                    XCTAssertEqual(listed!.map(\.distance), wholeTerms!.map(\.distance), context)
-                                }
+                                Self.assertSameWalk(walker.regions, listing ? walker.found : nil, as: whole, wholeTerms, context)
                             }
                             derived += 1
                         }
@@ -263,6 +267,50 @@ final class TermWalkTests: XCTestCase {
         }
     }
 
+    /// The step to two edits (and beyond) walked from the one-edit regions of the query less its
+    /// last scalar (``PackedTrie/regions(_:query:budget:oneEditRegions:terms:)``: the first
+    /// scalar's subtree at the budget, the rest within those regions at one edit) gives exactly
+    /// what a whole walk gives: the same regions in the same order, the same terms. Over a wide
+    /// alphabet, so that most root children are gated, and with queries whose first scalar no
+    /// term has.
+    func testTheStepToTwoEditsFromOneEditRegionsEqualsAWholeWalk() throws {
+        var rng = SeededGenerator(seed: 0x2ED_175)
+        let wide: [Character] = Array("abcdefghijklmnopqrstuvwxyzéжшщ字𠀋ñß")
+        func word(_ length: ClosedRange<Int>) -> String { String((0..<rng.int(length)).map { _ in rng.pick(wide) }) }
+        var compared = 0, matched = 0
+        for round in 0..<30 {
+            let terms = Array(Set((0..<rng.int(50...600)).map { _ in word(1...9) })).map { Array($0.utf8) }
+                .sorted { $0.lexicographicallyPrecedes($1) }
+            let trie = Self.trie(terms, round: round)
+            try Bytes.withView(of: trie) { bytes in
+                for _ in 0..<40 {
+                    // Often a stored term with a typo or two, sometimes random scalars.
+                    var query = Array(rng.chance(0.7) ? String(decoding: rng.pick(terms), as: UTF8.self) : word(2...9))
+                    for _ in 0..<rng.int(0...2) where query.count > 1 { query[rng.int(0...(query.count - 1))] = rng.pick(wide) }
+                    if query.count < 2 { query.append(rng.pick(wide)) }
+                    let scalars = String(query).unicodeScalars.map(\.value)
+                    let budget = rng.int(2...3)
+                    let context = "round \(round) query \(String(query)) budget \(budget)"
+                    var wholeTerms: TermList? = TermList()
+                    let whole = try PackedTrie.regions(bytes, query: scalars, budget: budget, prefixMode: true, terms: &wholeTerms)
+                    var none: TermList?
+                    let oneEdit = try PackedTrie.regions(bytes, query: Array(scalars.dropLast()), budget: 1, prefixMode: true, terms: &none)
+                    for listing in [false, true] {
+                        var splitTerms: TermList? = listing ? TermList() : nil
+                        let split = try XCTUnwrap(try PackedTrie.regions(bytes, query: scalars, budget: budget, oneEditRegions: oneEdit,
+                                                                         terms: &splitTerms), context)
+                        Self.assertSameWalk(split, splitTerms, as: whole, wholeTerms, context)
+                    }
+                    compared += 1
+                    matched += whole.count
+                }
+            }
+        }
+        XCTAssertEqual(compared, 1200)
+        // Not vacuous: the walks matched regions, and typo'd ones too.
+        XCTAssertGreaterThan(matched, 5_000)
+    }
+
     /// A whole walk that reads only the root children ``RootFanout`` names finds exactly what a
     /// walk of every root child finds: the same regions and terms, in the same order, for prefix
     /// and whole words at every budget. Over a wide alphabet (many root children, most of them
@@ -293,11 +341,7 @@ final class TermWalkTests: XCTestCase {
                     for (name, used) in [("own", fanout), ("foreign", foreign)] {
                         var walker = TrieWalker(query: scalars, budget: budget, prefixMode: prefixMode, listTerms: true, fanout: used)
                         try walker.walk(bytes)
-                        XCTAssertEqual(walker.regions.map(\.prefix), plain.regions.map(\.prefix), "\(context) \(name)")
-                        XCTAssertEqual(walker.regions.map(\.distance), plain.regions.map(\.distance), "\(context) \(name)")
-                        XCTAssertEqual(walker.regions.map(\.isSubtree), plain.regions.map(\.isSubtree), "\(context) \(name)")
-                        XCTAssertEqual(walker.found!.map(\.term), plain.found!.map(\.term), "\(context) \(name)")
-                        XCTAssertEqual(walker.found!.map(\.distance), plain.found!.map(\.distance), "\(context) \(name)")
+                        Self.assertSameWalk(walker.regions, walker.found, as: plain.regions, plain.found, "\(context) \(name)")
                         if name == "own" { skipped += walker.rootChildrenSkipped } else { XCTAssertEqual(walker.rootChildrenSkipped, 0, context) }
                     }
                     compared += 1
