@@ -203,7 +203,7 @@ extension Generation {
             }
         }
         guard try txn.count(schema.deltaTerms) > 0 else { return base }
-        return Self.merged(base, try deltaTerms(matching: word, namesOnly: namesOnly, in: txn))
+        return TermList.merged(base, try deltaTerms(matching: word, namesOnly: namesOnly, in: txn))
     }
 
     /// What a partial word matches among the base segment's name words, as regions of the term
@@ -268,29 +268,6 @@ extension Generation {
         return found.regions
     }
 
-    /// Merges delta terms into base terms (both in byte order, each without repeats), keeping each
-    /// term's smallest distance, in byte order. O(n): one pass over both, no hashing.
-    static func merged(_ base: TermList, _ delta: TermList) -> TermList {
-        guard !delta.isEmpty else { return base }
-        var merged = TermList()
-        merged.reserveCapacity(terms: base.count + delta.count, bytes: 0)
-        var i = 0, j = 0
-        while i < base.count || j < delta.count {
-            if j == delta.count || (i < base.count && base[i].term.lexicographicallyPrecedes(delta[j].term)) {
-                merged.append(base[i])
-                i += 1
-            } else if i == base.count || delta[j].term.lexicographicallyPrecedes(base[i].term) {
-                merged.append(delta[j])
-                j += 1
-            } else {
-                merged.append(base[i].term, distance: min(base[i].distance, delta[j].distance))
-                i += 1
-                j += 1
-            }
-        }
-        return merged
-    }
-
     /// The words (base and delta, sorted, distinct) that start with `prefix`, or nil as soon as
     /// there are more than `limit` of them (so asking is cheap when the answer is "many").
     /// Each database's keys come sorted, so the two lists are merged, not hashed.
@@ -333,7 +310,7 @@ extension Generation {
             lists.append(keys)
         }
         guard !lists[1].isEmpty else { return lists[0] }
-        let merged = Self.merged(TermList(lists[0].lazy.map { ($0, 0) }), TermList(lists[1].lazy.map { ($0, 0) })).map { Array($0.term) }
+        let merged = TermList.merged(TermList(lists[0].lazy.map { ($0, 0) }), TermList(lists[1].lazy.map { ($0, 0) })).map { Array($0.term) }
         return merged.count > limit ? nil : merged
     }
 

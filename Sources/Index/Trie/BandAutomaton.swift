@@ -58,8 +58,6 @@ struct BandAutomaton: ~Copyable {
     private let positionsFit: Bool
     /// No scalar of the query is outside ASCII: a non-ASCII scalar matches none.
     private let asciiQuery: Bool
-    /// The band's slots of a match mask, `1...2·budget + 1`.
-    private let bandBits: UInt64
     private var masks: UnsafeMutablePointer<UInt64>
     private var query: UnsafeMutablePointer<UInt32>
     private var rows: UnsafeMutablePointer<Int8>
@@ -95,7 +93,6 @@ struct BandAutomaton: ~Copyable {
         for (i, scalar) in scalars.enumerated() { query[i] = scalar }
         positionsFit = m <= 64
         asciiQuery = scalars.allSatisfy { $0 < 128 }
-        bandBits = (UInt64.max >> UInt64(64 - (2 * budget + 1))) << 1
         asciiPositions.initialize(repeating: 0, count: 128)
         if positionsFit {
             for (i, scalar) in scalars.enumerated() where scalar < 128 { asciiPositions[Int(scalar)] |= 1 << UInt64(i) }
@@ -152,17 +149,7 @@ struct BandAutomaton: ~Copyable {
         // The band's matches: bit s when q[i] (1-based) equals the scalar, i = j + s - k - 1.
         var mask: UInt64 = 0
         let low = max(1, j - k), high = min(m, j + k)
-        if low <= high {
-            if positionsFit && scalar < 128 {
-                // Position i - 1 (0-based) is slot s = i - j + k + 1: a shift by k + 2 - j (a smart
-                // shift: right when negative, nothing left past 64), then the band's slots.
-                mask = (asciiPositions[Int(scalar)] << (k + 2 - j)) & bandBits
-            } else if scalar >= 128 && asciiQuery {
-                mask = 0
-            } else {
-                for i in low...high where query[i - 1] == scalar { mask |= 1 << UInt64(i - j + k + 1) }
-            }
-        }
+        if low <= high { mask = matches(scalar, low, high, base: j - k - 1) }
         let previousMask = masks[j - 1]
         // Bit s + 1 set: q[i] = w[j-1] (bit s+1 of the previous mask) and q[i-1] = w[j] (bit
         // s-1 of this one), a transposition at the cell of slot s.
@@ -249,15 +236,24 @@ struct BandAutomaton: ~Copyable {
     func canSurvive(_ scalar: UInt32) -> Bool {
         let j = depth + 1
         let low = max(1, j - budget - 1), high = min(m, j + budget)
-        if low > high { return false }
+        return low <= high && matches(scalar, low, high, base: low) != 0
+    }
+
+    /// Bit `i - base` set for each query position `i` (1-based) in `low...high` that holds
+    /// `scalar`; `base ≤ low` and `high - base < 64`. A push's band (`base` puts position `i` at
+    /// its slot `i - j + k + 1`) and ``canSurvive(_:)`` ask it: from the ASCII table, one load, a
+    /// window and a shift (a smart shift: right when `1 - base` is negative); else scalar by scalar.
+    @inline(__always)
+    private func matches(_ scalar: UInt32, _ low: Int, _ high: Int, base: Int) -> UInt64 {
         if positionsFit && scalar < 128 {
             // Positions low - 1 ... high - 1 (0-based): at most 64 of them, since m is.
-            let window = (UInt64.max >> UInt64(64 - (high - low + 1))) << UInt64(low - 1)
-            return asciiPositions[Int(scalar)] & window != 0
+            let window = (UInt64.max >> UInt64(63 - (high - low))) << UInt64(low - 1)
+            return (asciiPositions[Int(scalar)] & window) << (1 - base)
         }
-        if scalar >= 128 && asciiQuery { return false }
-        for i in low...high where query[i - 1] == scalar { return true }
-        return false
+        if scalar >= 128 && asciiQuery { return 0 }
+        var bits: UInt64 = 0
+        for i in low...high where query[i - 1] == scalar { bits |= 1 << UInt64(i - base) }
+        return bits
     }
 
     /// With ``needsMatch``: the first UTF-8 bytes of the scalars ``canSurvive(_:)`` accepts.

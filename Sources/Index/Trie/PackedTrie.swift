@@ -185,21 +185,7 @@ enum PackedTrie {
         // In byte order, every word under the first scalar sorts between the others before and after it.
         let before = rest.regions.firstIndex { !$0.prefix.lexicographicallyPrecedes(lead) } ?? rest.regions.count
         let regions = rest.regions[..<before] + own.regions + rest.regions[before...]
-        if terms != nil, let restTerms = rest.found, let ownTerms = own.found {
-            var merged = TermList()
-            merged.reserveCapacity(terms: restTerms.count + ownTerms.count, bytes: 0)
-            var position = 0
-            while position < restTerms.count, restTerms.term(at: position).lexicographicallyPrecedes(lead) {
-                merged.append(restTerms.term(at: position), distance: restTerms.distance(at: position))
-                position += 1
-            }
-            for index in ownTerms.indices { merged.append(ownTerms.term(at: index), distance: ownTerms.distance(at: index)) }
-            while position < restTerms.count {
-                merged.append(restTerms.term(at: position), distance: restTerms.distance(at: position))
-                position += 1
-            }
-            terms = merged
-        }
+        if terms != nil, let restTerms = rest.found, let ownTerms = own.found { terms = TermList.merged(restTerms, ownTerms) }
         return Array(regions)
     }
 

@@ -30,7 +30,7 @@ struct TermList: RandomAccessCollection, Sendable {
     init() {}
 
     /// The list of `terms`, in their order (they must already be in byte order where a caller
-    /// relies on it, as ``Generation/merged(_:_:)`` does).
+    /// relies on it, as ``merged(_:_:)`` does).
     init<Term: Collection<UInt8>>(_ terms: some Sequence<(Term, Int)>) {
         for (term, distance) in terms { append(term, distance: distance) }
     }
@@ -102,4 +102,27 @@ struct TermList: RandomAccessCollection, Sendable {
         return kept
     }
 
+    /// Merges two lists (both in byte order, each without repeats: base and delta terms, or the
+    /// two parts of a split walk), keeping each term's smallest distance, in byte order. O(n):
+    /// one pass over both, no hashing.
+    static func merged(_ base: TermList, _ delta: TermList) -> TermList {
+        guard !delta.isEmpty else { return base }
+        var merged = TermList()
+        merged.reserveCapacity(terms: base.count + delta.count, bytes: 0)
+        var i = 0, j = 0
+        while i < base.count || j < delta.count {
+            if j == delta.count || (i < base.count && base[i].term.lexicographicallyPrecedes(delta[j].term)) {
+                merged.append(base[i])
+                i += 1
+            } else if i == base.count || delta[j].term.lexicographicallyPrecedes(base[i].term) {
+                merged.append(delta[j])
+                j += 1
+            } else {
+                merged.append(base[i].term, distance: Swift.min(base[i].distance, delta[j].distance))
+                i += 1
+                j += 1
+            }
+        }
+        return merged
+    }
 }

@@ -120,6 +120,7 @@ struct TrieWalker: ~Copyable {
     }
 
     /// The first scalar of `edge`'s label.
+    @inline(__always)
     private static func firstScalar(_ raw: UnsafeRawBufferPointer, _ edge: Edge) -> UInt32 {
         let length = min(UTF8Scalars.sequenceLength(raw[edge.labelStart]), edge.labelLength)
         return UTF8Scalars.scalar(in: raw, at: edge.labelStart, length: length)
@@ -197,10 +198,7 @@ struct TrieWalker: ~Copyable {
     /// the row alive (its lead byte already could).
     @inline(__always)
     private mutating func walkChild(_ raw: UnsafeRawBufferPointer, _ edge: Edge, needsMatch: Bool) throws {
-        if needsMatch {
-            let length = min(UTF8Scalars.sequenceLength(raw[edge.labelStart]), edge.labelLength)
-            if !automaton.canSurvive(UTF8Scalars.scalar(in: raw, at: edge.labelStart, length: length)) { return }
-        }
+        if needsMatch, !automaton.canSurvive(Self.firstScalar(raw, edge)) { return }
         try walkEdge(raw, edge)
     }
 

@@ -46,7 +46,7 @@ final class TermListTests: XCTestCase {
             let delta = sortedDistinct(Self.randomTerms(&rng, count: rng.int(0...80)))
             var expected: [[UInt8]: Int] = [:]
             for (term, distance) in base + delta { expected[term] = min(distance, expected[term] ?? distance) }
-            let merged = Generation.merged(TermList(base.lazy.map { ($0.term, $0.distance) }),
+            let merged = TermList.merged(TermList(base.lazy.map { ($0.term, $0.distance) }),
                                            TermList(delta.lazy.map { ($0.term, $0.distance) }))
             XCTAssertEqual(merged.map { Array($0.term) }, expected.keys.sorted { $0.lexicographicallyPrecedes($1) }, "round \(round)")
             for (term, distance) in merged {

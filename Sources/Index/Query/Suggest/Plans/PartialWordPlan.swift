@@ -128,7 +128,7 @@ extension SuggestContext {
                 var baseTerms: TermList? = TermList()
                 _ = try generation.nameRegions(matching: partial, terms: &baseTerms, in: txn)
                 if !deltaRegions.isEmpty { deltaMatches = try typoDeltaTerms(partial, in: txn) }
-                let matches = Generation.merged(baseTerms ?? TermList(), deltaMatches)
+                let matches = TermList.merged(baseTerms ?? TermList(), deltaMatches)
                 try completeFromPostings(matches, partial: partial, limit: completionLimit, hasDelta: hasDelta,
                                          deltaListed: lists != nil, into: &acc, in: txn)
                 deltaRegions = []
