@@ -53,6 +53,36 @@ final class SpilledBuildTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: directory.path + "/spilled/build"))
     }
 
+    /// A parallel build takes its batches through ``ReadAhead`` (the next one read while this one
+    /// is analysed): from batches of 100 it writes the same generation as a build on one thread,
+    /// and an error of the batches' source fails it.
+    func testABuildReadingAheadWritesTheSameGenerationAsOneThread() throws {
+        var rng = SeededGenerator(seed: 0x5B11_0003)
+        var catalog = RandomCatalog(vocabularySize: 300, rng: &rng)
+        let entries = catalog.randomEntries(2_000, &rng)
+        let directory = TemporaryDirectory("read-ahead-build")
+        var builder = GenerationBuilder()
+        builder.filterable = ["color"]
+        func build(_ name: String, parallel: Bool, failingAt failing: Int? = nil) throws -> BuildStatistics {
+            builder.parallel = parallel
+            try FileManager.default.createDirectory(atPath: directory.path + "/" + name, withIntermediateDirectories: true)
+            var next = 0
+            return try builder.build(at: directory.path + "/" + name) {
+                guard next < entries.count else { return nil }
+                if next == failing { throw IndexError(.internal, "the source failed") }
+                defer { next += 100 }
+                return entries[next..<min(entries.count, next + 100)]
+            }
+        }
+        let serial = try build("serial", parallel: false)
+        let ahead = try build("ahead", parallel: true)
+        XCTAssertEqual(ahead, serial)
+        XCTAssertEqual(try dump(directory.path + "/ahead"), try dump(directory.path + "/serial"))
+        XCTAssertThrowsError(try build("failing", parallel: true, failingAt: 1_000)) { error in
+            XCTAssertTrue("\(error)".contains("the source failed"), "\(error)")
+        }
+    }
+
     /// Keys of 0 to 6 bytes over three byte values (0x00 among them: prefixes, repeats and
     /// zero-padding ties), sorted in memory and through runs of a few kilobytes: both give what a
     /// stable sort by bytes gives, values (the order added) included.

@@ -109,8 +109,17 @@ struct GenerationBuilder {
 
         let intake = RankedIntake(ranked: ExternalSorter(directory: spill, name: "ranked", budget: memoryBudget / 2), threaded: parallel)
         do {
-            while !intake.hasFailed, let batch = try batches() {
-                intake.submit(analyse(batch), batch)
+            try withoutActuallyEscaping(batches) { batches in
+                // The next batch is read (and parsed, and checked) while this one is analysed.
+                let reader = parallel ? ReadAhead(source: batches) : nil
+                defer { reader?.stop() }
+                func next() throws -> ArraySlice<CatalogEntry>? {
+                    if let reader { return try reader.next() }
+                    return try batches()
+                }
+                while !intake.hasFailed, let batch = try next() {
+                    intake.submit(analyse(batch), batch)
+                }
             }
         } catch {
             intake.drain()
@@ -179,7 +188,7 @@ struct GenerationBuilder {
     /// Analyses and encodes entries on every core (or on this thread alone, unless `parallel`);
     /// the result is in input order.
     private func analyse(_ entries: ArraySlice<CatalogEntry>) -> [BuildDocument] {
-        let chunks = max(1, min(256, entries.count / 2048))
+        let chunks = max(1, min(256, entries.count / 256))
         let chunkSize = (entries.count + chunks - 1) / chunks
         let analyzer = self.analyzer
         let recordVersion = format.recordVersion
