@@ -32,30 +32,44 @@ struct BuildDocument: Sendable {
         firstWord = doc.titleWords.first ?? ""
         tokens = doc.tokens(filterable: filterable)
         let variants = Self.variants(among: doc.aliasWords, of: doc.titleWords)
+        func size(_ list: [String]) -> Int { list.reduce(0) { $0 + $1.utf8.count + 1 } }
         var words: [UInt8] = []
-        words.reserveCapacity((doc.nameTerms + doc.descriptionWords + variants).reduce(0) { $0 + $1.utf8.count + 1 })
-        for word in doc.nameTerms { words += word.utf8; words.append(0x20) }
+        words.reserveCapacity(size(doc.nameTerms) + size(doc.descriptionWords) + size(variants))
+        Self.append(doc.nameTerms, to: &words)
         descriptionStart = Int32(words.count)
-        for word in doc.descriptionWords { words += word.utf8; words.append(0x20) }
+        Self.append(doc.descriptionWords, to: &words)
         variantStart = Int32(words.count)
-        for word in variants { words += word.utf8; words.append(0x20) }
+        Self.append(variants, to: &words)
         self.words = words
     }
 
-    /// Calls `body` with each name term (``AnalysedEntry/nameTerms``), in order.
-    func forEachNameTerm(_ body: (UnsafeRawBufferPointer) -> Void) {
-        forEachWord(in: 0..<Int(descriptionStart), body)
+    /// Appends each word of `list` and a space after it.
+    private static func append(_ list: [String], to words: inout [UInt8]) {
+        for word in list {
+            // The contiguous bytes at once: `words += word.utf8` went byte by byte.
+            if word.utf8.withContiguousStorageIfAvailable({ words.append(contentsOf: $0) }) == nil { words += word.utf8 }
+            words.append(0x20)
+        }
     }
 
-    /// Calls `body` with each description word (``AnalysedEntry/descriptionWords``), in order.
-    func forEachDescriptionWord(_ body: (UnsafeRawBufferPointer) -> Void) {
-        forEachWord(in: Int(descriptionStart)..<Int(variantStart), body)
+    /// The document's lists of words.
+    enum WordList {
+        /// Its name terms (``AnalysedEntry/nameTerms``), in order.
+        case names
+        /// Its description words (``AnalysedEntry/descriptionWords``), in order.
+        case description
+        /// Its alias words that spell a title word another way: name terms of the document that
+        /// it does not offer as completions (``CompletionSource``). Usually none.
+        case variants
     }
 
-    /// Calls `body` with each alias word that spells a title word another way: name terms of the
-    /// document that it does not offer as completions (``CompletionSource``). Usually none.
-    func forEachVariantWord(_ body: (UnsafeRawBufferPointer) -> Void) {
-        forEachWord(in: Int(variantStart)..<words.count, body)
+    /// Calls `body` with each word of `list`, in order.
+    func forEachWord(of list: WordList, _ body: (UnsafeRawBufferPointer) -> Void) {
+        switch list {
+        case .names: forEachWord(in: 0..<Int(descriptionStart), body)
+        case .description: forEachWord(in: Int(descriptionStart)..<Int(variantStart), body)
+        case .variants: forEachWord(in: Int(variantStart)..<words.count, body)
+        }
     }
 
     private func forEachWord(in range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> Void) {

@@ -39,7 +39,7 @@ struct BuildTerms {
     /// Postings (name and description) of each position.
     var pairCounts: [Int] { numbers.map { vocabulary.namePairs[$0] + vocabulary.descriptionPairs[$0] } }
 
-    var chipCounts: [SearchToken: UInt64] { vocabulary.chipCounts }
+    var chipCounts: [(token: SearchToken, count: UInt64)] { vocabulary.chipCounts }
 
     /// The term at `position`.
     func term(_ position: Int) -> [UInt8] { vocabulary.term(numbers[position]) }

@@ -63,11 +63,14 @@ final class RankedIntake: @unchecked Sendable {
     private func consume(_ analysed: [BuildDocument], _ batch: ArraySlice<CatalogEntry>) {
         guard failure == nil else { return }
         do {
-            for (document, entry) in zip(analysed, batch) {
+            // By index: iterating `zip(analysed, batch)` copied each entry and document out of
+            // its array (a dozen retains and releases each, 4% of a synthetic 1M build).
+            for index in analysed.indices {
                 key.removeAll(keepingCapacity: true)
-                RankedRecord.key(weight: entry.weight, sortTitle: document.sortTitle, id: entry.id, into: &key)
+                let entry = batch.startIndex + index
+                RankedRecord.key(weight: batch[entry].weight, sortTitle: analysed[index].sortTitle, id: batch[entry].id, into: &key)
                 value.removeAll()
-                RankedRecord.encode(document, vocabulary: &vocabulary, into: &value)
+                RankedRecord.encode(analysed[index], vocabulary: &vocabulary, into: &value)
                 try key.withUnsafeBytes { k in try value.bytes.withUnsafeBytes { v in try ranked.add(key: k, value: v) } }
             }
             guard ranked.count < Int(UInt32.max / 2) else {

@@ -44,21 +44,28 @@ struct RankedRecord {
         value.raw(document.record)
         value.u32le(document.firstWord.isEmpty ? 0 : document.firstWord.utf8.withContiguousStorageIfAvailable {
             vocabulary.intern(UnsafeRawBufferPointer($0), .none) + 1 } ?? 0)
-        func list(_ each: ((UnsafeRawBufferPointer) -> Void) -> Void, _ field: BuildVocabulary.Field) {
+        // The lists are walked here, not handed over as `document.forEach…` functions: each such
+        // function value held a copy of the document (three copies and releases an entry).
+        func list(_ words: BuildDocument.WordList?, _ field: BuildVocabulary.Field) {
             let countAt = value.bytes.count
             value.u32le(0)
             var n: UInt32 = 0
-            each { value.u32le(vocabulary.intern($0, field)); n += 1 }
+            if let words {
+                document.forEachWord(of: words) {
+                    value.u32le(vocabulary.intern($0, field))
+                    n += 1
+                }
+            } else {
+                for token in document.tokens {
+                    value.u32le(vocabulary.intern(token))
+                    n += 1
+                }
+            }
             value.patchU32le(at: countAt, n)
         }
-        list(document.forEachNameTerm, .name)
-        list(document.forEachDescriptionWord, .description)
-        list(document.forEachVariantWord, .none)
-        list({ body in
-            for token in document.tokens {
-                vocabulary.count(token)
-                Schema.tokenTerm(token).withUnsafeBytes { body($0) }
-            }
-        }, .name)
+        list(.names, .name)
+        list(.description, .description)
+        list(.variants, .none)
+        list(nil, .name)   // the tokens
     }
 }

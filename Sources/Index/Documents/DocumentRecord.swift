@@ -64,40 +64,36 @@ enum DocumentRecord {
         writer.byte(version)
         writer.varint(entry.weight)
         let attributes = entry.attributes.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
-        var hit = ByteWriter(capacity: 256)
         if version == 1 {
             writer.string(entry.id)
         } else {
-            HitFields.encodeHead(id: entry.id, title: entry.title, categories: doc.categories, weight: entry.weight, into: &hit)
-            writer.lengthPrefixed(hit.bytes)
+            writer.lengthPrefixed { HitFields.encodeHead(id: entry.id, title: entry.title, categories: doc.categories, weight: entry.weight, into: &$0) }
         }
         writer.string(doc.sortTitle)
-        var ranges = ByteWriter()
-        for range in doc.titleRanges {
-            ranges.varint(range.lowerBound)
-            ranges.varint(range.count)
-        }
-        writer.lengthPrefixed(ranges.bytes)
-        if version == 1 { writer.string(entry.title) }
-        writer.string(doc.aliasWords.joined(separator: " "))
-        var sources = ByteWriter()
-        for source in doc.aliasSources {
-            sources.varint(source.alias)
-            if version > 1 {
-                sources.varint(source.range.lowerBound)
-                sources.varint(source.range.count)
+        writer.lengthPrefixed { ranges in
+            for range in doc.titleRanges {
+                ranges.varint(range.lowerBound)
+                ranges.varint(range.count)
             }
         }
-        writer.lengthPrefixed(sources.bytes)
+        if version == 1 { writer.string(entry.title) }
+        writer.words(doc.aliasWords)
+        writer.lengthPrefixed { sources in
+            for source in doc.aliasSources {
+                sources.varint(source.alias)
+                if version > 1 {
+                    sources.varint(source.range.lowerBound)
+                    sources.varint(source.range.count)
+                }
+            }
+        }
         if version == 1 {
-            writer.string(doc.descriptionWords.joined(separator: " "))
+            writer.words(doc.descriptionWords)
             writer.varint(doc.categories.count)
             for category in doc.categories { writer.string(category) }
         } else {
-            hit.removeAll()
-            HitFields.encodeAttributes(attributes, into: &hit)
-            writer.lengthPrefixed(hit.bytes)
-            writer.string(doc.descriptionWords.joined(separator: " "))
+            writer.lengthPrefixed { HitFields.encodeAttributes(attributes, into: &$0) }
+            writer.words(doc.descriptionWords)
         }
         writer.varint(entry.aliases.count)
         for alias in entry.aliases { writer.string(alias) }

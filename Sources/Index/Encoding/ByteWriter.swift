@@ -79,6 +79,35 @@ struct ByteWriter {
         varint(value.count)
         bytes.append(contentsOf: value)
     }
+
+    /// What `body` writes, preceded by its byte count as a varint: the same bytes as
+    /// ``lengthPrefixed(_:)`` of a separate writer's, without that writer's buffer (three
+    /// allocations a document record). The body is written in place and moved up by the prefix,
+    /// a few dozen bytes.
+    mutating func lengthPrefixed(_ body: (inout ByteWriter) -> Void) {
+        let start = bytes.count
+        body(&self)
+        let count = bytes.count - start
+        if count < 0x80 {
+            bytes.insert(UInt8(count), at: start)
+        } else {
+            var prefix = ByteWriter(capacity: 10)
+            prefix.varint(count)
+            bytes.insert(contentsOf: prefix.bytes, at: start)
+        }
+    }
+
+    /// `words` joined by single spaces, as a `string`: the same bytes as
+    /// `string(words.joined(separator: " "))`, without building the joined `String`.
+    mutating func words(_ words: [String]) {
+        varint(words.reduce(max(0, words.count - 1)) { $0 + $1.utf8.count })
+        for (index, word) in words.enumerated() {
+            if index > 0 { bytes.append(0x20) }
+            if word.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
+                bytes.append(contentsOf: word.utf8)
+            }
+        }
+    }
 }
 
 extension UInt32 {
