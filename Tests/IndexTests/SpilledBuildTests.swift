@@ -25,17 +25,23 @@ final class SpilledBuildTests: XCTestCase {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// `count` random entries of a seed, a directory named `name` for the builds, and a builder
+    /// with a filterable attribute.
+    private func setUp(seed: UInt64, count: Int, _ name: String) -> ([CatalogEntry], TemporaryDirectory, GenerationBuilder) {
+        var rng = SeededGenerator(seed: seed)
+        var catalog = RandomCatalog(vocabularySize: 300, rng: &rng)
+        let entries = catalog.randomEntries(count, &rng)
+        var builder = GenerationBuilder()
+        builder.filterable = ["color"]
+        return (entries, TemporaryDirectory(name), builder)
+    }
+
     /// 3,000 random entries (aliases that spell title words another way, descriptions, categories,
     /// a filterable attribute, tied weights and titles), built in memory and with a budget of 16
     /// KiB: dozens of runs in each sorter and several posting buckets. The two files hold the same
     /// databases, byte for byte.
     func testASpilledBuildWritesTheSameGenerationAsOneInMemory() throws {
-        var rng = SeededGenerator(seed: 0x5B11_0001)
-        var catalog = RandomCatalog(vocabularySize: 300, rng: &rng)
-        let entries = catalog.randomEntries(3_000, &rng)
-        let directory = TemporaryDirectory("spilled-build")
-        var builder = GenerationBuilder()
-        builder.filterable = ["color"]
+        var (entries, directory, builder) = setUp(seed: 0x5B11_0001, count: 3_000, "spilled-build")
         builder.parameters = TrieParameters(listSize: 4, heavyThreshold: 8)
         try FileManager.default.createDirectory(atPath: directory.path + "/memory", withIntermediateDirectories: true)
         let inMemory = try builder.build(entries, at: directory.path + "/memory")
@@ -57,12 +63,7 @@ final class SpilledBuildTests: XCTestCase {
     /// is analysed): from batches of 100 it writes the same generation as a build on one thread,
     /// and an error of the batches' source fails it.
     func testABuildReadingAheadWritesTheSameGenerationAsOneThread() throws {
-        var rng = SeededGenerator(seed: 0x5B11_0003)
-        var catalog = RandomCatalog(vocabularySize: 300, rng: &rng)
-        let entries = catalog.randomEntries(2_000, &rng)
-        let directory = TemporaryDirectory("read-ahead-build")
-        var builder = GenerationBuilder()
-        builder.filterable = ["color"]
+        var (entries, directory, builder) = setUp(seed: 0x5B11_0003, count: 2_000, "read-ahead-build")
         func build(_ name: String, parallel: Bool, failingAt failing: Int? = nil) throws -> BuildStatistics {
             builder.parallel = parallel
             try FileManager.default.createDirectory(atPath: directory.path + "/" + name, withIntermediateDirectories: true)
