@@ -12,7 +12,7 @@ import Foundation
 /// equal keys come in the order they were added (each run is sorted stably, and runs tie in the
 /// order they were written).
 ///
-/// Memory: at most `budget` bytes of records and their framing, plus 16 bytes a record (its slot:
+/// Memory: at most `budget` bytes of records and their framing, plus 24 bytes a record (its slot:
 /// ``Slot``), while adding; ``readBuffer`` bytes per run while merging (or, for a sort that stayed
 /// in memory, its arena and 8 bytes a record). Disk: the records once, removed as the sort ends.
 /// Complexity: O(n log n) comparisons; every record is written and read at most once beyond memory.
@@ -39,8 +39,9 @@ final class ExternalSorter {
     /// memory, whose views into it then stay valid for as long as it lives.
     private var arena = UnsafeMutableRawBufferPointer(start: nil, count: 0)
     private var used = 0
-    /// Where each record starts in `arena`, with its key's first bytes: most comparisons of a sort
-    /// end there, without a load from the arena (a cache miss each, at a random place).
+    /// Where each record starts in `arena`, with its key's first 16 bytes: most comparisons of a
+    /// sort end there, without a load from the arena (a cache miss each, at a random place). Eight
+    /// were not enough: a rank key's first eight are its weight, which many entries share.
     private var starts: [Slot] = []
     private var runs: [SpillFile] = []
     /// Records added in all.
@@ -70,7 +71,7 @@ final class ExternalSorter {
             arena.deallocate()
             arena = grown
         }
-        starts.append(Slot(prefix: Slot.prefix(of: key), offset: used))
+        starts.append(Slot(prefix: Slot.prefix(of: key, from: 0), next: Slot.prefix(of: key, from: 8), offset: used))
         arena.storeBytes(of: UInt32(key.count).littleEndian, toByteOffset: used, as: UInt32.self)
         arena.storeBytes(of: UInt32(value.count).littleEndian, toByteOffset: used + 4, as: UInt32.self)
         if !key.isEmpty { (arena.baseAddress! + used + 8).copyMemory(from: key.baseAddress!, byteCount: key.count) }
@@ -112,6 +113,7 @@ final class ExternalSorter {
         let all = UnsafeRawBufferPointer(arena)
         starts.sort { a, b in
             if a.prefix != b.prefix { return a.prefix < b.prefix }
+            if a.next != b.next { return a.next < b.next }
             let order = compareBytes(Self.key(at: a.offset, in: all), Self.key(at: b.offset, in: all))
             return order != 0 ? order < 0 : a.offset < b.offset
         }
@@ -138,16 +140,18 @@ final class ExternalSorter {
     }
 }
 
-/// A record of an ``ExternalSorter``'s arena: where it starts, and its key's first 8 bytes as a
-/// big-endian number (zeros past a shorter key's end), so that comparing two prefixes as numbers
-/// orders the keys as memcmp does, unless they are equal.
+/// A record of an ``ExternalSorter``'s arena: where it starts, and its key's first 16 bytes as two
+/// big-endian numbers (zeros past a shorter key's end), so that comparing them as numbers orders
+/// the keys as memcmp does, unless they are equal.
 private struct Slot {
     var prefix: UInt64
+    var next: UInt64
     var offset: Int
 
-    static func prefix(of key: UnsafeRawBufferPointer) -> UInt64 {
+    /// Bytes `start..<start + 8` of `key` as a big-endian number.
+    static func prefix(of key: UnsafeRawBufferPointer, from start: Int) -> UInt64 {
         var prefix: UInt64 = 0
-        for index in 0..<8 { prefix = prefix << 8 | UInt64(index < key.count ? key[index] : 0) }
+        for index in start..<(start + 8) { prefix = prefix << 8 | UInt64(index < key.count ? key[index] : 0) }
         return prefix
     }
 }

@@ -73,9 +73,16 @@ struct AnalysedEntry: Sendable {
                     out[at] = 0x20
                     at += 1
                 }
-                for byte in word.utf8 {
-                    out[at] = byte
-                    at += 1
+                let copied = word.utf8.withContiguousStorageIfAvailable { bytes in
+                    UnsafeMutableBufferPointer(rebasing: out[at...]).initialize(fromContentsOf: bytes)
+                }
+                if let copied {
+                    at += copied
+                } else {
+                    for byte in word.utf8 {
+                        out[at] = byte
+                        at += 1
+                    }
                 }
             }
             return at
@@ -94,23 +101,36 @@ struct AnalysedEntry: Sendable {
 /// tenth of a synthetic 1M build), hashed past ``linearLimit``.
 private struct SeenWords {
     static let linearLimit = 16
-    private var few: [String] = []
+    /// The words met while they are few, each with its ``key(_:)``.
+    private var few: [(key: UInt64, word: String)] = []
     private var many: Set<String>?
 
     /// Whether `word` was not met before (and is now).
     mutating func insert(_ word: String) -> Bool {
         if many != nil { return many!.insert(word).inserted }
-        // Bytes, not `==`: analysed words are NFC, so equal bytes are equal strings, and the
-        // String comparison's slow path (it checks normalisation) was 1% of a build.
-        if few.contains(where: { Self.sameBytes($0, word) }) { return false }
+        // Keys first, then bytes, not `==`: analysed words are NFC, so equal bytes are equal
+        // strings, and the String comparison's slow path (it checks normalisation) was 1% of a
+        // build.
+        let key = Self.key(word)
+        if few.contains(where: { $0.key == key && Self.sameBytes($0.word, word) }) { return false }
         // Room for all at once: grown by doubling, `few` was 2% of a synthetic 1M build.
         if few.isEmpty { few.reserveCapacity(Self.linearLimit + 1) }
-        few.append(word)
+        few.append((key, word))
         if few.count > Self.linearLimit {
-            many = Set(few)
+            many = Set(few.map(\.word))
             few = []
         }
         return true
+    }
+
+    /// A word's byte count and first seven bytes as one number: most words that differ, differ
+    /// there, and comparing two numbers is cheaper than comparing two strings.
+    private static func key(_ word: String) -> UInt64 {
+        word.utf8.withContiguousStorageIfAvailable { bytes in
+            var key = UInt64(truncatingIfNeeded: bytes.count) << 56
+            for index in 0..<min(7, bytes.count) { key |= UInt64(bytes[index]) << (8 * index) }
+            return key
+        } ?? UInt64(truncatingIfNeeded: word.utf8.count) << 56
     }
 
     private static func sameBytes(_ a: String, _ b: String) -> Bool {
