@@ -1,4 +1,5 @@
 import Foundation
+internal import CSystem
 
 /// Sorts records (a key and a value, both bytes) by key within a memory budget: an external merge
 /// sort, so that a build's peak memory does not grow with the catalog.
@@ -123,8 +124,11 @@ final class ExternalSorter {
         sortStarts()
         let file = try SpillFile(creating: "\(directory)/\(name)-\(runs.count).run")
         let all = UnsafeRawBufferPointer(arena)
-        for slot in starts {
+        for (index, slot) in starts.enumerated() {
             let start = slot.offset
+            if index + SortedRecords.prefetchDistance < starts.count {
+                csystem_prefetch(all.baseAddress! + starts[index + SortedRecords.prefetchDistance].offset)
+            }
             let length = 8 + Int(all.loadUnaligned(fromByteOffset: start, as: UInt32.self).littleEndian)
                 + Int(all.loadUnaligned(fromByteOffset: start + 4, as: UInt32.self).littleEndian)
             try file.append(UnsafeRawBufferPointer(rebasing: all[start..<(start + length)]))
@@ -182,11 +186,19 @@ final class SortedRecords {
 
     deinit { arena.deallocate() }
 
+    /// Records ahead of the one returned whose bytes are asked for (``csystem_prefetch(_:)``).
+    static let prefetchDistance = 8
+
     /// The next record, or nil after the last. Its bytes stay valid until the next call.
     func next() throws -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
         if cursors.isEmpty {
             guard position < order.count else { return nil }
             let start = order[position]
+            // Records are read in key order, at random places of the arena: a cache (and TLB)
+            // miss each, which the load of one a few steps ahead overlaps.
+            if position + Self.prefetchDistance < order.count {
+                csystem_prefetch(arena.baseAddress! + order[position + Self.prefetchDistance])
+            }
             position += 1
             let keyLength = Int(arena.loadUnaligned(fromByteOffset: start, as: UInt32.self).littleEndian)
             let valueLength = Int(arena.loadUnaligned(fromByteOffset: start + 4, as: UInt32.self).littleEndian)
