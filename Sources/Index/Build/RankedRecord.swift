@@ -1,4 +1,5 @@
 import Analysis
+import Foundation
 
 /// One entry of the rank-ordered sort as the documents pass reads it: its key (``key(weight:sortTitle:id:into:)``)
 /// and its value (``encode(_:vocabulary:into:)``). Views of the sorter's bytes: valid until its
@@ -6,8 +7,17 @@ import Analysis
 struct RankedRecord {
     let key: UnsafeRawBufferPointer
     let value: UnsafeRawBufferPointer
+    /// Where the sort title ends in `key` (its 0x00), found once.
+    private let titleEnd: Int
 
-    private var titleEnd: Int { key[8...].firstIndex(of: 0)! }
+    init(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+        self.key = key
+        self.value = value
+        // The 0x00 is there: ``key(weight:sortTitle:id:into:)`` wrote it.
+        let title = key.baseAddress! + 8
+        titleEnd = 8 + title.distance(to: UnsafeRawPointer(memchr(title, 0, key.count - 8)!))
+    }
+
     var sortTitle: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: key[8..<titleEnd]) }
     var id: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: key[(titleEnd + 1)...]) }
 
