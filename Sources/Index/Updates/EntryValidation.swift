@@ -4,14 +4,16 @@ import Catalog
 /// the catalog's own limits, so that nothing the parser would refuse can be indexed another way.
 enum EntryValidation {
     static func check(_ entries: some Collection<CatalogEntry>, firstPosition: Int = 0, limits: CatalogLimits = .init()) throws(IndexError) {
-        for (offset, entry) in entries.enumerated() {
+        for (offset, index) in entries.indices.enumerated() {
+            // Read in place: a `for entry in entries` copied each (a dozen retains and releases).
+            let entry = entries[index]
             func fail(_ reason: String) -> IndexError {
                 .invalidArgument("entry \(firstPosition + offset + 1) (id \"\(entry.id.prefix(64))\"): \(reason)")
             }
             guard !entry.id.isEmpty, entry.id.utf8.count <= limits.maximumIdBytes else {
                 throw fail("id must be 1 to \(limits.maximumIdBytes) bytes")
             }
-            guard !entry.title.allSatisfy(\.isWhitespace), entry.title.utf8.count <= limits.maximumTitleBytes else {
+            guard !isBlank(entry.title), entry.title.utf8.count <= limits.maximumTitleBytes else {
                 throw fail("title must be non-blank and at most \(limits.maximumTitleBytes) bytes")
             }
             guard entry.weight <= limits.maximumWeight else {
@@ -33,6 +35,17 @@ enum EntryValidation {
                 throw fail("at most \(limits.maximumAttributes) attributes within the size limits")
             }
         }
+    }
+
+    /// Whether every character of `text` is whitespace (an empty text is blank). A character is
+    /// whitespace when its first scalar is, so a first byte that is ASCII and not whitespace (most
+    /// titles) decides without splitting the text into characters.
+    static func isBlank(_ text: String) -> Bool {
+        if let first = text.utf8.first, first < 0x80 {
+            let asciiWhitespace = first == 0x20 || (0x09...0x0D).contains(first)
+            if !asciiWhitespace { return false }
+        }
+        return text.allSatisfy(\.isWhitespace)
     }
 
     /// Ids given to delete obey the same rule as an entry's id: 1 to `maximumIdBytes` bytes. An
