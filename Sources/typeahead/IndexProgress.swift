@@ -9,7 +9,10 @@ import Glibc
 /// line redrawn in place at most every 200 ms; otherwise (a log, CI) a plain line every 5 s and
 /// one per stage; or nothing.
 ///
-/// Thread ownership: the command's thread (the catalog reader and the build report on it).
+/// Thread ownership: one thread at a time. The catalog reader's reports (``read(_:totalBytes:)``,
+/// ``finishedReading(_:)``) come from the build's read-ahead thread (``Shard/build``), all of them
+/// before the build returns its last batch; the stages' and ``end()`` come from the command's
+/// thread after that.
 final class IndexProgress {
     enum Style: String {
         case terminal, plain, none

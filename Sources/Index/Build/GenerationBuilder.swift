@@ -30,8 +30,9 @@ public struct BuildStatistics: Sendable, Hashable {
 /// ``memoryBudget`` whatever the catalog's size.
 ///
 /// Three passes, each streaming:
-/// 1. **Analyse** (``analyse(_:)``, all cores, a batch at a time): each entry becomes its record and
-///    its words; on a second thread (``RankedIntake``) words become term numbers
+/// 1. **Analyse** (``analyse(_:)``, all cores, a batch at a time, the next batch read meanwhile on a
+///    thread of its own: ``ReadAhead``): each entry becomes its record and its words; on another
+///    thread (``RankedIntake``) words become term numbers
 ///    (``BuildVocabulary``, which also counts each term's postings) and the entry goes into an
 ///    ``ExternalSorter`` keyed by static rank (``RankedRecord``). The entries need not be held: the
 ///    caller can stream them (``build(at:batches:)``).
@@ -49,8 +50,8 @@ public struct BuildStatistics: Sendable, Hashable {
 /// generation's directory and go with it.
 ///
 /// Memory: ``memoryBudget`` for the sorters and postings, plus 4 bytes a document (its first
-/// title word, for the trie's startsWith lists), the vocabulary (``BuildVocabulary``), and one batch
-/// of entries being analysed.
+/// title word, for the trie's startsWith lists), the vocabulary (``BuildVocabulary``), one batch
+/// of entries being analysed, two read ahead and two being interned.
 struct GenerationBuilder {
     var parameters = TrieParameters()
     /// The layout written: ``GenerationFormat/current`` unless a test asks for an earlier one.
@@ -188,6 +189,8 @@ struct GenerationBuilder {
     /// Analyses and encodes entries on every core (or on this thread alone, unless `parallel`);
     /// the result is in input order.
     private func analyse(_ entries: ArraySlice<CatalogEntry>) -> [BuildDocument] {
+        // Small chunks: the last chunk of a batch runs alone while the other core idles (or
+        // interns), so it should be short. A catalog batch is 8,192 entries: 32 chunks.
         let chunks = max(1, min(256, entries.count / 256))
         let chunkSize = (entries.count + chunks - 1) / chunks
         let analyzer = self.analyzer
