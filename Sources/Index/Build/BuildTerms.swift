@@ -44,10 +44,29 @@ struct BuildTerms {
     /// The term at `position`.
     func term(_ position: Int) -> [UInt8] { vocabulary.term(numbers[position]) }
 
-    /// Whether the term at `position` starts with `prefix`.
-    func term(_ position: Int, startsWith prefix: [UInt8]) -> Bool {
-        vocabulary.table.withTerm(at: numbers[position]) { term in
-            prefix.isEmpty || term.count >= prefix.count && prefix.withUnsafeBytes { memcmp(term.baseAddress!, $0.baseAddress!, prefix.count) == 0 }
+    /// For each position, the first position after it whose term does not start with its term:
+    /// the terms that do start with it follow it at once (byte order), so the term at `p` starts
+    /// with the term at `q` exactly when `q <= p < prefixEnds[q]`. One pass, keeping the positions
+    /// whose terms are prefixes of the current one (shortest first). 4 bytes a term.
+    func prefixEnds() -> [UInt32] {
+        var ends = [UInt32](repeating: UInt32(count), count: count)
+        var open: [Int] = []
+        for position in 0..<count {
+            while let top = open.last, !term(position, startsWithTermAt: top) {
+                ends[top] = UInt32(position)
+                open.removeLast()
+            }
+            open.append(position)
+        }
+        return ends
+    }
+
+    /// Whether the term at `position` starts with the term at `prefix`.
+    private func term(_ position: Int, startsWithTermAt prefix: Int) -> Bool {
+        vocabulary.table.withTerm(at: numbers[prefix]) { prefix in
+            vocabulary.table.withTerm(at: numbers[position]) { term in
+                term.count >= prefix.count && (prefix.isEmpty || memcmp(term.baseAddress!, prefix.baseAddress!, prefix.count) == 0)
+            }
         }
     }
 }

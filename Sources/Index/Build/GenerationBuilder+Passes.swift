@@ -100,9 +100,15 @@ extension GenerationBuilder {
                     into environment: Environment, schema: Schema, clock: inout StageClock) throws -> Int {
         var nodes: [([UInt8], HeavyNode)] = []
         let firstWords = documents.firstWords
+        // A document's first title word starts with the term being added (at position `adding`)
+        // when the word's position is in `adding..<prefixEnds[adding]`: one load a posting, where
+        // comparing the two words' bytes was three loads at random places (cities: 682,000 terms).
+        let prefixEnds = terms.prefixEnds()
+        var adding = 0
         var trie = TrieBuilder(parameters: parameters, firstWordStarts: { document, term in
-            let position = firstWords[Int(document)]
-            return position != .max && terms.term(Int(position), startsWith: term)
+            assert(terms.term(adding) == term, "the trie asks about the term being added")
+            let position = Int(firstWords[Int(document)])   // UInt32.max: no title word
+            return position >= adding && position < Int(prefixEnds[adding])
         }) { nodes.append(($0, $1)) }
         var words: [[UInt8]] = []
         var writer = ByteWriter(capacity: 4096)
@@ -126,6 +132,7 @@ extension GenerationBuilder {
                     let number = UInt64(terms.numbers[position]) << 32
                     let offering = variants.isEmpty || schema.completionVariants == nil ? pairs.name.first
                         : pairs.name.first { !variants.contains(number | UInt64($0)) }
+                    adding = position
                     try trie.add(term: term, postings: pairs.name, completionBest: offering)
                 }
             }
