@@ -46,8 +46,7 @@ struct BuildDocument: Sendable {
     /// Appends each word of `list` and a space after it.
     private static func append(_ list: [String], to words: inout [UInt8]) {
         for word in list {
-            // The contiguous bytes at once: `words += word.utf8` went byte by byte.
-            if word.utf8.withContiguousStorageIfAvailable({ words.append(contentsOf: $0) }) == nil { words += word.utf8 }
+            words.appendUTF8(word)
             words.append(0x20)
         }
     }

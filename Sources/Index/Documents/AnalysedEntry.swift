@@ -1,6 +1,5 @@
 import Analysis
 import Catalog
-import Foundation
 
 /// A catalog entry together with its analysed words: the unit the builder and the updater index.
 ///
@@ -73,17 +72,8 @@ struct AnalysedEntry: Sendable {
                     out[at] = 0x20
                     at += 1
                 }
-                let copied = word.utf8.withContiguousStorageIfAvailable { bytes in
-                    UnsafeMutableBufferPointer(rebasing: out[at...]).initialize(fromContentsOf: bytes)
-                }
-                if let copied {
-                    at += copied
-                } else {
-                    for byte in word.utf8 {
-                        out[at] = byte
-                        at += 1
-                    }
-                }
+                var word = word
+                at += word.withUTF8 { UnsafeMutableBufferPointer(rebasing: out[at...]).initialize(fromContentsOf: $0) }
             }
             return at
         }
@@ -112,7 +102,7 @@ private struct SeenWords {
         // strings, and the String comparison's slow path (it checks normalisation) was 1% of a
         // build.
         let key = Self.key(word)
-        if few.contains(where: { $0.key == key && Self.sameBytes($0.word, word) }) { return false }
+        if few.contains(where: { $0.key == key && compareUTF8($0.word, word) == 0 }) { return false }
         // Room for all at once: grown by doubling, `few` was 2% of a synthetic 1M build.
         if few.isEmpty { few.reserveCapacity(Self.linearLimit + 1) }
         few.append((key, word))
@@ -126,17 +116,11 @@ private struct SeenWords {
     /// A word's byte count and first seven bytes as one number: most words that differ, differ
     /// there, and comparing two numbers is cheaper than comparing two strings.
     private static func key(_ word: String) -> UInt64 {
-        word.utf8.withContiguousStorageIfAvailable { bytes in
+        var word = word
+        return word.withUTF8 { bytes in
             var key = UInt64(truncatingIfNeeded: bytes.count) << 56
             for index in 0..<min(7, bytes.count) { key |= UInt64(bytes[index]) << (8 * index) }
             return key
-        } ?? UInt64(truncatingIfNeeded: word.utf8.count) << 56
-    }
-
-    private static func sameBytes(_ a: String, _ b: String) -> Bool {
-        guard a.utf8.count == b.utf8.count else { return false }
-        return a.utf8.withContiguousStorageIfAvailable { x in
-            b.utf8.withContiguousStorageIfAvailable { y in x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 }
-        }.flatMap { $0 } ?? (a == b)
+        }
     }
 }

@@ -64,11 +64,8 @@ struct ByteWriter {
     }
 
     mutating func string(_ value: String) {
-        var value = value
-        value.withUTF8 { utf8 in
-            varint(utf8.count)
-            bytes.append(contentsOf: utf8)
-        }
+        varint(value.utf8.count)
+        bytes.appendUTF8(value)
     }
 
     mutating func raw<C: Collection>(_ value: C) where C.Element == UInt8 {
@@ -103,10 +100,16 @@ struct ByteWriter {
         varint(words.reduce(max(0, words.count - 1)) { $0 + $1.utf8.count })
         for (index, word) in words.enumerated() {
             if index > 0 { bytes.append(0x20) }
-            if word.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
-                bytes.append(contentsOf: word.utf8)
-            }
+            bytes.appendUTF8(word)
         }
+    }
+}
+
+extension [UInt8] {
+    /// Appends `text`'s UTF-8 in one copy (`+= text.utf8` goes byte by byte).
+    mutating func appendUTF8(_ text: String) {
+        var text = text
+        text.withUTF8 { append(contentsOf: $0) }
     }
 }
 
