@@ -1,3 +1,4 @@
+import Analysis
 import Catalog
 @testable import Index
 import XCTest
@@ -100,5 +101,41 @@ final class FilterCacheTests: XCTestCase {
                 cache.removeAll()
             }
         }
+    }
+
+    /// Each filter of a query with several is kept on its own, so a new pair of complete words
+    /// that shares a common one reads only the other's postings; and the pair's list, an
+    /// intersection of kept lists, agrees with the reference across writes (the test above).
+    func testEachFilterOfSeveralIsKeptOnItsOwn() throws {
+        var entries: [CatalogEntry] = []
+        for n in 0..<30 {
+            entries.append(CatalogEntry(id: "e\(n)", title: "\(["red", "green", "blue"][n % 3]) apple \(["box", "tree"][n % 2])",
+                                        categories: [n % 2 == 0 ? "Fruit" : "Garden"], weight: UInt64(n)))
+        }
+        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters())
+        let reference = ReferenceIndex(entries: entries)
+        let generation = try fixture.shard.current()
+        let request = SuggestRequest(text: "red apple t", tokens: [.category("Fruit")], limits: .init(entries: 3, categories: 2, completions: 3),
+                                     typos: .off)
+        XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request))
+        let snapshot = try generation.environment.read { txn in txn.snapshotID }
+        let words = try PreparedQuery(text: "red apple t", tokens: [], typos: .off, analyzer: Analyzer()).complete
+        XCTAssertEqual(words.map { $0.text }, ["red", "apple"])
+        func kept(_ words: [QueryWord], _ tokens: [SearchToken]) -> [UInt32]? {
+            generation.filtered.cached(FilterCache.Key(snapshot: snapshot, words: words, tokens: tokens, includeDescription: false))?.docs
+        }
+        let red = try XCTUnwrap(kept([words[0]], [])), apple = try XCTUnwrap(kept([words[1]], []))
+        let fruit = try XCTUnwrap(kept([], [.category("Fruit")]))
+        XCTAssertEqual(red.count, 10)
+        XCTAssertEqual(apple.count, 30)
+        XCTAssertEqual(fruit.count, 15)
+        XCTAssertEqual(kept(words, [.category("Fruit")]), intersect(intersect(red, apple), fruit))
+        // A new pair with a kept word: the other word's list is the only one computed (typos off:
+        // no typo-free variant of the words is asked for besides).
+        let misses = generation.filtered.statistics().misses
+        XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference,
+                                 request: SuggestRequest(text: "green apple b", limits: .init(entries: 3, categories: 0, completions: 3),
+                                                         typos: .off)))
+        XCTAssertEqual(generation.filtered.statistics().misses - misses, 2, "the pair and \"green\"; \"apple\" was kept")
     }
 }
