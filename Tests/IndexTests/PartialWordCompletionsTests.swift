@@ -88,6 +88,45 @@ final class PartialWordCompletionsTests: XCTestCase {
                              "nearer entries must be skipped through the forward index, the path under test")
     }
 
+    /// Words at distance 0 with more postings than ``SuggestContext/forwardLevelPostings``: a
+    /// farther word's postings are tested for one through the forward index, until the tests cost
+    /// what a bitmap of them would ("drab" is in no title with a "grab…" word, so its postings use
+    /// up the tests and the bitmap is built after all). Against the reference, fresh and after
+    /// updates and deletions.
+    func testLevelZeroIsTestedThroughTheForwardIndexWhenItsWordsHaveManyPostings() throws {
+        var rng = SeededGenerator(seed: 0x6AAB_0003)
+        let near = ["grob", "crab", "grub", "grav", "garb", "gram"]
+        let exact = ["grab", "grabby", "grabens"]
+        var entries: [CatalogEntry] = []
+        for n in 0..<5200 {
+            var words = [rng.pick(["pond", "tree", "house", "lake"])]
+            if n % 10 == 0 {
+                words.append("drab" + String(rng.int(0...9)))
+            } else {
+                words.append(rng.pick(exact))
+                if rng.chance(0.3) { words.append(rng.pick(near)) }
+            }
+            words.shuffle(using: &rng)
+            entries.append(CatalogEntry(id: "e\(n)", title: words.joined(separator: " "), weight: UInt64(rng.int(1...100_000))))
+        }
+        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters(listSize: 2, heavyThreshold: 4))
+        var reference = ReferenceIndex(entries: entries)
+        let before = SuggestContext.levelTestsByForward.load(ordering: .relaxed)
+        func check(_ phase: String) {
+            for text in ["grab", "drab", "grob"] {
+                for completions in [8, 20] {
+                    let request = SuggestRequest(text: text, limits: SuggestLimits(entries: 5, categories: 0, completions: completions))
+                    XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request), "\(phase): \"\(text)\" \(completions)")
+                }
+            }
+        }
+        check("built")
+        try Self.update(fixture, &reference, entries: entries, near: near + ["drab"], exact: exact)
+        check("after updates")
+        XCTAssertGreaterThan(SuggestContext.levelTestsByForward.load(ordering: .relaxed), before,
+                             "documents must be tested through the forward index, the path under test")
+    }
+
     /// Delta documents with both kinds of words, and the best typo-free documents deleted.
     private static func update(_ fixture: ExactnessTests.ShardFixture, _ reference: inout ReferenceIndex, entries: [CatalogEntry],
                                near: [String], exact: [String]) throws {

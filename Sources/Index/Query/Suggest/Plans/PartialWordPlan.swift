@@ -168,6 +168,19 @@ extension SuggestContext {
         return levels
     }
 
+    /// Postings of the words at distance 0 past which a farther word's postings are tested
+    /// against them through the forward index rather than a bitmap of them (a bitmap of fewer
+    /// costs less than a dozen microseconds to build).
+    static let forwardLevelPostings = 4096
+
+    /// Documents tested for a word at distance 0 through the forward index (for tests: a path
+    /// only its speed would otherwise show).
+    static let levelTestsByForward = Atomic<Int>(0)
+
+    /// A forward-index test (a chunk look-up, then its ordinals decoded) costs about as much as
+    /// this many postings set in a bitmap.
+    static let postingsPerForwardTest = 32
+
     /// The distinct distances of one list, ascending (see ``distinctLevels(_:_:)``).
     static func distinctLevels(_ a: some Sequence<Int>) -> [Int] {
         distinctLevels(a, EmptyCollection())
@@ -193,8 +206,33 @@ extension SuggestContext {
         // and a dictionary look-up per posting were nine tenths of "grab" on the synthetic 1M
         // catalog (1.1 ms); a bit test is a load.
         var levelDocuments: [DocumentBitmap?] = Array(repeating: nil, count: (levels.last ?? 0) + 1)
+        // Level 0 — a name word starting with the typed word — is a range of name ordinals, so
+        // while its words have many postings a document is tested through the forward index, a
+        // few loads, instead: "cama" on the synthetic 1M catalog built the bitmap of the half a
+        // million "camakee" documents on every keystroke (0.45 ms of 0.5) to test a few dozen
+        // postings of farther words. The tests are bounded by the bitmap's own cost (a few
+        // nanoseconds a posting against some tens a test): past it, the bitmap is built after all.
+        var forward = levels.count > 1 ? generation.forwardReader() : nil
+        var forwardTestsLeft = 0
+        var zeroOrdinals: Range<UInt32>?
+        if forward != nil, levels.first == 0 {
+            // Counted in full (a varint of each word's list; the bitmap would read the lists):
+            // the tests' budget is in proportion.
+            let postings = try generation.postingCount(of: terms.atDistance(0).terms, in: txn)
+            if postings > Self.forwardLevelPostings, let range = try generation.nameOrdinals(withPrefix: partial.bytes, in: txn) {
+                zeroOrdinals = range
+                forwardTestsLeft = postings / Self.postingsPerForwardTest
+            }
+        }
         func level(of doc: UInt32, below distance: Int) throws -> Int {
             for level in levels where level < distance {
+                if level == 0, levelDocuments[0] == nil, let zeroOrdinals, forwardTestsLeft > 0,
+                   let has = try forward!.hasOrdinal(in: zeroOrdinals, doc, txn) {
+                    forwardTestsLeft -= 1
+                    Self.levelTestsByForward.add(1, ordering: .relaxed)
+                    if has { return 0 }
+                    continue
+                }
                 if levelDocuments[level] == nil {
                     // Base documents only: only base postings are tested (the delta's are verified below).
                     levelDocuments[level] = try generation.baseNameDocumentBitmap(of: terms.atDistance(level).terms,
