@@ -3,7 +3,7 @@
 import TestSupport
 import XCTest
 
-/// ``DocumentBitmap`` against sets: membership and both intersection counts, for lists of every
+/// ``DocumentBitmap`` against sets: membership, both intersection counts and the union, for lists of every
 /// density, empty ones, ones ending at a word boundary and bitmaps of different lengths.
 final class DocumentBitmapTests: XCTestCase {
     func testCountsEqualSetIntersections() {
@@ -28,6 +28,12 @@ final class DocumentBitmapTests: XCTestCase {
                 XCTAssertEqual(bits.contains(doc), members.contains(doc), "round \(round) doc \(doc)")
             }
             XCTAssertEqual(bits.bytes, 8 * ((Int(a.last.map { $0 + 1 } ?? 0) + 63) / 64))
+            // A union keeps the receiver's span: the other's numbers past it are left out.
+            var union = bits
+            union.formUnion(otherBits)
+            let united = Set(a).union(b.filter { Int($0) < bits.span }).sorted()
+            XCTAssertEqual(union.intersection(DocumentBitmap(united)), united, "round \(round)")
+            XCTAssertEqual(union.span, bits.span)
             compared += 1
         }
         print("[document bitmap] \(compared) pairs compared with sets")

@@ -18,6 +18,8 @@
 /// var hits = DocumentBitmap(spanning: books.span)
 /// hits.insert(4); hits.insert(5)
 /// hits.intersection(books)                            // [5]
+/// hits.formUnion(books)
+/// hits.intersection(DocumentBitmap([2, 4, 9]))         // [2, 4]
 /// ```
 struct DocumentBitmap: Sendable {
     private var words: [UInt64]
@@ -77,6 +79,16 @@ struct DocumentBitmap: Sendable {
             }
         }
         return result
+    }
+
+    /// Adds every number of `other` that is below ``span``: an OR per word.
+    mutating func formUnion(_ other: DocumentBitmap) {
+        let length = min(words.count, other.words.count)
+        words.withUnsafeMutableBufferPointer { a in
+            other.words.withUnsafeBufferPointer { b in
+                for index in 0..<length { a[index] |= b[index] }
+            }
+        }
     }
 
     func contains(_ doc: UInt32) -> Bool {

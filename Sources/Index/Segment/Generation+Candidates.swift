@@ -99,6 +99,40 @@ extension Generation {
         }
     }
 
+    /// The documents of `members` that have a name word among a typo'd partial word's `matches`,
+    /// and those of them with one at distance 0 (a word starting with the typed word exactly),
+    /// from one reading of the words' postings: each list is set in one of two bitmaps by its
+    /// word's distance, and each bitmap ANDed with the members'. The general plan narrows its
+    /// candidates to the first and reads the second as its first pass's list; that list was a
+    /// forward-index test of every narrowed candidate ("Camakee tria" on the synthetic 1M catalog:
+    /// half of its 1.5 ms). O(postings + n / 64) for numbers below n.
+    func documents(withNameTermsOf matches: TermList, among members: DocumentBitmap,
+                   in txn: borrowing ReadTransaction) throws -> (any: [UInt32], exact: [UInt32]) {
+        var exact = DocumentBitmap(spanning: members.span), farther = DocumentBitmap(spanning: members.span)
+        let span = UInt32(clamping: members.span)
+        let hasDelta = try txn.count(schema.deltaTerms) > 0
+        var docs: [UInt32] = []
+        try txn.withCursor(schema.terms) { cursor in
+            // In byte order, one cursor (see ``forEachNamePosting(of:in:base:delta:)``).
+            for index in matches.indices {
+                let term = matches.term(at: index), atZero = matches.distance(at: index) == 0
+                if let value = try cursor.seek(term)?.value {
+                    var postings = try PostingCursor(value)
+                    if atZero { try exact.insert(&postings) } else { try farther.insert(&postings) }
+                }
+                guard hasDelta else { continue }
+                docs.removeAll(keepingCapacity: true)
+                try appendDeltaPostings(of: term, includeDescription: false, to: &docs, in: txn)
+                for doc in docs where doc < span {
+                    if atZero { exact.insert(doc) } else { farther.insert(doc) }
+                }
+            }
+        }
+        let exactMembers = exact.intersection(members)
+        farther.formUnion(exact)
+        return (farther.intersection(members), exactMembers)
+    }
+
     /// The members hit by the postings `walk` hands out: each posting list set in a bitmap
     /// spanning `members` (numbers past it are no member), then the two ANDed.
     private static func marking(among members: DocumentBitmap,

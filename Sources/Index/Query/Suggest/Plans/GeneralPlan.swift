@@ -114,6 +114,9 @@ extension SuggestContext {
         // the documents of the rare word, not the 500,000 of the common one).
         var typoMatches: TermList?
         var narrowedToTypoMatches = false
+        // The narrowed candidates with a word starting with the typed word exactly, when the
+        // narrowing's bitmaps gave them too (the first pass's list, below).
+        var narrowedExactly: [UInt32]?
         // The words' postings, counted once for both choices made from them (narrowing, here, and
         // completions from postings, below; candidates are still `rest`, as an exact partial word
         // narrows only when there are no typos). A typo'd "libt" has thousands of words.
@@ -141,7 +144,11 @@ extension SuggestContext {
                     Self.typoNarrowingsByBitmap.add(1, ordering: .relaxed)
                     let members = DocumentBitmap.pays(for: rest) ? generation.filteredBitmaps.value(filter) { DocumentBitmap(rest) }
                                                                  : DocumentBitmap(rest)
-                    candidates = try generation.documents(withNameTerms: matches.terms, among: members, in: txn)
+                    if acc.bestPartialDistance == 0 {
+                        (candidates, narrowedExactly) = try generation.documents(withNameTermsOf: matches, among: members, in: txn)
+                    } else {
+                        candidates = try generation.documents(withNameTerms: matches.terms, among: members, in: txn)
+                    }
                 } else {
                     // Few postings: each word's galloped into `rest` in place (a union of the
                     // words' lists would build an array per word).
@@ -223,8 +230,8 @@ extension SuggestContext {
             if postings <= limit {
                 // Through the forward index when testing each candidate costs less than galloping
                 // the postings ("Camakee stau" at 10M: 40 ms of galloping the "stau…" postings).
-                var members: [UInt32]?
-                if postings * Self.forwardTestsPerPosting > candidates.count {
+                var members = narrowedExactly
+                if members == nil, postings * Self.forwardTestsPerPosting > candidates.count {
                     members = try generation.candidatesByForward(candidates, withNameTermPrefix: partial.bytes, in: txn)
                 }
                 if members == nil { members = try generation.candidates(candidates, withNameTerms: terms, in: txn) }
@@ -232,7 +239,7 @@ extension SuggestContext {
                 // the passes need not ask about it ("Camakee Cama").
                 exactPartial = members!.count == candidates.count ? nil : members
             } else if candidates.count <= Self.exactPartialByForwardLimit, typoCompletionTerms == nil,
-                      let members = try generation.candidatesByForward(candidates, withNameTermPrefix: partial.bytes, in: txn) {
+                      let members = try narrowedExactly ?? generation.candidatesByForward(candidates, withNameTermPrefix: partial.bytes, in: txn) {
                 // Too many postings to merge, but few candidates to test: without the list, the
                 // first pass holds every candidate, most of them one typo away, and the entries
                 // settle only once ten typo-free ones are read ("peke Camakee Wopl" on the
