@@ -515,6 +515,38 @@ final class GeneralPlanTests: XCTestCase {
         check("after updates")
     }
 
+    /// The partial word starts a complete word typed before it ("stauner stau"): the candidates
+    /// with every complete word spelled exactly are known to be in the first pass's list, and only
+    /// the others (a typo'd spelling of the word, "stuaner", "staunerr") are tested for a word
+    /// starting with it. Words one edit from the partial word ("stua…", "sau…") are in titles too.
+    func testAPartialWordStartingACompleteWordTestsOnlyItsTypoedCandidates() throws {
+        var rng = SeededGenerator(seed: 20261208)
+        let spellings = ["stauner", "stauner", "stauner", "stuaner", "staunerr", "stainer"]
+        let others = ["staumo", "stava", "sauter", "stuat", "plow"]
+        var entries: [CatalogEntry] = []
+        for n in 0..<1800 {
+            var words = [rng.pick(spellings)]
+            if rng.chance(0.4) { words.append(rng.pick(others)) }
+            entries.append(Self.entry("s\(n)", words, category: "c\(n % 3)", tiedWeight: 70,
+                                      aliases: rng.chance(0.05) ? [rng.pick(others)] : [], &rng))
+        }
+        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters())
+        var reference = ReferenceIndex(entries: entries)
+        let texts = ["stauner stau", "stauner staun", "stauner stauner", "stauner stua", "stuaner stau", "stauner staum"]
+        func check(_ phase: String) {
+            Self.compare(fixture, reference, texts: texts, tokens: [[], [.category("c2")]],
+                         limits: [SuggestLimits(entries: 10, categories: 3, completions: 5), SuggestLimits(entries: 3, categories: 0, completions: 8)],
+                         phase: phase, counting: SuggestContext.exactPartialsFromCompleteWords, moreThan: 1, "complete word's candidates known")
+        }
+        check("built")
+        let updates = (0..<5).map { n in
+            CatalogEntry(id: "u\(n)", title: "\(spellings[n]) \(others[n])", categories: ["c2"], weight: UInt64(300_000 + n))
+        }
+        try Self.update(fixture, &reference, upserting: updates,
+                        deleting: entries.filter { $0.title.contains("stauner") }.sorted { $0.weight > $1.weight }.prefix(5).map(\.id))
+        check("after updates")
+    }
+
     /// More titles start with the typed text than are listed up front, and the light ones among
     /// them come last in rank order: the walk reads a probe of candidates, finds the entries not
     /// settled, and lists those titles after all (``SuggestContext/lateStartsWithLimit``). Here
