@@ -530,21 +530,15 @@ final class GeneralPlanTests: XCTestCase {
             entries.append(Self.entry("s\(n)", words, category: "c\(n % 3)", tiedWeight: 70,
                                       aliases: rng.chance(0.05) ? [rng.pick(others)] : [], &rng))
         }
-        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters())
-        var reference = ReferenceIndex(entries: entries)
-        let texts = ["stauner stau", "stauner staun", "stauner stauner", "stauner stua", "stuaner stau", "stauner staum"]
-        func check(_ phase: String) {
-            Self.compare(fixture, reference, texts: texts, tokens: [[], [.category("c2")]],
-                         limits: [SuggestLimits(entries: 10, categories: 3, completions: 5), SuggestLimits(entries: 3, categories: 0, completions: 8)],
-                         phase: phase, counting: SuggestContext.exactPartialsFromCompleteWords, moreThan: 1, "complete word's candidates known")
-        }
-        check("built")
         let updates = (0..<5).map { n in
             CatalogEntry(id: "u\(n)", title: "\(spellings[n]) \(others[n])", categories: ["c2"], weight: UInt64(300_000 + n))
         }
-        try Self.update(fixture, &reference, upserting: updates,
-                        deleting: entries.filter { $0.title.contains("stauner") }.sorted { $0.weight > $1.weight }.prefix(5).map(\.id))
-        check("after updates")
+        try Self.compareFreshAndUpdated(
+            entries, texts: ["stauner stau", "stauner staun", "stauner stauner", "stauner stua", "stuaner stau", "stauner staum"],
+            tokens: [[], [.category("c2")]],
+            limits: [SuggestLimits(entries: 10, categories: 3, completions: 5), SuggestLimits(entries: 3, categories: 0, completions: 8)],
+            counting: SuggestContext.exactPartialsFromCompleteWords, moreThan: 1, "complete word's candidates known",
+            upserting: updates, deleting: entries.filter { $0.title.contains("stauner") }.sorted { $0.weight > $1.weight }.prefix(5).map(\.id))
     }
 
     /// More titles start with the typed text than are listed up front, and the light ones among
@@ -568,21 +562,27 @@ final class GeneralPlanTests: XCTestCase {
             }
             entries.append(CatalogEntry(id: "s\(n)", title: title, categories: ["c\(n % 4)"], weight: weight))
         }
-        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters())
-        var reference = ReferenceIndex(entries: entries)
-        let texts = ["thou thou s", "thou thou so", "thou thou sy", "thou thou ", "thou thou sable"]
-        func check(_ phase: String) {
-            Self.compare(fixture, reference, texts: texts, tokens: [[], [.category("c1")]],
-                         limits: [SuggestLimits(entries: 10, categories: 3, completions: 5), SuggestLimits(entries: 3, categories: 0, completions: 2)],
-                         phase: phase, counting: SuggestContext.lateStartsWithListings, moreThan: 4, "titles listed late")
-        }
-        check("built")
         let updates = (0..<5).map { n in
             CatalogEntry(id: "d\(n)", title: "thou thou \(tails[n]) new", categories: ["c1"], weight: UInt64(10 + n))
         }
-        try Self.update(fixture, &reference, upserting: updates,
-                        deleting: entries.filter { $0.title.hasPrefix("thou thou") }.sorted { $0.weight > $1.weight }.prefix(5).map(\.id))
-        check("after updates")
+        try Self.compareFreshAndUpdated(
+            entries, texts: ["thou thou s", "thou thou so", "thou thou sy", "thou thou ", "thou thou sable"], tokens: [[], [.category("c1")]],
+            limits: [SuggestLimits(entries: 10, categories: 3, completions: 5), SuggestLimits(entries: 3, categories: 0, completions: 2)],
+            counting: SuggestContext.lateStartsWithListings, moreThan: 4, "titles listed late",
+            upserting: updates, deleting: entries.filter { $0.title.hasPrefix("thou thou") }.sorted { $0.weight > $1.weight }.prefix(5).map(\.id))
+    }
+
+    /// Compares `texts` (``compare(_:_:texts:tokens:limits:phase:counting:moreThan:_:)``) on a
+    /// fresh shard of `entries`, then again after the upserts and deletions, on the shard and the
+    /// reference alike, with the path under test taken more than `least` times in each phase.
+    static func compareFreshAndUpdated(_ entries: [CatalogEntry], texts: [String], tokens: [[SearchToken]], limits: [SuggestLimits],
+                                       counting counter: borrowing Atomic<Int>, moreThan least: Int, _ path: String,
+                                       upserting updates: [CatalogEntry], deleting ids: [String]) throws {
+        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters())
+        var reference = ReferenceIndex(entries: entries)
+        compare(fixture, reference, texts: texts, tokens: tokens, limits: limits, phase: "built", counting: counter, moreThan: least, path)
+        try update(fixture, &reference, upserting: updates, deleting: ids)
+        compare(fixture, reference, texts: texts, tokens: tokens, limits: limits, phase: "after updates", counting: counter, moreThan: least, path)
     }
 
     /// An entry titled `words` and a filler word, shuffled, weighing `tiedWeight` one time in five
