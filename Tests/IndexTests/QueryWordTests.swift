@@ -1,6 +1,7 @@
 import Analysis
 @testable import Index
 import Storage
+import TestSupport
 import XCTest
 
 /// `QueryWord.occurs`, the typo-free scan of a " "-joined word list, against splitting the list.
@@ -63,5 +64,39 @@ final class QueryWordTests: XCTestCase {
             }
         }
         XCTAssertEqual(rejectedWithinReach, 0)
+    }
+
+    /// One query word compared with thousands of words, many of them again: past
+    /// ``AutomatonBox/runsBeforeMemo`` its distances come from its ``DistanceMemo``, whose slots
+    /// are overwritten (more distinct words than slots) and which keeps no word past its width.
+    /// Every answer equals the brute-force reference.
+    func testRememberedDistancesEqualTheReference() {
+        var rng = SeededGenerator(seed: 0xD157_0001)
+        let alphabet: [String] = ["a", "b", "c", "l", "i", "t", "é", "ж", "字"]
+        for (query, isPartial, budget) in [("libt", true, 1), ("stauner", false, 1), ("camakeero", true, 2), ("字典lé", true, 1)] {
+            var word = QueryWord(query, isPartial: isPartial, typos: .auto).withBudget(budget)
+            XCTAssertEqual(word.budget, budget)
+            let letters = query.map(String.init)
+            let pool: [String] = (0..<600).map { n in
+                switch n % 4 {
+                case 0: return query + (0..<rng.int(0...3)).map { _ in rng.pick(alphabet) }.joined()
+                case 1:
+                    var near = letters
+                    near[rng.int(0...(near.count - 1))] = rng.pick(alphabet)
+                    return near.joined()
+                case 2: return String(query.prefix(2)) + (0..<rng.int(0...12)).map { _ in rng.pick(alphabet) }.joined()
+                default: return (0..<rng.int(1...40)).map { _ in rng.pick(alphabet) }.joined()  // some past the memo's width
+                }
+            }
+            var remembered = 0
+            for n in 0..<4000 {
+                let other = rng.pick(pool)
+                let d = isPartial ? EditDistance.prefixDistance(query, other) : EditDistance.distance(query, other)
+                let expected = EditDistance.admits(d, budget: budget, query: query, word: other) ? d : nil
+                XCTAssertEqual(word.distance(to: Array(other.utf8)), expected, "\(query) → \(other), comparison \(n)")
+                if n >= AutomatonBoxRuns.beforeMemo { remembered += 1 }
+            }
+            XCTAssertGreaterThan(remembered, 3000)
+        }
     }
 }

@@ -70,7 +70,7 @@ struct QueryWord {
             // cost.
             return nil
         }
-        return automaton!.automaton.distance(to: word)
+        return automaton!.distance(to: word)
     }
 
     /// The first two scalars of UTF-8 `word` (valid: the analyser wrote it), nil for a shorter one.
@@ -140,9 +140,77 @@ private final class AutomatonBox {
     /// Unchecked: one query's words are used by one thread, one call at a time (see above), and a
     /// checked access per compared word costs what the comparison does.
     @exclusivity(unchecked) var automaton: BandAutomaton
+    /// The distances already computed, made once the automaton has run ``runsBeforeMemo`` times.
+    @exclusivity(unchecked) private var memo: DistanceMemo?
+    @exclusivity(unchecked) private var runs = 0
+
+    static var runsBeforeMemo: Int { AutomatonBoxRuns.beforeMemo }
 
     init(_ automaton: consuming BandAutomaton) {
         self.automaton = automaton
+    }
+
+    /// The automaton's distance to `word`, remembered: candidates repeat their words ("bra brau"
+    /// on the synthetic 1M catalog compares "bra", every candidate's word, once per candidate:
+    /// a quarter of the keystroke was the automaton), and a memo hit is a hash and a comparison
+    /// of a few bytes, against a row of the automaton per scalar.
+    func distance<C: Collection>(to word: C) -> Int? where C.Element == UInt8 {
+        guard memo != nil || runs >= Self.runsBeforeMemo else {
+            runs += 1
+            return automaton.distance(to: word)
+        }
+        if memo == nil { memo = DistanceMemo() }
+        let remembered = word.withContiguousStorageIfAvailable { bytes in
+            memo!.distance(to: UnsafeRawBufferPointer(bytes)) { automaton.distance(to: $0) }
+        }
+        return remembered ?? automaton.distance(to: word)
+    }
+}
+
+/// When a query word's automaton starts remembering its distances (``DistanceMemo``).
+enum AutomatonBoxRuns {
+    /// Runs before the memo pays for its 8 KiB: a keystroke that compares a few words never
+    /// makes one.
+    static let beforeMemo = 48
+}
+
+/// Distances of one query word to stored words, by the words' bytes: a direct-mapped table of
+/// ``slots`` slots of ``slotSize`` bytes, each a word of at most ``width`` bytes (longer words are
+/// not kept) with its distance; a slot is overwritten by the next word that hashes to it. Exact:
+/// a hit compares the whole word. One allocation, freed with the memo's owner.
+final class DistanceMemo {
+    static let slots = 256
+    static let slotSize = 32
+    /// Slot layout: byte 0 the word's length (0: empty), byte 1 its distance plus one (0: past
+    /// the budget), then the word.
+    static let width = slotSize - 2
+
+    private let table: UnsafeMutableRawPointer
+
+    init() {
+        table = UnsafeMutableRawPointer.allocate(byteCount: Self.slots * Self.slotSize, alignment: 16)
+        table.initializeMemory(as: UInt8.self, repeating: 0, count: Self.slots * Self.slotSize)
+    }
+
+    deinit { table.deallocate() }
+
+    /// The remembered distance to `word`, else `compute`'s, remembered.
+    func distance(to word: UnsafeRawBufferPointer, compute: (UnsafeRawBufferPointer) -> Int?) -> Int? {
+        let count = word.count
+        guard count > 0, count <= Self.width, let bytes = word.baseAddress else { return compute(word) }
+        // FNV-1a: a multiply a byte, on words of a few bytes.
+        var hash: UInt32 = 2_166_136_261
+        for byte in word { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        let slot = table + Int(hash >> 24) * Self.slotSize
+        if slot.load(as: UInt8.self) == UInt8(truncatingIfNeeded: count), memcmp(slot + 2, bytes, count) == 0 {
+            let known = Int(slot.load(fromByteOffset: 1, as: UInt8.self))
+            return known == 0 ? nil : known - 1
+        }
+        let distance = compute(word)
+        slot.storeBytes(of: UInt8(truncatingIfNeeded: count), as: UInt8.self)
+        slot.storeBytes(of: UInt8(truncatingIfNeeded: (distance ?? -1) + 1), toByteOffset: 1, as: UInt8.self)
+        (slot + 2).copyMemory(from: bytes, byteCount: count)
+        return distance
     }
 }
 
