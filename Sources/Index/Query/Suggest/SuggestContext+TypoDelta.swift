@@ -39,7 +39,7 @@ extension SuggestContext {
 
     /// Enters the delta documents of `regions` (all at distance `level` > 0) that could rank among
     /// the entries. `considered` documents are skipped, and those read are added.
-    mutating func enterTypoDeltaEntries(_ regions: [TermRegion], level: Int, lists: DeltaLists, considered: inout Set<UInt32>,
+    mutating func enterTypoDeltaEntries(_ regions: [TermRegion], level: Int, lists: DeltaLists, considered: inout DocumentSet,
                                         _ acc: inout SuggestAccumulator, in txn: borrowing ReadTransaction) throws {
         guard acc.entries.limit > 0 else { return }
         var read = 0
@@ -47,7 +47,7 @@ extension SuggestContext {
         for region in regions where !region.isSubtree {
             try generation.appendDeltaPostings(of: region.prefix, includeDescription: false, to: &docs, in: txn)
         }
-        for docnum in docs where considered.insert(docnum).inserted {
+        for docnum in docs where considered.insert(docnum) {
             try checkStop(&read)
             guard let doc = try generation.document(docnum, in: txn) else { continue }
             try consider(doc, &acc)
@@ -61,7 +61,7 @@ extension SuggestContext {
                     return false
                 }
                 try checkStop(&read)
-                guard considered.insert(docnum).inserted, let doc = try generation.document(docnum, in: txn) else { return true }
+                guard considered.insert(docnum), let doc = try generation.document(docnum, in: txn) else { return true }
                 try consider(doc, &acc)
                 return true
             }
@@ -86,7 +86,7 @@ extension SuggestContext {
             return false
         }
         var word = partial
-        var noted = Set<UInt32>()
+        var noted = DocumentSet()
         var read = 0
         let generation = self.generation, shouldStop = self.shouldStop
         // Every offered name word within the budget, with the document's own typos; and, while a
@@ -94,7 +94,7 @@ extension SuggestContext {
         var met = TermTable<Bool>()
         func note(_ docnum: UInt32, under prefix: [UInt8]? = nil) throws {
             try Self.checkStop(&read, shouldStop)
-            let isNew = noted.insert(docnum).inserted
+            let isNew = noted.insert(docnum)
             guard isNew || prefix != nil, let doc = try generation.document(docnum, in: txn) else { return }
             if isNew, let typos = Self.bestNameDistance(&word, doc) {
                 let key = Self.completionKey(doc, typos: typos)

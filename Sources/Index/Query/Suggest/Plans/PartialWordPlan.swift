@@ -75,7 +75,7 @@ extension SuggestContext {
             deltaRegions = try generation.deltaRegions(matching: partial, in: txn).filter { $0.distance > 0 }
         }
         acc.wantsCompletions = false
-        var considered = Set<UInt32>()
+        var considered = DocumentSet()
         let levels = Self.distinctLevels(regions.lazy.map(\.distance),
                                          deltaMatches.distances + deltaRegions.lazy.map(\.distance) + (lists == nil ? [] : [0]))
         for level in levels where acc.entries.limit > 0 {
@@ -112,7 +112,8 @@ extension SuggestContext {
                 for index in deltaMatches.indices(atDistance: level) {
                     try generation.appendDeltaPostings(of: deltaMatches.term(at: index), includeDescription: false, to: &docs, in: txn)
                 }
-                for docnum in Set(docs) where considered.insert(docnum).inserted {
+                sortUnique(&docs)
+                for docnum in docs where considered.insert(docnum) {
                     guard let doc = try generation.document(docnum, in: txn) else { continue }
                     try consider(doc, &acc)
                 }
