@@ -40,30 +40,28 @@ struct DocumentSet {
             return true
         }
         if 2 * (count + 1) > slots.count { grow() }
-        let value = doc &+ 1
-        let mask = slots.count - 1
-        var index = Self.slot(doc, bits)
-        while true {
-            let current = slots[index]
-            if current == value { return false }
-            if current == 0 {
-                slots[index] = value
-                count += 1
-                return true
-            }
-            index = (index + 1) & mask
-        }
+        let (index, found) = probe(doc)
+        guard !found else { return false }
+        slots[index] = doc &+ 1
+        count += 1
+        return true
     }
 
     func contains(_ doc: UInt32) -> Bool {
-        guard doc != .max else { return hasMaximum }
+        doc == .max ? hasMaximum : probe(doc).found
+    }
+
+    /// Where `doc` (not `UInt32.max`) is, or the empty slot where it would go: linear probing
+    /// from its hash. The table is never full (it grows at half), so an empty slot ends the probe.
+    @inline(__always)
+    private func probe(_ doc: UInt32) -> (index: Int, found: Bool) {
         let value = doc &+ 1
         let mask = slots.count - 1
         var index = Self.slot(doc, bits)
         while true {
             let current = slots[index]
-            if current == value { return true }
-            if current == 0 { return false }
+            if current == value { return (index, true) }
+            if current == 0 { return (index, false) }
             index = (index + 1) & mask
         }
     }
@@ -78,11 +76,6 @@ struct DocumentSet {
         let old = slots
         bits += 1
         slots = [UInt32](repeating: 0, count: 1 << bits)
-        let mask = slots.count - 1
-        for value in old where value != 0 {
-            var index = Self.slot(value &- 1, bits)
-            while slots[index] != 0 { index = (index + 1) & mask }
-            slots[index] = value
-        }
+        for value in old where value != 0 { slots[probe(value &- 1).index] = value }
     }
 }
