@@ -480,13 +480,24 @@ extension Generation {
         // and regions lists hundreds).
         var found: [(token: SearchToken, distance: Int)] = []
         found.reserveCapacity(16)
-        try walkWords(schema.categoryWords, matching: word, in: txn) { name, distance in
-            found.append((SearchToken.category(String(decoding: name, as: UTF8.self)), distance))
-        }
-        if !filterable.isEmpty, let attributeWords = schema.attributeWords {
-            try walkWords(attributeWords, matching: word, in: txn) { key, distance in
-                guard let token = Schema.attributeToken(key) else { return }
-                found.append((token, distance))
+        let attributeWords = filterable.isEmpty ? nil : schema.attributeWords
+        if word.budget > 0, let list = try chipWordList(attributeWords: attributeWords, in: txn) {
+            list.forEachMatch(of: word, attributes: attributeWords != nil) { value, distance, isCategory in
+                if isCategory {
+                    found.append((SearchToken.category(String(decoding: value, as: UTF8.self)), distance))
+                } else if let token = Schema.attributeToken(value) {
+                    found.append((token, distance))
+                }
+            }
+        } else {
+            try walkWords(schema.categoryWords, matching: word, in: txn) { name, distance in
+                found.append((SearchToken.category(String(decoding: name, as: UTF8.self)), distance))
+            }
+            if let attributeWords {
+                try walkWords(attributeWords, matching: word, in: txn) { key, distance in
+                    guard let token = Schema.attributeToken(key) else { return }
+                    found.append((token, distance))
+                }
             }
         }
         var matches = [SearchToken: Int](minimumCapacity: found.count)
@@ -495,6 +506,18 @@ extension Generation {
             Self.lower(&matches[token, default: distance], to: distance)
         }
         return matches
+    }
+
+    /// The snapshot's chip words in memory (``ChipWordList``), built by this query if needed;
+    /// nil when there are too many to hold (they are walked instead).
+    private func chipWordList(attributeWords: Database?, in txn: borrowing ReadTransaction) throws -> ChipWordList? {
+        if let list = chipWords.cached(in: txn) { return list }
+        let size = try txn.count(schema.categoryWords) + (attributeWords.map { try txn.count($0) } ?? 0)
+        guard size <= ChipWordList.inlineBuildLimit else { return nil }
+        let categoryWords = schema.categoryWords
+        return try chipWords.value(size: size, environment: environment, in: txn) { txn in
+            try ChipWordList(categoryWords: categoryWords, attributeWords: attributeWords, in: txn)
+        }
     }
 
     private static func lower(_ value: inout Int, to distance: Int) {

@@ -54,6 +54,8 @@ final class Generation: Sendable {
     let deltaTrie = DeltaTrie()
     /// The deleted base documents as a bitmap, for the snapshot last asked (see ``DeletedSet``).
     let deletedBitmap = SnapshotCache<DocumentBitmap>(inlineBuildLimit: DeletedSet.inlineBuildLimit, bytes: { $0.bytes })
+    /// The chips' words in memory, for the snapshot last asked (see ``ChipWordList``).
+    let chipWords = SnapshotCache<ChipWordList>(inlineBuildLimit: ChipWordList.inlineBuildLimit, bytes: { $0.memoryBytes })
     /// The delta documents' weights, for the snapshot last asked (see ``DeltaWeights``).
     let deltaWeightCache = SnapshotCache<DeltaWeights>(inlineBuildLimit: DeltaWeights.inlineBuildLimit, bytes: { $0.bytes })
     /// When a read last named this generation while it was not the current one (``readClock()``
