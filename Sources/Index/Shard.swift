@@ -361,6 +361,12 @@ public final class Shard: Sendable {
         (try? current())?.deletedBitmap.statistics
     }
 
+    /// What the current generation's in-memory chip words did (for metrics; nil with no
+    /// generation). Counts start at zero with each generation.
+    public func chipWordsStatistics() -> SnapshotCacheStatistics? {
+        (try? current())?.chipWords.statistics
+    }
+
     /// The live entry with this id, if any.
     public func entry(id: String) throws -> CatalogEntry? {
         let generation = try current()

@@ -55,6 +55,10 @@ extension NodeServer {
         registerSnapshotCache(name: "typeahead_index_deleted_bitmap", value: "bitmap of deleted documents",
                               values: "Bitmaps of the deleted documents", without: "Queries that looked deleted documents up one by one",
                               count: "lookups", statistics: shard.deletedBitmapStatistics, in: registry)
+        // The chips' words in memory (typo'd words matched against categories), rebuilt after writes.
+        registerSnapshotCache(name: "typeahead_index_chip_words", value: "chip words", values: "In-memory lists of the chips' words",
+                              without: "Typo'd words that walked the chips' words", count: "walks",
+                              statistics: shard.chipWordsStatistics, in: registry)
     }
 
     /// The series of one ``SnapshotCacheStatistics``: `NAME_builds_total{by}`, `NAME_COUNT_total`

@@ -247,6 +247,8 @@ final class NodeTests: XCTestCase {
                        #"typeahead_index_delta_trie_builds_total{by="background"} 0"#, "\ntypeahead_index_delta_trie_walks_total 0\n",
                        // The deleted documents' bitmap (none built: nothing is deleted).
                        #"typeahead_index_deleted_bitmap_builds_total{by="query"} 0"#, "\ntypeahead_index_deleted_bitmap_lookups_total 0\n",
+                       // The chips' words in memory (built by the first typo'd word of a snapshot).
+                       #"typeahead_index_chip_words_builds_total{by="background"} 0"#, "\ntypeahead_index_chip_words_walks_total 0\n",
                        "\nprocess_open_fds ", "\nprocess_resident_anonymous_memory_bytes ",
                        #"typeahead_heap_bytes{state="in_use"} "#,
                        // Admission of searches, and the plans behind computed suggest answers.
