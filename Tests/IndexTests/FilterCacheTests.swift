@@ -137,5 +137,11 @@ final class FilterCacheTests: XCTestCase {
                                  request: SuggestRequest(text: "green apple b", limits: .init(entries: 3, categories: 0, completions: 3),
                                                          typos: .off)))
         XCTAssertEqual(generation.filtered.statistics().misses - misses, 2, "the pair and \"green\"; \"apple\" was kept")
+        // A word typed twice filters once, and the answer is the reference's (words match
+        // independently: one title word can be both).
+        for text in ["apple apple t", "red red apple ", "apple red apple b"] {
+            XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference,
+                                     request: SuggestRequest(text: text, limits: .init(entries: 3, categories: 2, completions: 3))), text)
+        }
     }
 }

@@ -72,9 +72,14 @@ extension Generation {
         guard filters.count > 1 else { return (try filters.first.map { try live($0.terms) }, nearest) }
         filters.sort { $0.cost < $1.cost }
         var result: [UInt32]?
+        var applied: [FilterCache.Key] = []
         for filter in filters {
             let key = FilterCache.Key(snapshot: txn.snapshotID, words: filter.word.map { [$0] } ?? [],
                                       tokens: filter.token.map { [$0] } ?? [], includeDescription: includeDescription)
+            // A word typed twice ("camakee camakee …") filters by the same list: once is enough
+            // (intersecting half a million documents with themselves took a millisecond).
+            guard !applied.contains(key) else { continue }
+            applied.append(key)
             let list = try self.filtered.value(key) {
                 FilterCache.Value(docs: try live(filter.terms), nearest: filter.word == nil ? [] : [filter.terms.distances.min() ?? 0])
             }.docs ?? []
