@@ -8,7 +8,9 @@ then calls every method the node serves. Prints one line per check ("ok <name>" 
 "FAIL <name>: <why>") and exits non-zero if any check failed.
 """
 import argparse
+import atexit
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -33,6 +35,8 @@ def expect_code(name, call, code):
 
 def generate_stubs(proto_dir):
     out = tempfile.mkdtemp(prefix="typeahead-stubs-")
+    # Imported from for the whole run, then removed: a run leaves nothing in the temp directory.
+    atexit.register(shutil.rmtree, out, ignore_errors=True)
     files = ["typeahead/v1/typeahead.proto", "typeahead/v1/shard.proto"]
     subprocess.run([sys.executable, "-m", "grpc_tools.protoc", "-I", proto_dir, f"--python_out={out}",
                     f"--grpc_python_out={out}"] + files, check=True)

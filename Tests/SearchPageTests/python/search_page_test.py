@@ -29,6 +29,7 @@ Prints one "ok ..." line per check; exits 1 on the first failed check.
 """
 import argparse
 import json
+import shutil
 import sys
 import tempfile
 import time
@@ -157,14 +158,19 @@ def main():
 
     options = Options()
     options.binary_location = "/usr/bin/chromium"
+    # The browser's profile lives as long as the run: removed after the browser quits.
+    profile = tempfile.mkdtemp(prefix="typeahead-chromium-")
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                     "--window-size=1180,820", "--user-data-dir=" + tempfile.mkdtemp(prefix="typeahead-chromium-")):
+                     "--window-size=1180,820", "--user-data-dir=" + profile):
         options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     try:
-        (run_scoped if args.scoped else run)(Page(driver, base), args)
+        driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+        try:
+            (run_scoped if args.scoped else run)(Page(driver, base), args)
+        finally:
+            driver.quit()
     finally:
-        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
 
 
 def run(page, args):
