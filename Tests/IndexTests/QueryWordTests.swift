@@ -67,7 +67,7 @@ final class QueryWordTests: XCTestCase {
     }
 
     /// One query word compared with thousands of words, many of them again: past
-    /// ``AutomatonBox/runsBeforeMemo`` its distances come from its ``DistanceMemo``, whose slots
+    /// ``DistanceMemo/runsBefore`` its distances come from its ``DistanceMemo``, whose slots
     /// are overwritten (more distinct words than slots) and which keeps no word past its width.
     /// Every answer equals the brute-force reference.
     func testRememberedDistancesEqualTheReference() {
@@ -94,7 +94,7 @@ final class QueryWordTests: XCTestCase {
                 let d = isPartial ? EditDistance.prefixDistance(query, other) : EditDistance.distance(query, other)
                 let expected = EditDistance.admits(d, budget: budget, query: query, word: other) ? d : nil
                 XCTAssertEqual(word.distance(to: Array(other.utf8)), expected, "\(query) → \(other), comparison \(n)")
-                if n >= AutomatonBoxRuns.beforeMemo { remembered += 1 }
+                if n >= DistanceMemo.runsBefore { remembered += 1 }
             }
             XCTAssertGreaterThan(remembered, 3000)
         }

@@ -52,17 +52,18 @@ extension Generation {
     /// the pair costs the rarer word's list galloped into it. One filter is its own single list.
     private func computeFilteredDocuments(words: [QueryWord], tokens: [SearchToken], includeDescription: Bool,
                                           deleted: DeletedSet?, in txn: borrowing ReadTransaction) throws -> (docs: [UInt32]?, nearest: [Int]) {
-        var filters: [(cost: Int, terms: TermList, word: QueryWord?, token: SearchToken?)] = []
-        var nearest: [Int] = []
+        // A filter's `nearest`: its word's as a one-element list (what a single-filter query of it
+        // returns), none for a token.
+        var filters: [(cost: Int, terms: TermList, word: QueryWord?, token: SearchToken?, nearest: [Int])] = []
         for word in words {
             let matches = try terms(matching: word, namesOnly: !includeDescription, in: txn)
             let cost = try postingCount(of: matches.terms, includeDescription: includeDescription, in: txn)
-            filters.append((cost, matches, word, nil))
-            nearest.append(matches.distances.min() ?? 0)
+            filters.append((cost, matches, word, nil, [matches.distances.min() ?? 0]))
         }
+        let nearest = filters.flatMap(\.nearest)
         for token in tokens {
             let term = Schema.tokenTerm(token)
-            filters.append((try postingCount(of: term, includeDescription: false, in: txn), TermList(CollectionOfOne((term, 0))), nil, token))
+            filters.append((try postingCount(of: term, includeDescription: false, in: txn), TermList(CollectionOfOne((term, 0))), nil, token, []))
         }
         func live(_ terms: TermList) throws -> [UInt32] {
             var list = try documents(of: terms.terms, includeDescription: includeDescription, in: txn)
@@ -81,7 +82,7 @@ extension Generation {
             guard !applied.contains(key) else { continue }
             applied.append(key)
             let list = try self.filtered.value(key) {
-                FilterCache.Value(docs: try live(filter.terms), nearest: filter.word == nil ? [] : [filter.terms.distances.min() ?? 0])
+                FilterCache.Value(docs: try live(filter.terms), nearest: filter.nearest)
             }.docs ?? []
             result = result.map { intersect($0, list) } ?? list
             if result!.isEmpty { break }

@@ -140,11 +140,9 @@ private final class AutomatonBox {
     /// Unchecked: one query's words are used by one thread, one call at a time (see above), and a
     /// checked access per compared word costs what the comparison does.
     @exclusivity(unchecked) var automaton: BandAutomaton
-    /// The distances already computed, made once the automaton has run ``runsBeforeMemo`` times.
+    /// The distances already computed, made once the automaton has run ``DistanceMemo/runsBefore`` times.
     @exclusivity(unchecked) private var memo: DistanceMemo?
     @exclusivity(unchecked) private var runs = 0
-
-    static var runsBeforeMemo: Int { AutomatonBoxRuns.beforeMemo }
 
     init(_ automaton: consuming BandAutomaton) {
         self.automaton = automaton
@@ -155,7 +153,7 @@ private final class AutomatonBox {
     /// a quarter of the keystroke was the automaton), and a memo hit is a hash and a comparison
     /// of a few bytes, against a row of the automaton per scalar.
     func distance<C: Collection>(to word: C) -> Int? where C.Element == UInt8 {
-        guard memo != nil || runs >= Self.runsBeforeMemo else {
+        guard memo != nil || runs >= DistanceMemo.runsBefore else {
             runs += 1
             return automaton.distance(to: word)
         }
@@ -165,13 +163,6 @@ private final class AutomatonBox {
         }
         return remembered ?? automaton.distance(to: word)
     }
-}
-
-/// When a query word's automaton starts remembering its distances (``DistanceMemo``).
-enum AutomatonBoxRuns {
-    /// Runs before the memo pays for its 8 KiB: a keystroke that compares a few words never
-    /// makes one.
-    static let beforeMemo = 48
 }
 
 /// Distances of one query word to stored words, by the words' bytes: a direct-mapped table of
@@ -184,6 +175,9 @@ final class DistanceMemo {
     /// Slot layout: byte 0 the word's length (0: empty), byte 1 its distance plus one (0: past
     /// the budget), then the word.
     static let width = slotSize - 2
+    /// A query word's automaton runs before it makes a memo, which pays for its 8 KiB only then:
+    /// a keystroke that compares a few words never makes one.
+    static let runsBefore = 48
 
     private let table: UnsafeMutableRawPointer
 

@@ -59,9 +59,9 @@ struct ChipWordList: Sendable {
     var memoryBytes: Int { 64 + bytes.count + 32 * (categories.count + attributes.count) }
 
     /// Calls `body` with the value of every pair whose word `word` matches (with typos, by its
-    /// distance), categories first, each list in key order, as the databases' walk does.
-    func forEachMatch(of word: QueryWord, attributes withAttributes: Bool,
-                      _ body: (_ value: ArraySlice<UInt8>, _ distance: Int, _ isCategory: Bool) throws -> Void) rethrows {
+    /// distance), categories first, each list in key order, as the databases' walk does
+    /// (attribute pairs only when the list was built with them).
+    func forEachMatch(of word: QueryWord, _ body: (_ value: ArraySlice<UInt8>, _ distance: Int, _ isCategory: Bool) throws -> Void) rethrows {
         var word = word
         func scan(_ pairs: [Pair], isCategory: Bool) throws {
             var last: (word: Range<Int>, distance: Int?)?
@@ -77,6 +77,6 @@ struct ChipWordList: Sendable {
             }
         }
         try scan(categories, isCategory: true)
-        if withAttributes { try scan(attributes, isCategory: false) }
+        try scan(attributes, isCategory: false)
     }
 }

@@ -108,44 +108,37 @@ extension Generation {
     /// half of its 1.5 ms). O(postings + n / 64) for numbers below n.
     func documents(withNameTermsOf matches: TermList, among members: DocumentBitmap,
                    in txn: borrowing ReadTransaction) throws -> (any: [UInt32], exact: [UInt32]) {
-        var exact = DocumentBitmap(spanning: members.span), farther = DocumentBitmap(spanning: members.span)
-        let span = UInt32(clamping: members.span)
-        let hasDelta = try txn.count(schema.deltaTerms) > 0
-        var docs: [UInt32] = []
-        try txn.withCursor(schema.terms) { cursor in
-            // In byte order, one cursor (see ``forEachNamePosting(of:in:base:delta:)``).
-            for index in matches.indices {
-                let term = matches.term(at: index), atZero = matches.distance(at: index) == 0
-                if let value = try cursor.seek(term)?.value {
-                    var postings = try PostingCursor(value)
-                    if atZero { try exact.insert(&postings) } else { try farther.insert(&postings) }
-                }
-                guard hasDelta else { continue }
-                docs.removeAll(keepingCapacity: true)
-                try appendDeltaPostings(of: term, includeDescription: false, to: &docs, in: txn)
-                for doc in docs where doc < span {
-                    if atZero { exact.insert(doc) } else { farther.insert(doc) }
-                }
-            }
+        let atZero = matches.indices(atDistance: 0).lazy.map { matches.term(at: $0) }
+        let farther = matches.indices.lazy.filter { matches.distance(at: $0) != 0 }.map { matches.term(at: $0) }
+        let exact = try Self.marked(spanning: members.span) { base, delta in
+            try forEachNamePosting(of: atZero, in: txn, base: base, delta: delta)
         }
-        let exactMembers = exact.intersection(members)
-        farther.formUnion(exact)
-        return (farther.intersection(members), exactMembers)
+        var any = try Self.marked(spanning: members.span) { base, delta in
+            try forEachNamePosting(of: farther, in: txn, base: base, delta: delta)
+        }
+        any.formUnion(exact)
+        return (any.intersection(members), exact.intersection(members))
     }
 
     /// The members hit by the postings `walk` hands out: each posting list set in a bitmap
     /// spanning `members` (numbers past it are no member), then the two ANDed.
     private static func marking(among members: DocumentBitmap,
                                 _ walk: (_ base: (inout PostingCursor) throws -> Bool, _ delta: (UInt32) -> Void) throws -> Void) throws -> [UInt32] {
-        var hits = DocumentBitmap(spanning: members.span)
-        let span = UInt32(clamping: members.span)
+        try marked(spanning: members.span, walk).intersection(members)
+    }
+
+    /// The postings `walk` hands out below `span`, as a bitmap.
+    private static func marked(spanning span: Int,
+                               _ walk: (_ base: (inout PostingCursor) throws -> Bool, _ delta: (UInt32) -> Void) throws -> Void) throws -> DocumentBitmap {
+        var hits = DocumentBitmap(spanning: span)
+        let end = UInt32(clamping: hits.span)
         try walk({ postings in
             try hits.insert(&postings)
             return true
         }, { doc in
-            if doc < span { hits.insert(doc) }
+            if doc < end { hits.insert(doc) }
         })
-        return hits.intersection(members)
+        return hits
     }
 
     /// Hands each posting list of a name word under `prefix` to `base` (in place, read from the

@@ -481,23 +481,20 @@ extension Generation {
         var found: [(token: SearchToken, distance: Int)] = []
         found.reserveCapacity(16)
         let attributeWords = filterable.isEmpty ? nil : schema.attributeWords
+        // A chip word's value: a category's name, or an attribute's key (`kind\0value`).
+        func note(_ value: some Collection<UInt8>, _ distance: Int, isCategory: Bool) {
+            if isCategory {
+                found.append((SearchToken.category(String(decoding: value, as: UTF8.self)), distance))
+            } else if let token = Schema.attributeToken(value) {
+                found.append((token, distance))
+            }
+        }
         if word.budget > 0, let list = try chipWordList(attributeWords: attributeWords, in: txn) {
-            list.forEachMatch(of: word, attributes: attributeWords != nil) { value, distance, isCategory in
-                if isCategory {
-                    found.append((SearchToken.category(String(decoding: value, as: UTF8.self)), distance))
-                } else if let token = Schema.attributeToken(value) {
-                    found.append((token, distance))
-                }
-            }
+            list.forEachMatch(of: word) { note($0, $1, isCategory: $2) }
         } else {
-            try walkWords(schema.categoryWords, matching: word, in: txn) { name, distance in
-                found.append((SearchToken.category(String(decoding: name, as: UTF8.self)), distance))
-            }
+            try walkWords(schema.categoryWords, matching: word, in: txn) { note($0, $1, isCategory: true) }
             if let attributeWords {
-                try walkWords(attributeWords, matching: word, in: txn) { key, distance in
-                    guard let token = Schema.attributeToken(key) else { return }
-                    found.append((token, distance))
-                }
+                try walkWords(attributeWords, matching: word, in: txn) { note($0, $1, isCategory: false) }
             }
         }
         var matches = [SearchToken: Int](minimumCapacity: found.count)

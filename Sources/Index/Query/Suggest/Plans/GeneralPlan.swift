@@ -237,21 +237,21 @@ extension SuggestContext {
                 untested = subtract(candidates, known)
                 Self.exactPartialsFromCompleteWords.add(1, ordering: .relaxed)
             }
+            func withKnown(_ tested: [UInt32]) -> [UInt32] { known.isEmpty ? tested : union(known, tested) }
             if postings <= limit {
                 // Through the forward index when testing each candidate costs less than galloping
                 // the postings ("Camakee stau" at 10M: 40 ms of galloping the "stau…" postings).
                 var members = narrowedExactly
                 if members == nil, postings * Self.forwardTestsPerPosting > untested.count {
-                    members = try generation.candidatesByForward(untested, withNameTermPrefix: partial.bytes, in: txn)
+                    members = try generation.candidatesByForward(untested, withNameTermPrefix: partial.bytes, in: txn).map(withKnown)
                 }
-                if members == nil { members = try generation.candidates(untested, withNameTerms: terms, in: txn) }
-                if !known.isEmpty { members = union(known, members!) }
+                if members == nil { members = withKnown(try generation.candidates(untested, withNameTerms: terms, in: txn)) }
                 // With every candidate in it, no candidate misses the list: as if there were none, and
                 // the passes need not ask about it ("Camakee Cama").
                 exactPartial = members!.count == candidates.count ? nil : members
             } else if candidates.count <= Self.exactPartialByForwardLimit, typoCompletionTerms == nil,
                       let tested = try narrowedExactly ?? generation.candidatesByForward(untested, withNameTermPrefix: partial.bytes, in: txn) {
-                let members = known.isEmpty ? tested : union(known, tested)
+                let members = withKnown(tested)
                 // Too many postings to merge, but few candidates to test: without the list, the
                 // first pass holds every candidate, most of them one typo away, and the entries
                 // settle only once ten typo-free ones are read ("peke Camakee Wopl" on the
