@@ -8,12 +8,14 @@ import XCTest
 /// documents that also has a word starting with the typed text (no typo), which may come long
 /// after its first document. Checked against the reference on a catalog where that is common.
 final class PartialWordCompletionsTests: XCTestCase {
+    /// Words one edit from "grab" (as a prefix), words that start with it, and words near neither.
+    static let near = ["grob", "crab", "grub", "gab", "grav", "brab", "grib", "garb", "drab", "gram"]
+    static let exact = ["grab", "grabby", "grabens", "grabowski"]
+    static let filler = ["pond", "tree", "house", "lake", "stone"]
+
     func testAFartherWordsBestEntryIsItsFirstTypoFreeDocument() throws {
         var rng = SeededGenerator(seed: 0x6AAB_0001)
-        // Words one edit from "grab" (as a prefix) and words that start with it.
-        let near = ["grob", "crab", "grub", "gab", "grav", "brab", "grib", "garb", "drab", "gram"]
-        let exact = ["grab", "grabby", "grabens", "grabowski"]
-        let filler = ["pond", "tree", "house", "lake", "stone"]
+        let (near, exact, filler) = (Self.near, Self.exact, Self.filler)
         var entries: [CatalogEntry] = []
         // More typo-free documents than the region path reads as nearer entries
         // (``SuggestContext/nearerEntriesLimit``), and fewer typo-free words than wanted: the
@@ -31,19 +33,8 @@ final class PartialWordCompletionsTests: XCTestCase {
         let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters(listSize: 2, heavyThreshold: 4))
         var reference = ReferenceIndex(entries: entries)
         let before = PartialWordPlan.completionsFromPostings.load(ordering: .relaxed)
-        var compared = 0
-        func check(_ phase: String) {
-            for text in ["grab", "grob", "crab", "grabo"] {
-                for completions in [6, 12, 30] {
-                    let request = SuggestRequest(text: text, limits: SuggestLimits(entries: 5, categories: 0, completions: completions))
-                    XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request), "\(phase): \"\(text)\" \(completions)")
-                    compared += 1
-                }
-            }
-        }
-        check("built")
-        try Self.update(fixture, &reference, entries: entries, near: near, exact: exact)
-        check("after updates")
+        let compared = try Self.compareBuiltAndUpdated(fixture, &reference, entries: entries, near: near, exact: exact,
+                                                       texts: ["grab", "grob", "crab", "grabo"], completions: [6, 12, 30])
         XCTAssertGreaterThan(PartialWordPlan.completionsFromPostings.load(ordering: .relaxed), before + 4,
                              "the completions must come from postings, the path under test")
         print("[partial word completions from postings] \(compared) answers compared")
@@ -73,19 +64,38 @@ final class PartialWordCompletionsTests: XCTestCase {
         let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters(listSize: 2, heavyThreshold: 4))
         var reference = ReferenceIndex(entries: entries)
         let before = SuggestContext.nearerEntriesSkippedByForward.load(ordering: .relaxed)
-        func check(_ phase: String) {
-            for text in ["grab", "grob", "crab", "grabo", "gram"] {
-                for completions in [6, 12, 30] {
-                    let request = SuggestRequest(text: text, limits: SuggestLimits(entries: 5, categories: 0, completions: completions))
-                    XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request), "\(phase): \"\(text)\" \(completions)")
-                }
-            }
-        }
-        check("built")
-        try Self.update(fixture, &reference, entries: entries, near: near, exact: exact)
-        check("after updates")
+        try Self.compareBuiltAndUpdated(fixture, &reference, entries: entries, near: near, exact: exact,
+                                           texts: ["grab", "grob", "crab", "grabo", "gram"], completions: [6, 12, 30])
         XCTAssertGreaterThan(SuggestContext.nearerEntriesSkippedByForward.load(ordering: .relaxed), before + 100,
                              "nearer entries must be skipped through the forward index, the path under test")
+    }
+
+    /// More nearer entries than ``SuggestContext/nearerEntriesLimit``, but postings one edit away
+    /// many times more (``SuggestContext/postingsPerNearerEntry``): the region path reads the
+    /// entries anyway, best first, and stops once the words it chose rank before every entry left
+    /// (``SuggestContext/nearerEntriesLeftUnread``). Against the reference, fresh and after
+    /// updates and deletions.
+    func testManyNearerEntriesAreReadUntilTheChosenWordsRankBeforeTheRest() throws {
+        var rng = SeededGenerator(seed: 0x6AAB_0004)
+        let (near, exact, filler) = (Self.near, Self.exact, Self.filler)
+        var entries: [CatalogEntry] = []
+        for n in 0..<9_000 {
+            // One title in seven has a typo-free word (about 1,300 of them), most of those a word
+            // one edit away too; every other title has a word one edit away.
+            var words = [rng.pick(filler)]
+            if n % 7 == 0 { words.append(rng.pick(exact)) }
+            if n % 7 != 0 || rng.chance(0.6) { words.append(rng.pick(near) + (rng.chance(0.5) ? String(rng.int(0...30)) : "")) }
+            words.shuffle(using: &rng)
+            entries.append(CatalogEntry(id: "e\(n)", title: words.joined(separator: " "), categories: ["c\(n % 4)"],
+                                        weight: UInt64(rng.chance(0.2) ? 77 : rng.int(1...100_000))))
+        }
+        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters(listSize: 2, heavyThreshold: 4))
+        var reference = ReferenceIndex(entries: entries)
+        let before = SuggestContext.nearerEntriesLeftUnread.load(ordering: .relaxed)
+        try Self.compareBuiltAndUpdated(fixture, &reference, entries: entries, near: near, exact: exact,
+                                           texts: ["grab", "grabo"], completions: [6, 12, 30])
+        XCTAssertGreaterThan(SuggestContext.nearerEntriesLeftUnread.load(ordering: .relaxed), before + 4,
+                             "the nearer entries' reading must stop early, the path under test")
     }
 
     /// Words at distance 0 with more postings than ``SuggestContext/forwardLevelPostings``: a
@@ -112,19 +122,32 @@ final class PartialWordCompletionsTests: XCTestCase {
         let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters(listSize: 2, heavyThreshold: 4))
         var reference = ReferenceIndex(entries: entries)
         let before = SuggestContext.levelTestsByForward.load(ordering: .relaxed)
-        func check(_ phase: String) {
-            for text in ["grab", "drab", "grob"] {
-                for completions in [8, 20] {
+        try Self.compareBuiltAndUpdated(fixture, &reference, entries: entries, near: near + ["drab"], exact: exact,
+                                           texts: ["grab", "drab", "grob"], completions: [8, 20])
+        XCTAssertGreaterThan(SuggestContext.levelTestsByForward.load(ordering: .relaxed), before,
+                             "documents must be tested through the forward index, the path under test")
+    }
+
+    /// Compares each of `texts` with each number of `completions` against the reference, built and
+    /// then after ``update(_:_:entries:near:exact:)``; returns how many answers were compared.
+    @discardableResult
+    private static func compareBuiltAndUpdated(_ fixture: ExactnessTests.ShardFixture, _ reference: inout ReferenceIndex,
+                                               entries: [CatalogEntry], near: [String], exact: [String],
+                                               texts: [String], completions: [Int]) throws -> Int {
+        var compared = 0
+        func check(_ phase: String, _ reference: ReferenceIndex) {
+            for text in texts {
+                for completions in completions {
                     let request = SuggestRequest(text: text, limits: SuggestLimits(entries: 5, categories: 0, completions: completions))
                     XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request), "\(phase): \"\(text)\" \(completions)")
+                    compared += 1
                 }
             }
         }
-        check("built")
-        try Self.update(fixture, &reference, entries: entries, near: near + ["drab"], exact: exact)
-        check("after updates")
-        XCTAssertGreaterThan(SuggestContext.levelTestsByForward.load(ordering: .relaxed), before,
-                             "documents must be tested through the forward index, the path under test")
+        check("built", reference)
+        try update(fixture, &reference, entries: entries, near: near, exact: exact)
+        check("after updates", reference)
+        return compared
     }
 
     /// Delta documents with both kinds of words, and the best typo-free documents deleted.

@@ -143,6 +143,30 @@ extension Generation {
         return low
     }
 
+    /// About how many base name postings `regions` (a walk's, in byte order) hold, for choosing
+    /// between two exact ways of reading them: a subtree with a heavy trie node counts as the
+    /// node's `postings`, a light one (no node) as ``TrieParameters/heavyThreshold``, the most it
+    /// can hold, and a single term as its list's. At most an upper bound, so a caller that reads
+    /// postings when they are few errs towards its other way. One seek a region; the sum stops
+    /// once past `limit`.
+    func namePostingsBound(of regions: [TermRegion], stoppingAfter limit: Int, in txn: borrowing ReadTransaction) throws -> Int {
+        var total = 0
+        try txn.withCursor(schema.trie) { trie in
+            for region in regions where total <= limit {
+                if region.isSubtree {
+                    if let value = try trie.seek(region.prefix)?.value {
+                        total += try HeavyNode.postings(decoding: value)
+                    } else {
+                        total += parameters.heavyThreshold
+                    }
+                } else if let value = try txn.get(schema.terms, region.prefix) {
+                    total += try PostingListView(value).nameCount
+                }
+            }
+        }
+        return total
+    }
+
     /// The base name postings of the regions of a typo'd partial word's walk that have a heavy
     /// trie node (a lower bound of all its words' postings, found without listing a word), and
     /// those regions' prefixes in byte order; the sum stops once past `limit`.
