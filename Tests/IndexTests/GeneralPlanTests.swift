@@ -297,18 +297,12 @@ final class GeneralPlanTests: XCTestCase {
     func testAPartialWordNarrowsADenseCommonWordThroughItsBitmap() throws {
         var rng = SeededGenerator(seed: 20261210)
         let rare = ["sadru", "saplo", "sarkin", "sauvel", "saxo", "sarkinet"]
-        var entries: [CatalogEntry] = []
-        for n in 0..<6000 {
+        let entries = Self.entriesAfterAFiller(6000, &rng) { rng, _ in
             // "thom", one edit from "thou": with typos, the first pass holds fewer candidates
             // than the filtered list, and the narrowing must keep to the pass.
             var words = [rng.chance(0.9) ? (rng.chance(0.85) ? "thou" : "thom") : "camakee"]
             if rng.chance(0.03) { words.append(rare.randomElement(using: &rng)!) }
-            words.shuffle(using: &rng)
-            // A filler word first: no title starts with the text, so the entries do not settle
-            // from the titles read up front, and the walk reaches its probe.
-            let title = ([Self.filler.randomElement(using: &rng)!] + words).joined(separator: " ")
-            entries.append(CatalogEntry(id: "n\(n)", title: title, categories: ["c\(n % 4)"],
-                                        weight: UInt64(rng.chance(0.2) ? 50 : Int.random(in: 1...100_000, using: &rng))))
+            return words
         }
         let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters())
         var reference = ReferenceIndex(entries: entries)
@@ -326,12 +320,37 @@ final class GeneralPlanTests: XCTestCase {
             XCTAssertGreaterThan(typoNarrowed, 0, "\(phase): the typo'd words' bitmap path is what is tested")
         }
         check("built")
-        let updates = (0..<60).map { n in
-            CatalogEntry(id: "u\(n)", title: Self.filler[n % Self.filler.count] + (n % 3 == 0 ? " camakee " : " thou ") + rare[n % rare.count],
-                         categories: ["c\(n % 4)"], weight: UInt64(n % 2 == 0 ? 200_000 + n : 60 + n))
+        try Self.updateBehindCommonWords(fixture, &reference, entries: entries, words: rare, deletingWith: " sa")
+        check("after updates")
+    }
+
+    /// ``TermBitmaps``: a typo'd partial word behind a common complete word is narrowed through
+    /// the bitmaps of its words' postings, and "stoucri", in half the titles, has its bitmap kept
+    /// per snapshot, so the keystrokes after the first OR it in. Compared with the reference (typos
+    /// on and off, with a token), then again once delta documents with the common word are added
+    /// and base ones with it deleted: a new snapshot, whose bitmap is built again.
+    func testACommonWordsPostingsAreKeptAsABitmapForTheNarrowing() throws {
+        let near = ["stoucri", "stuocra", "stoucaz", "steucri", "stoumri"]
+        var rng = SeededGenerator(seed: 20261207)
+        let entries = Self.entriesAfterAFiller(9000, &rng) { rng, n in
+            var words = [rng.chance(0.85) ? "thou" : "camakee"]
+            // "stoucri" in half the titles: 4,500 postings, enough to be kept.
+            if n % 2 == 0 { words.append("stoucri") } else if rng.chance(0.1) { words.append(rng.pick(near)) }
+            return words
         }
-        try Self.update(fixture, &reference, upserting: updates,
-                        deleting: entries.filter { $0.title.contains("thou") && $0.title.contains(" sa") }.prefix(40).map(\.id))
+        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters())
+        var reference = ReferenceIndex(entries: entries)
+        let texts = ["thou stouc", "thou stoucr", "thou stoucri", "thou stuocr", "thou steucr", "camakee stoucr"]
+        func check(_ phase: String) {
+            let hits = fixture.shard.cacheStatistics().first { $0.name == "term_bitmaps" }?.statistics.hits ?? 0
+            Self.compare(fixture, reference, texts: texts, tokens: [[], [SearchToken.category("c1")]],
+                         limits: [SuggestLimits(entries: 10, categories: 3, completions: 5)], phase: phase,
+                         counting: SuggestContext.typoNarrowingsByBitmap, moreThan: 4, "typo'd words' bitmaps")
+            let kept = (fixture.shard.cacheStatistics().first { $0.name == "term_bitmaps" }?.statistics.hits ?? 0) - hits
+            XCTAssertGreaterThan(kept, 4, "\(phase): the common word's kept bitmap is what is tested")
+        }
+        check("built")
+        try Self.updateBehindCommonWords(fixture, &reference, entries: entries, words: near, deletingWith: "stoucri")
         check("after updates")
     }
 
@@ -662,6 +681,32 @@ final class GeneralPlanTests: XCTestCase {
             }
         }
         XCTAssertGreaterThan(SuggestContext.deltaCompletionWalks.load(ordering: .relaxed), before, "the delta's prefix list was walked")
+    }
+
+    /// `count` entries, each titled by a filler word and then `words` of it in a random order, in
+    /// four categories, a fifth of them of one weight. The filler first: no title starts with the
+    /// text, so the entries do not settle from the titles read up front, and the walk reaches its probe.
+    static func entriesAfterAFiller(_ count: Int, _ rng: inout SeededGenerator,
+                                    words: (inout SeededGenerator, Int) -> [String]) -> [CatalogEntry] {
+        (0..<count).map { n in
+            var chosen = words(&rng, n)
+            chosen.shuffle(using: &rng)
+            let title = ([Self.filler.randomElement(using: &rng)!] + chosen).joined(separator: " ")
+            return CatalogEntry(id: "n\(n)", title: title, categories: ["c\(n % 4)"],
+                                weight: UInt64(rng.chance(0.2) ? 50 : Int.random(in: 1...100_000, using: &rng)))
+        }
+    }
+
+    /// Upserts 60 entries, each with a filler word, "camakee" or "thou", and one of `words` (half of
+    /// them heavier than any base entry), and deletes 40 base entries with both "thou" and `part`.
+    static func updateBehindCommonWords(_ fixture: ExactnessTests.ShardFixture, _ reference: inout ReferenceIndex,
+                                        entries: [CatalogEntry], words: [String], deletingWith part: String) throws {
+        let updates = (0..<60).map { n in
+            CatalogEntry(id: "u\(n)", title: Self.filler[n % Self.filler.count] + (n % 3 == 0 ? " camakee " : " thou ") + words[n % words.count],
+                         categories: ["c\(n % 4)"], weight: UInt64(n % 2 == 0 ? 200_000 + n : 60 + n))
+        }
+        try update(fixture, &reference, upserting: updates,
+                   deleting: entries.filter { $0.title.contains("thou") && $0.title.contains(part) }.prefix(40).map(\.id))
     }
 
     static func update(_ fixture: ExactnessTests.ShardFixture, _ reference: inout ReferenceIndex,

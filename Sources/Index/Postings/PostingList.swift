@@ -103,6 +103,9 @@ struct PostingCursor {
         try advance()
     }
 
+    /// Postings after the current one.
+    var left: Int { remaining }
+
     mutating func advance() throws(IndexError) {
         guard remaining > 0 else { current = nil; return }
         remaining -= 1

@@ -63,22 +63,29 @@ struct DocumentBitmap: Sendable {
     }
 
     /// The numbers in both, ascending: an AND per word both have, then a step per number found,
-    /// O(n / 64 + result).
+    /// O(n / 64 + result). Counted first (``intersectionCount(_:)``, an AND and a population
+    /// count a word), then written into an array of exactly that size: appending each number
+    /// checked the array's capacity and uniqueness every time, a fifth of "thou stouc" on the
+    /// synthetic 1M catalog (two results of 12,000 numbers).
     func intersection(_ other: DocumentBitmap) -> [UInt32] {
         let length = min(words.count, other.words.count)
-        var result: [UInt32] = []
-        words.withUnsafeBufferPointer { a in
+        let count = intersectionCount(other)
+        return words.withUnsafeBufferPointer { a in
             other.words.withUnsafeBufferPointer { b in
-                for index in 0..<length {
-                    var set = a[index] & b[index]
-                    while set != 0 {
-                        result.append(UInt32(truncatingIfNeeded: index << 6 | set.trailingZeroBitCount))
-                        set &= set - 1
+                [UInt32](unsafeUninitializedCapacity: count) { result, initialized in
+                    var at = 0
+                    for index in 0..<length {
+                        var set = a[index] & b[index]
+                        while set != 0 {
+                            result[at] = UInt32(truncatingIfNeeded: index << 6 | set.trailingZeroBitCount)
+                            at += 1
+                            set &= set - 1
+                        }
                     }
+                    initialized = at
                 }
             }
         }
-        return result
     }
 
     /// Adds every number of `other` that is below ``span``: an OR per word.

@@ -54,7 +54,7 @@ extension Generation {
     /// them all (the general plan then drops the list: no candidate misses it).
     func candidates(_ candidates: [UInt32], withNameTerms terms: some Sequence<some StorageKey>, in txn: borrowing ReadTransaction) throws -> [UInt32] {
         try Self.hitting(candidates) { base, delta in
-            try forEachNamePosting(of: terms, in: txn, base: base, delta: delta)
+            try forEachNamePosting(of: terms, in: txn, base: { _, postings in try base(&postings) }, delta: delta)
         }
     }
 
@@ -94,9 +94,7 @@ extension Generation {
     /// the whole list ("thou stouc" on the synthetic 1M catalog: the words within one edit of
     /// "stouc" against the documents with "thou").
     func documents(withNameTerms terms: some Sequence<some StorageKey>, among members: DocumentBitmap, in txn: borrowing ReadTransaction) throws -> [UInt32] {
-        try Self.marking(among: members) { base, delta in
-            try forEachNamePosting(of: terms, in: txn, base: base, delta: delta)
-        }
+        try markedNamePostings(of: terms, spanning: members.span, in: txn).intersection(members)
     }
 
     /// The documents of `members` that have a name word among a typo'd partial word's `matches`,
@@ -110,12 +108,8 @@ extension Generation {
                    in txn: borrowing ReadTransaction) throws -> (any: [UInt32], exact: [UInt32]) {
         let atZero = matches.indices(atDistance: 0).lazy.map { matches.term(at: $0) }
         let farther = matches.indices.lazy.filter { matches.distance(at: $0) != 0 }.map { matches.term(at: $0) }
-        let exact = try Self.marked(spanning: members.span) { base, delta in
-            try forEachNamePosting(of: atZero, in: txn, base: base, delta: delta)
-        }
-        var any = try Self.marked(spanning: members.span) { base, delta in
-            try forEachNamePosting(of: farther, in: txn, base: base, delta: delta)
-        }
+        let exact = try markedNamePostings(of: atZero, spanning: members.span, in: txn)
+        var any = try markedNamePostings(of: farther, spanning: members.span, in: txn)
         any.formUnion(exact)
         return (any.intersection(members), exact.intersection(members))
     }
@@ -136,6 +130,36 @@ extension Generation {
             try hits.insert(&postings)
             return true
         }, { doc in
+            if doc < end { hits.insert(doc) }
+        })
+        return hits
+    }
+
+    /// The name postings (base and delta) of `terms` below `span`, as a bitmap. A word with many
+    /// base postings (``TermBitmaps/worthKeeping(postings:base:)``) ORs in its base postings'
+    /// bitmap, kept per read snapshot (``termBitmaps``), instead of decoding them: the keystrokes
+    /// of a typo'd word after a complete one narrow by the same common words again and again
+    /// ("thou stouc", "thou stoucr", … on the synthetic 1M catalog each set the 138,720 postings of
+    /// "stoucriagou"). Either way the same bits are set.
+    private func markedNamePostings(of terms: some Sequence<some StorageKey>, spanning span: Int,
+                                    in txn: borrowing ReadTransaction) throws -> DocumentBitmap {
+        var hits = DocumentBitmap(spanning: span)
+        let end = UInt32(clamping: hits.span)
+        let base = Int(baseCount)
+        try forEachNamePosting(of: terms, in: txn, base: { term, postings in
+            guard TermBitmaps.worthKeeping(postings: postings.left + 1, base: base) else {
+                try hits.insert(&postings)
+                return true
+            }
+            let key = TermBitmaps.Key(snapshot: txn.snapshotID, term: term.withStorageBytes { Array($0) })
+            var all = postings
+            hits.formUnion(try termBitmaps.value(key) {
+                var bitmap = DocumentBitmap(spanning: base)
+                try bitmap.insert(&all)
+                return bitmap
+            })
+            return true
+        }, delta: { doc in
             if doc < end { hits.insert(doc) }
         })
         return hits
@@ -173,8 +197,8 @@ extension Generation {
 
     /// Hands each word of `terms`' posting list to `base` (in place; false stops) and its delta
     /// name postings to `delta`, word by word.
-    private func forEachNamePosting(of terms: some Sequence<some StorageKey>, in txn: borrowing ReadTransaction,
-                                    base: (inout PostingCursor) throws -> Bool, delta: (UInt32) -> Void) throws {
+    private func forEachNamePosting<Term: StorageKey>(of terms: some Sequence<Term>, in txn: borrowing ReadTransaction,
+                                                      base: (Term, inout PostingCursor) throws -> Bool, delta: (UInt32) -> Void) throws {
         let hasDelta = try txn.count(schema.deltaTerms) > 0
         var docs: [UInt32] = []
         try txn.withCursor(schema.terms) { cursor in
@@ -183,7 +207,7 @@ extension Generation {
                 // stands on without descending the tree again, and neighbouring words share pages.
                 if let value = try cursor.seek(term)?.value {
                     var postings = try PostingCursor(value)
-                    guard try base(&postings) else { return }
+                    guard try base(term, &postings) else { return }
                 }
                 guard hasDelta else { continue }
                 docs.removeAll(keepingCapacity: true)

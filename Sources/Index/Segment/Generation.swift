@@ -46,6 +46,9 @@ final class Generation: Sendable {
     /// The documents passing a query's complete words and tokens, by read snapshot (see ``FilterCache``).
     /// Sized by the base (``FilterCache/make(documents:)``): set when the generation opens.
     let filtered: StripedCache<FilterCache.Key, FilterCache.Value>
+    /// Common words' base name postings as bitmaps, by read snapshot (see ``TermBitmaps``). Sized
+    /// by the base: set when the generation opens.
+    let termBitmaps: StripedCache<TermBitmaps.Key, DocumentBitmap>
     /// Bitmaps of long filtered lists, by read snapshot (see ``FilterCache/makeBitmaps()``).
     let filteredBitmaps: StripedCache<FilterCache.Key, DocumentBitmap> = FilterCache.makeBitmaps()
     /// Category counts of filtered documents, by read snapshot (see ``FilterCache/CategoryCountKey``).
@@ -97,6 +100,7 @@ final class Generation: Sendable {
         }
         (baseCount, parameters, filterable, rootFanout) = facts
         filtered = FilterCache.make(documents: Int(facts.0))
+        termBitmaps = TermBitmaps.make(documents: Int(facts.0))
     }
 }
 
@@ -115,7 +119,8 @@ extension Generation {
          ("category_matches", categoryMatches.statistics(), true),
          ("filtered", filtered.statistics(), true),
          ("filtered_category_counts", filteredCategoryCounts.statistics(), false),
-         ("filtered_bitmaps", filteredBitmaps.statistics(), true)]
+         ("filtered_bitmaps", filteredBitmaps.statistics(), true),
+         ("term_bitmaps", termBitmaps.statistics(), true)]
     }
 }
 
