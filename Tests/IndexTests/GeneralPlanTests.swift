@@ -338,20 +338,48 @@ final class GeneralPlanTests: XCTestCase {
             if n % 2 == 0 { words.append("stoucri") } else if rng.chance(0.1) { words.append(rng.pick(near)) }
             return words
         }
+        try Self.compareKeepingBitmaps(entries, texts: ["thou stouc", "thou stoucr", "thou stoucri", "thou stuocr", "thou steucr", "camakee stoucr"],
+                                       updating: near, deletingWith: "stoucri", counting: SuggestContext.typoNarrowingsByBitmap,
+                                       moreThan: 4, "typo'd words' bitmaps", hitsMoreThan: 4)
+    }
+
+    /// ``TermBitmaps`` for a prefix: a typo-free partial word behind a common complete word, few of
+    /// whose documents have a word under it, is narrowed through the bitmap of every document with
+    /// such a word, and "stou", under which a fifth of the titles have a word, has its bitmap kept per
+    /// snapshot. Compared with the reference, then again after updates (delta documents under the
+    /// prefix, base ones deleted: a new snapshot).
+    func testACommonPrefixsDocumentsAreKeptAsABitmapForTheNarrowing() throws {
+        let near = ["stoucri", "stuocra", "stoucaz", "stoumri"]
+        var rng = SeededGenerator(seed: 20261209)
+        // 4,200 titles with "stoucri", enough to be kept, and a candidate list ("thou") more than
+        // three times as long as the prefix's postings, so that the walk narrows it rather than
+        // testing candidates through the forward index (``SuggestContext/forwardTestsPerPosting``);
+        // few candidates match, so the walk's probe finds none and expects to read on.
+        let entries = Self.entriesAfterAFiller(21_000, &rng) { rng, n in
+            n % 5 == 0 ? ["camakee", "stoucri"] : ["thou"] + (rng.chance(0.003) ? [rng.pick(near)] : [])
+        }
+        try Self.compareKeepingBitmaps(entries, texts: ["thou stou", "thou stouc", "thou stoum"], updating: near, deletingWith: "stou",
+                                       counting: SuggestContext.prefixNarrowingsByBitmap, moreThan: 1, "a prefix's bitmap", hitsMoreThan: 0)
+    }
+
+    /// A shard of `entries` compared with the reference
+    /// (``compare(_:_:texts:tokens:limits:phase:counting:moreThan:_:)``, with and without a
+    /// token), built and then after ``updateBehindCommonWords(_:_:entries:words:deletingWith:)``,
+    /// each time with a check that the shard's kept bitmaps (``TermBitmaps``) answered more than
+    /// `hitsMoreThan` look-ups meanwhile.
+    static func compareKeepingBitmaps(_ entries: [CatalogEntry], texts: [String], updating words: [String], deletingWith part: String,
+                                      counting counter: borrowing Atomic<Int>, moreThan least: Int, _ path: String,
+                                      hitsMoreThan hitsLeast: UInt64) throws {
         let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters())
         var reference = ReferenceIndex(entries: entries)
-        let texts = ["thou stouc", "thou stoucr", "thou stoucri", "thou stuocr", "thou steucr", "camakee stoucr"]
-        func check(_ phase: String) {
-            let hits = fixture.shard.cacheStatistics().first { $0.name == "term_bitmaps" }?.statistics.hits ?? 0
-            Self.compare(fixture, reference, texts: texts, tokens: [[], [SearchToken.category("c1")]],
-                         limits: [SuggestLimits(entries: 10, categories: 3, completions: 5)], phase: phase,
-                         counting: SuggestContext.typoNarrowingsByBitmap, moreThan: 4, "typo'd words' bitmaps")
-            let kept = (fixture.shard.cacheStatistics().first { $0.name == "term_bitmaps" }?.statistics.hits ?? 0) - hits
-            XCTAssertGreaterThan(kept, 4, "\(phase): the common word's kept bitmap is what is tested")
+        func hits() -> UInt64 { fixture.shard.cacheStatistics().first { $0.name == "term_bitmaps" }?.statistics.hits ?? 0 }
+        for phase in ["built", "after updates"] {
+            if phase != "built" { try updateBehindCommonWords(fixture, &reference, entries: entries, words: words, deletingWith: part) }
+            let before = hits()
+            compare(fixture, reference, texts: texts, tokens: [[], [SearchToken.category("c1")]],
+                    limits: [SuggestLimits(entries: 10, categories: 3, completions: 5)], phase: phase, counting: counter, moreThan: least, path)
+            XCTAssertGreaterThan(hits() - before, hitsLeast, "\(phase): the kept bitmaps are what is tested")
         }
-        check("built")
-        try Self.updateBehindCommonWords(fixture, &reference, entries: entries, words: near, deletingWith: "stoucri")
-        check("after updates")
     }
 
     /// Completions of a typo'd partial word with hundreds of words within its budget, behind a

@@ -80,11 +80,35 @@ extension Generation {
     /// n, where galloping into a dense list costs O(postings × log(candidates / postings)) of
     /// unpredictable branches: "Camakee sa" on the synthetic 1M catalog narrows the half a million
     /// documents with "camakee" by the 60,000 postings under "sa".
+    ///
+    /// A prefix with many postings (``TermBitmaps/worthKeeping(postings:base:)``, counted by its
+    /// heavy trie node) has its bitmap, base and delta, kept per read snapshot: short prefixes come
+    /// back on every keystroke of every session ("Camakee sa", "thou sa", "sa" after any word).
     func documents(withNameTermPrefix prefix: [UInt8], among members: DocumentBitmap,
                    in txn: borrowing ReadTransaction) throws -> [UInt32] {
-        try Self.marking(among: members) { base, delta in
-            try forEachNamePosting(withPrefix: prefix, in: txn, base: base, delta: delta)
+        let subtree = TermRegion(prefix: prefix, distance: 0, isSubtree: true)
+        let base = Int(baseCount)
+        guard TermBitmaps.worthKeeping(postings: try namePostingsBound(of: [subtree], stoppingAfter: .max, in: txn), base: base) else {
+            return try Self.marking(among: members) { base, delta in
+                try forEachNamePosting(withPrefix: prefix, in: txn, base: base, delta: delta)
+            }
         }
+        let key = TermBitmaps.Key(snapshot: txn.snapshotID, term: prefix, isPrefix: true)
+        return try termBitmaps.value(key) {
+            var delta: [UInt32] = []
+            try forEachDeltaNamePosting(withPrefix: prefix, in: txn) { delta.append($0) }
+            var hits = DocumentBitmap(spanning: max(base, Int(delta.max() ?? 0) + 1))
+            try txn.withCursor(schema.terms) { cursor in
+                var entry = try cursor.seek(atLeast: prefix)
+                while let (key, value) = entry, key.hasPrefix(prefix) {
+                    var postings = try PostingCursor(value)
+                    try hits.insert(&postings)
+                    entry = try cursor.nextKey()
+                }
+            }
+            for doc in delta { hits.insert(doc) }
+            return hits
+        }.intersection(members)
     }
 
     /// The documents of `members` (a filtered list's bitmap) that have a name word among `terms`
@@ -151,7 +175,7 @@ extension Generation {
                 try hits.insert(&postings)
                 return true
             }
-            let key = TermBitmaps.Key(snapshot: txn.snapshotID, term: term.withStorageBytes { Array($0) })
+            let key = TermBitmaps.Key(snapshot: txn.snapshotID, term: term.withStorageBytes { Array($0) }, isPrefix: false)
             var all = postings
             hits.formUnion(try termBitmaps.value(key) {
                 var bitmap = DocumentBitmap(spanning: base)
