@@ -98,6 +98,31 @@ final class PartialWordCompletionsTests: XCTestCase {
                              "the nearer entries' reading must stop early, the path under test")
     }
 
+    /// The fallback's distance-0 word common enough to have its bitmap kept (``TermBitmaps``):
+    /// farther words' postings are tested against that bitmap, not through the forward index.
+    /// Against the reference, fresh and after updates and deletions (a new snapshot).
+    func testLevelZeroIsTheKeptBitmapOfACommonWord() throws {
+        var rng = SeededGenerator(seed: 0x6AAB_0005)
+        let entries = (0..<9_000).map { n in
+            // "grab" in half the titles (4,500 postings, kept); a word one edit away in every title.
+            var words = [rng.pick(Self.near) + String(rng.int(0...40)), rng.pick(Self.filler)]
+            if n % 2 == 0 { words.append("grab") }
+            words.shuffle(using: &rng)
+            return CatalogEntry(id: "e\(n)", title: words.joined(separator: " "), categories: ["c\(n % 4)"],
+                                weight: UInt64(rng.chance(0.2) ? 77 : rng.int(1...100_000)))
+        }
+        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters(listSize: 2, heavyThreshold: 4))
+        var reference = ReferenceIndex(entries: entries)
+        let fromPostings = PartialWordPlan.completionsFromPostings.load(ordering: .relaxed)
+        let hits = { fixture.shard.cacheStatistics().first { $0.name == "term_bitmaps" }?.statistics.hits ?? 0 }
+        let hitsBefore = hits()
+        try Self.compareBuiltAndUpdated(fixture, &reference, entries: entries, near: Self.near, exact: ["grab"],
+                                        texts: ["grab", "grabo"], completions: [6, 12, 30])
+        XCTAssertGreaterThan(PartialWordPlan.completionsFromPostings.load(ordering: .relaxed), fromPostings + 2,
+                             "the completions must come from postings, the path under test")
+        XCTAssertGreaterThan(hits(), hitsBefore + 2, "the distance-0 word's kept bitmap is what is tested")
+    }
+
     /// Words at distance 0 with more postings than ``SuggestContext/forwardLevelPostings``: a
     /// farther word's postings are tested for one through the forward index, until the tests cost
     /// what a bitmap of them would ("drab" is in no title with a "grab…" word, so its postings use

@@ -175,18 +175,24 @@ extension Generation {
                 try hits.insert(&postings)
                 return true
             }
-            let key = TermBitmaps.Key(snapshot: txn.snapshotID, term: term.withStorageBytes { Array($0) }, isPrefix: false)
-            var all = postings
-            hits.formUnion(try termBitmaps.value(key) {
-                var bitmap = DocumentBitmap(spanning: base)
-                try bitmap.insert(&all)
-                return bitmap
-            })
+            hits.formUnion(try keptNameBitmap(of: term, postings, in: txn))
             return true
         }, delta: { doc in
             if doc < end { hits.insert(doc) }
         })
         return hits
+    }
+
+    /// The base name postings of `term` (`postings`, from its first) as a bitmap spanning the base,
+    /// kept per read snapshot (``TermBitmaps``: for words it says are worth keeping).
+    func keptNameBitmap(of term: some StorageKey, _ postings: PostingCursor, in txn: borrowing ReadTransaction) throws -> DocumentBitmap {
+        let key = TermBitmaps.Key(snapshot: txn.snapshotID, term: term.withStorageBytes { Array($0) }, isPrefix: false)
+        return try termBitmaps.value(key) {
+            var all = postings
+            var bitmap = DocumentBitmap(spanning: Int(baseCount))
+            try bitmap.insert(&all)
+            return bitmap
+        }
     }
 
     /// Hands each posting list of a name word under `prefix` to `base` (in place, read from the

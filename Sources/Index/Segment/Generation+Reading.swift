@@ -580,15 +580,33 @@ extension Generation {
     /// against a union of many terms (a lone partial word's completions from postings test every
     /// base posting of the farther words against the nearer words' documents).
     func baseNameDocumentBitmap(of terms: some Sequence<some StorageKey>, in txn: borrowing ReadTransaction) throws -> DocumentBitmap {
-        var bitmap = DocumentBitmap(spanning: Int(baseCount))
+        let base = Int(baseCount)
+        var bitmap = DocumentBitmap(spanning: base)
         try txn.withCursor(schema.terms) { cursor in
             for term in terms {
                 guard let value = try cursor.seek(term)?.value else { continue }
                 var postings = try PostingCursor(value)
-                try bitmap.insert(&postings)
+                // A common word's bitmap is kept per snapshot (``TermBitmaps``): ORed, not decoded.
+                if TermBitmaps.worthKeeping(postings: postings.left + 1, base: base) {
+                    bitmap.formUnion(try keptNameBitmap(of: term, postings, in: txn))
+                } else {
+                    try bitmap.insert(&postings)
+                }
             }
         }
         return bitmap
+    }
+
+    /// The name postings of `terms` (base and delta, as ``postingCount(of:includeDescription:in:)``
+    /// counts them), and how many of them are of words whose bitmap is kept (``TermBitmaps``).
+    func postingCounts(of terms: some Sequence<some StorageKey>, in txn: borrowing ReadTransaction) throws -> (all: Int, kept: Int) {
+        var all = 0, kept = 0
+        for term in terms {
+            let count = try postingCount(of: CollectionOfOne(term), in: txn)
+            all += count
+            if TermBitmaps.worthKeeping(postings: count, base: Int(baseCount)) { kept += count }
+        }
+        return (all, kept)
     }
 
     /// The sorted, distinct documents of a set of terms (base and delta).
