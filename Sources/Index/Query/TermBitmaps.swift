@@ -3,7 +3,7 @@ import Caching
 /// The base name postings of common words, and the documents with a name word under a common
 /// prefix, as bitmaps kept per read snapshot (``Generation/termBitmaps``), for the narrowing of a
 /// partial word's candidates by its words (``Generation/documents(withNameTerms:among:in:)``,
-/// typo'd) or by its prefix (``Generation/documents(withNameTermPrefix:among:in:)``, typo-free:
+/// typo'd) or by its prefix (``Generation/documents(withNameTermPrefix:postings:among:in:)``, typo-free:
 /// "Camakee sa" set the 23,417 postings under "sa" on every keystroke, three quarters of it).
 ///
 /// Why: a typo'd word after a complete one is narrowed, on every keystroke, by the postings of

@@ -81,33 +81,24 @@ extension Generation {
     /// unpredictable branches: "Camakee sa" on the synthetic 1M catalog narrows the half a million
     /// documents with "camakee" by the 60,000 postings under "sa".
     ///
-    /// A prefix with many postings (``TermBitmaps/worthKeeping(postings:base:)``, counted by its
-    /// heavy trie node) has its bitmap, base and delta, kept per read snapshot: short prefixes come
-    /// back on every keystroke of every session ("Camakee sa", "thou sa", "sa" after any word).
-    func documents(withNameTermPrefix prefix: [UInt8], among members: DocumentBitmap,
+    /// A prefix with many postings (`postings`, its heavy trie node's count, which the caller has
+    /// read; ``TermBitmaps/worthKeeping(postings:base:)``) has its bitmap, base and delta, kept per
+    /// read snapshot: short prefixes come back on every keystroke of every session ("Camakee sa",
+    /// "thou sa", "sa" after any word).
+    func documents(withNameTermPrefix prefix: [UInt8], postings: Int, among members: DocumentBitmap,
                    in txn: borrowing ReadTransaction) throws -> [UInt32] {
-        let subtree = TermRegion(prefix: prefix, distance: 0, isSubtree: true)
-        let base = Int(baseCount)
-        guard TermBitmaps.worthKeeping(postings: try namePostingsBound(of: [subtree], stoppingAfter: .max, in: txn), base: base) else {
-            return try Self.marking(among: members) { base, delta in
-                try forEachNamePosting(withPrefix: prefix, in: txn, base: base, delta: delta)
-            }
+        func walk(_ base: (inout PostingCursor) throws -> Bool, _ delta: (UInt32) -> Void) throws {
+            try forEachNamePosting(withPrefix: prefix, in: txn, base: base, delta: delta)
+        }
+        guard TermBitmaps.worthKeeping(postings: postings, base: Int(baseCount)) else {
+            return try Self.marking(among: members, walk)
         }
         let key = TermBitmaps.Key(snapshot: txn.snapshotID, term: prefix, isPrefix: true)
         return try termBitmaps.value(key) {
-            var delta: [UInt32] = []
-            try forEachDeltaNamePosting(withPrefix: prefix, in: txn) { delta.append($0) }
-            var hits = DocumentBitmap(spanning: max(base, Int(delta.max() ?? 0) + 1))
-            try txn.withCursor(schema.terms) { cursor in
-                var entry = try cursor.seek(atLeast: prefix)
-                while let (key, value) = entry, key.hasPrefix(prefix) {
-                    var postings = try PostingCursor(value)
-                    try hits.insert(&postings)
-                    entry = try cursor.nextKey()
-                }
-            }
-            for doc in delta { hits.insert(doc) }
-            return hits
+            // Spanning every delta document too: the bitmap serves any members.
+            var last: UInt32 = 0
+            try forEachDeltaNamePosting(withPrefix: prefix, in: txn) { last = max(last, $0) }
+            return try Self.marked(spanning: max(Int(baseCount), Int(last) + 1), walk)
         }.intersection(members)
     }
 

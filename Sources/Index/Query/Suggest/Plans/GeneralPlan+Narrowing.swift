@@ -44,7 +44,7 @@ extension SuggestContext {
     /// Few postings are galloped into the candidates
     /// (``Generation/candidates(_:withNameTermPrefix:in:)``). Many, against a dense filtered list,
     /// are set in a bitmap and ANDed with the list's own, kept per read snapshot
-    /// (``Generation/documents(withNameTermPrefix:among:in:)``), then intersected with the
+    /// (``Generation/documents(withNameTermPrefix:postings:among:in:)``), then intersected with the
     /// candidates when they are fewer than the filtered documents.
     ///
     /// With `forwardTests`, the walk tests a candidate for the prefix through the forward index
@@ -60,7 +60,7 @@ extension SuggestContext {
         if let node, DocumentBitmap.pays(for: filtered), node.postings >= Int(filtered.last!) / Self.postingsPerBitmapWord {
             Self.prefixNarrowingsByBitmap.add(1, ordering: .relaxed)
             let members = generation.filteredBitmaps.value(narrowing.filter) { DocumentBitmap(filtered) }
-            let hits = try generation.documents(withNameTermPrefix: narrowing.prefix, among: members, in: txn)
+            let hits = try generation.documents(withNameTermPrefix: narrowing.prefix, postings: node.postings, among: members, in: txn)
             return candidates.count == filtered.count ? hits : intersect(hits, candidates)
         }
         return try generation.candidates(candidates, withNameTermPrefix: narrowing.prefix, in: txn)
