@@ -52,6 +52,24 @@ public struct Analyzer: Sendable {
         return terms
     }
 
+    /// Appends each term of `text` to `bytes` as its UTF-8 followed by a space (no term has one),
+    /// as long as `keep` says so: `keep` is asked about each term once it is appended, with
+    /// `bytes` so far, the term's place in it (without the space) and its UTF-16 range in
+    /// `text`; a term it turns down is removed again. The same terms as ``words(in:)``, without a
+    /// `String` per term.
+    ///
+    /// Complexity: O(n) in the length of `text`; allocates only as `bytes` grows.
+    ///
+    /// ```swift
+    /// var bytes: [UInt8] = []
+    /// Analyzer().appendTerms(of: "Café de Flore", to: &bytes) { _, _, _ in true }
+    /// // bytes: "cafe de flore " in UTF-8
+    /// ```
+    public func appendTerms(of text: String, to bytes: inout [UInt8],
+                            keep: (_ bytes: UnsafeRawBufferPointer, _ term: Range<Int>, _ utf16Range: Range<Int>) -> Bool) {
+        _ = WordSplitter.appendTerms(text, to: &bytes, keep: keep)
+    }
+
     /// A capacity guess that makes the result array allocate once for typical titles instead
     /// of growing 1 → 2 → 4 → 8; capped so that a long text does not reserve a huge array.
     @inline(__always)

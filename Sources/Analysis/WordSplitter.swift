@@ -15,6 +15,9 @@ import CUTF8Proc
 /// kept open only so that marks following it extend its range; the next word character
 /// closes it.
 struct WordSplitter: ~Copyable {
+    /// A term handed out as scalars: the first `length` of the buffer, and its UTF-16 range.
+    typealias ScalarEmit = (UnsafePointer<Int32>, Int, Range<Int>) -> Void
+
     /// Raw mapped scalars kept for one word. Recomposition shrinks a word by at most 3:1
     /// (Hangul L+V+T), so 6 × 32 raw scalars always yield more than 32 composed ones and
     /// truncation (rule 5) never sees the cut. Longer words keep extending their range but stop
@@ -50,6 +53,28 @@ struct WordSplitter: ~Copyable {
     /// followed by transparent scalars (marks, default-ignorables), but not by an apostrophe.
     /// Complexity: O(n) in the length of `text`.
     static func split(_ text: String, emit: (String, Range<Int>) -> Void) -> Bool {
+        splitScalars(text) { scalars, length, range in emit(makeTerm(scalars, length), range) }
+    }
+
+    /// Appends the UTF-8 of each term of `text`, followed by a space, to `bytes`, and asks `keep`
+    /// about it (`bytes` so far, the term's place in it without the space, its UTF-16 range in
+    /// `text`); a term not kept is removed again. Returns what ``split(_:emit:)`` returns.
+    ///
+    /// Why: the builder keeps an entry's words in one buffer. A `String` per word was an allocation
+    /// past 15 bytes, a retain and a release per use and a copy into that buffer later.
+    static func appendTerms(_ text: String, to bytes: inout [UInt8],
+                            keep: (UnsafeRawBufferPointer, Range<Int>, Range<Int>) -> Bool) -> Bool {
+        splitScalars(text) { scalars, length, range in
+            let start = bytes.count
+            appendUTF8(scalars, length, to: &bytes)
+            let kept = bytes.withUnsafeBytes { keep($0, start..<bytes.count, range) }
+            if kept { bytes.append(0x20) } else { bytes.removeSubrange(start...) }
+        }
+    }
+
+    /// The splitter behind both: `emit` gets each term as its first `length` scalars (NFC, rule 5
+    /// applied), valid during the call.
+    private static func splitScalars(_ text: String, emit: ScalarEmit) -> Bool {
         withUnsafeTemporaryAllocation(of: Int32.self,
                                       capacity: wordCapacity + ScalarMapping.capacity) { scratch in
             var splitter = WordSplitter(word: scratch.baseAddress!,
@@ -74,7 +99,7 @@ struct WordSplitter: ~Copyable {
     /// Decodes the (valid, because it came from a `String`) UTF-8 and feeds each scalar with
     /// its UTF-16 span to the state machine.
     private mutating func scan(_ bytes: UnsafeBufferPointer<UInt8>,
-                               emit: (String, Range<Int>) -> Void) {
+                               emit: ScalarEmit) {
         var index = 0
         var utf16 = 0
         let n = bytes.count
@@ -110,7 +135,7 @@ struct WordSplitter: ~Copyable {
 
     /// Rule 2 for one non-ASCII original scalar occupying UTF-16 offsets `from..<to`.
     private mutating func takeMapped(_ scalar: UInt32, from: Int, to: Int,
-                                     emit: (String, Range<Int>) -> Void) {
+                                     emit: ScalarEmit) {
         let count = ScalarMapping.map(scalar, into: mapping, capacity: ScalarMapping.capacity)
         if count == 0 {
             // A default-ignorable: invisible, so it must not split "co\u{AD}operate".
@@ -132,7 +157,7 @@ struct WordSplitter: ~Copyable {
 
     @inline(__always)
     private mutating func takeMappedValue(_ value: Int32, from: Int, to: Int,
-                                          emit: (String, Range<Int>) -> Void) {
+                                          emit: ScalarEmit) {
         if value < 0x80 {
             // E.g. fullwidth letters, ligatures, superscripts: folded ASCII after rule 2.
             let (role, folded) = ScalarMapping.asciiRole(UInt8(truncatingIfNeeded: value))
@@ -153,7 +178,7 @@ struct WordSplitter: ~Copyable {
     /// came from.
     @inline(__always)
     private mutating func take(_ role: ScalarRole, value: Int32, from: Int, to: Int,
-                               emit: (String, Range<Int>) -> Void) {
+                               emit: ScalarEmit) {
         switch role {
         case .word:
             if isOpen {
@@ -201,7 +226,7 @@ struct WordSplitter: ~Copyable {
     }
 
     /// Emits the open word, if any: canonical order, NFC, truncation (rules 2, 5, 6).
-    mutating func finish(emit: (String, Range<Int>) -> Void) {
+    mutating func finish(emit: ScalarEmit) {
         guard isOpen else { return }
         var length = count
         if needsReordering { reorder(length) }
@@ -211,7 +236,7 @@ struct WordSplitter: ~Copyable {
             if composed > 0 { length = composed }
         }
         length = min(length, Analyzer.maximumWordLength)
-        emit(makeTerm(length), start..<end)
+        emit(UnsafePointer(word), length, start..<end)
         isOpen = false
         isSingle = false
         apostrophePending = false
@@ -236,39 +261,57 @@ struct WordSplitter: ~Copyable {
         }
     }
 
-    /// UTF-8 encodes the first `length` scalars of the word buffer into a `String`.
-    private func makeTerm(_ length: Int) -> String {
+    /// UTF-8 encodes the first `length` scalars of `scalars` into a `String`.
+    private static func makeTerm(_ scalars: UnsafePointer<Int32>, _ length: Int) -> String {
+        String(unsafeUninitializedCapacity: utf8Count(scalars, length)) { out in
+            encodeUTF8(scalars, length, into: out.baseAddress!)
+        }
+    }
+
+    /// Appends the UTF-8 of the first `length` scalars of `scalars` to `bytes`.
+    private static func appendUTF8(_ scalars: UnsafePointer<Int32>, _ length: Int, to bytes: inout [UInt8]) {
+        let count = utf8Count(scalars, length)
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: count))
+        bytes.withUnsafeMutableBufferPointer { _ = encodeUTF8(scalars, length, into: $0.baseAddress! + start) }
+    }
+
+    private static func utf8Count(_ scalars: UnsafePointer<Int32>, _ length: Int) -> Int {
         var byteCount = 0
         for i in 0..<length {
-            let v = word[i]
+            let v = scalars[i]
             byteCount += v < 0x80 ? 1 : v < 0x800 ? 2 : v < 0x10000 ? 3 : 4
         }
-        return String(unsafeUninitializedCapacity: byteCount) { out in
-            var o = 0
-            for i in 0..<length {
-                let v = UInt32(bitPattern: word[i])
-                if v < 0x80 {
-                    out[o] = UInt8(v)
-                    o += 1
-                } else if v < 0x800 {
-                    out[o] = UInt8(0xC0 | v >> 6)
-                    out[o + 1] = UInt8(0x80 | v & 0x3F)
-                    o += 2
-                } else if v < 0x10000 {
-                    out[o] = UInt8(0xE0 | v >> 12)
-                    out[o + 1] = UInt8(0x80 | v >> 6 & 0x3F)
-                    out[o + 2] = UInt8(0x80 | v & 0x3F)
-                    o += 3
-                } else {
-                    out[o] = UInt8(0xF0 | v >> 18)
-                    out[o + 1] = UInt8(0x80 | v >> 12 & 0x3F)
-                    out[o + 2] = UInt8(0x80 | v >> 6 & 0x3F)
-                    out[o + 3] = UInt8(0x80 | v & 0x3F)
-                    o += 4
-                }
+        return byteCount
+    }
+
+    /// Writes the UTF-8 of the scalars at `out` (room for ``utf8Count(_:_:)`` bytes); returns the
+    /// bytes written.
+    private static func encodeUTF8(_ scalars: UnsafePointer<Int32>, _ length: Int, into out: UnsafeMutablePointer<UInt8>) -> Int {
+        var o = 0
+        for i in 0..<length {
+            let v = UInt32(bitPattern: scalars[i])
+            if v < 0x80 {
+                out[o] = UInt8(v)
+                o += 1
+            } else if v < 0x800 {
+                out[o] = UInt8(0xC0 | v >> 6)
+                out[o + 1] = UInt8(0x80 | v & 0x3F)
+                o += 2
+            } else if v < 0x10000 {
+                out[o] = UInt8(0xE0 | v >> 12)
+                out[o + 1] = UInt8(0x80 | v >> 6 & 0x3F)
+                out[o + 2] = UInt8(0x80 | v & 0x3F)
+                o += 3
+            } else {
+                out[o] = UInt8(0xF0 | v >> 18)
+                out[o + 1] = UInt8(0x80 | v >> 12 & 0x3F)
+                out[o + 2] = UInt8(0x80 | v >> 6 & 0x3F)
+                out[o + 3] = UInt8(0x80 | v & 0x3F)
+                o += 4
             }
-            return o
         }
+        return o
     }
 }
 

@@ -96,6 +96,33 @@ final class AnalyzerTests: XCTestCase {
         }
     }
 
+    /// `appendTerms` appends exactly the words `words(in:)` finds, each with its range, after what
+    /// the buffer held; a term turned down leaves no byte behind, and the next one takes its place.
+    func testAppendTermsAppendsTheWordsWithTheirRangesAndDropsTheOnesNotKept() {
+        for row in Self.table + [("👍 Zürich O'Brien cafe\u{301}, don' 東京", [], "ranges")] {
+            let words = analyzer.words(in: row.input)
+            var bytes = Array("kept ".utf8)
+            var seen: [(term: String, range: Range<Int>)] = []
+            analyzer.appendTerms(of: row.input, to: &bytes) { buffer, term, range in
+                seen.append((String(decoding: buffer[term], as: UTF8.self), range))
+                return true
+            }
+            XCTAssertEqual(seen.map(\.term), words.map(\.term), row.note)
+            XCTAssertEqual(seen.map(\.range), words.map(\.utf16Range), row.note)
+            XCTAssertEqual(Array(bytes), Array(("kept " + words.map { $0.term + " " }.joined()).utf8), row.note)
+
+            // Every other word turned down.
+            var bytesKeepingSome = Array("kept ".utf8)
+            var index = 0
+            analyzer.appendTerms(of: row.input, to: &bytesKeepingSome) { _, _, _ in
+                defer { index += 1 }
+                return index % 2 == 0
+            }
+            let kept = words.enumerated().filter { $0.offset % 2 == 0 }.map { $0.element.term + " " }.joined()
+            XCTAssertEqual(bytesKeepingSome, Array(("kept " + kept).utf8), row.note)
+        }
+    }
+
     func testTermsAreNFCAndNonEmptyAndBounded() {
         for row in Self.table {
             for term in analyzer.terms(in: row.input) {

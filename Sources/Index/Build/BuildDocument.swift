@@ -3,7 +3,7 @@ import Analysis
 /// What the builder keeps of one analysed entry: its encoded record and the words and tokens it
 /// is indexed under, nothing else.
 ///
-/// Holding the whole ``AnalysedEntry`` (the catalog entry and nine arrays) cost ~18 retains and
+/// Holding the whole ``AnalysedEntry`` (the catalog entry and its arrays) cost ~18 retains and
 /// releases each time the builder read an entry, and copying it out of the array was ~7% of a
 /// cities build (235k entries); the tokens are found here too, on the analysing cores.
 ///
@@ -14,42 +14,38 @@ import Analysis
 struct BuildDocument: Sendable {
     /// The ``DocumentRecord`` value.
     let record: [UInt8]
-    /// ``AnalysedEntry/sortTitle``.
-    let sortTitle: String
-    /// The first analysed title word ("" if none), for the trie's startsWith lists.
-    let firstWord: String
     /// ``AnalysedEntry/tokens(filterable:)``.
     let tokens: [SearchToken]
-    /// Name terms, then description words, then variant words, each followed by a space.
+    /// ``AnalysedEntry/words`` (the title's words, the name terms, the description's words), then
+    /// the variant words, each followed by a space: the analysis's own buffer, shared, not copied
+    /// (copied once when an entry has variant words to add).
     private let words: [UInt8]
-    /// Where the description words start in `words`, and where the variant words start.
+    /// Where the name terms, the description words and the variant words start in `words`.
+    private let namesStart: Int32
     private let descriptionStart: Int32
     private let variantStart: Int32
 
     init(_ doc: AnalysedEntry, record: [UInt8], filterable: [String]) {
         self.record = record
-        sortTitle = doc.sortTitle
-        firstWord = doc.titleWords.first ?? ""
         tokens = doc.tokens(filterable: filterable)
-        let variants = Self.variants(among: doc.aliasWords, of: doc.titleWords)
-        func size(_ list: [String]) -> Int { list.reduce(0) { $0 + $1.utf8.count + 1 } }
-        var words: [UInt8] = []
-        words.reserveCapacity(size(doc.nameTerms) + size(doc.descriptionWords) + size(variants))
-        Self.append(doc.nameTerms, to: &words)
-        descriptionStart = Int32(words.count)
-        Self.append(doc.descriptionWords, to: &words)
+        var words = doc.words
+        namesStart = Int32(doc.nameTermsStart)
+        descriptionStart = Int32(doc.descriptionWordsStart)
         variantStart = Int32(words.count)
-        Self.append(variants, to: &words)
+        if !doc.aliasWords.isEmpty {
+            for word in Self.variants(among: doc.aliasWords, of: doc.titleWords) {
+                words.append(contentsOf: word)
+                words.append(0x20)
+            }
+        }
         self.words = words
     }
 
-    /// Appends each word of `list` and a space after it.
-    private static func append(_ list: [String], to words: inout [UInt8]) {
-        for word in list {
-            words.appendUTF8(word)
-            words.append(0x20)
-        }
-    }
+    /// ``AnalysedEntry/sortTitle``.
+    var sortTitle: ArraySlice<UInt8> { words[0..<max(0, Int(namesStart) - 1)] }
+
+    /// The first analysed title word (empty if none), for the trie's startsWith lists.
+    var firstWord: ArraySlice<UInt8> { words[0..<(words[0..<Int(namesStart)].firstIndex(of: 0x20) ?? 0)] }
 
     /// The document's lists of words.
     enum WordList {
@@ -65,7 +61,7 @@ struct BuildDocument: Sendable {
     /// Calls `body` with each word of `list`, in order.
     func forEachWord(of list: WordList, _ body: (UnsafeRawBufferPointer) -> Void) {
         switch list {
-        case .names: forEachWord(in: 0..<Int(descriptionStart), body)
+        case .names: forEachWord(in: Int(namesStart)..<Int(descriptionStart), body)
         case .description: forEachWord(in: Int(descriptionStart)..<Int(variantStart), body)
         case .variants: forEachWord(in: Int(variantStart)..<words.count, body)
         }
@@ -83,7 +79,11 @@ struct BuildDocument: Sendable {
     }
 
     /// The words of `aliasWords` that spell a word of `titleWords` another way.
-    static func variants(among aliasWords: [String], of titleWords: [String]) -> [String] {
-        aliasWords.filter { word in titleWords.contains { EditDistance.isSpellingVariant(word, of: $0) } }
+    static func variants(among aliasWords: WordRun, of titleWords: WordRun) -> [ArraySlice<UInt8>] {
+        let titles = titleWords.map { String(decoding: $0, as: UTF8.self) }
+        return aliasWords.filter { word in
+            let alias = String(decoding: word, as: UTF8.self)
+            return titles.contains { EditDistance.isSpellingVariant(alias, of: $0) }
+        }
     }
 }

@@ -39,9 +39,9 @@ struct RankedRecord {
     /// 0x00, the id. Byte order of these keys is rank order: no analysed word contains 0x00 (see
     /// ``TitleKey``), so a title that is a prefix of another ends first, and the ids, last, compare
     /// as themselves. Ids are unique, so keys are too.
-    static func key(weight: UInt64, sortTitle: String, id: String, into key: inout [UInt8]) {
+    static func key(weight: UInt64, sortTitle: ArraySlice<UInt8>, id: String, into key: inout [UInt8]) {
         withUnsafeBytes(of: (~weight).bigEndian) { key.append(contentsOf: $0) }
-        key.append(contentsOf: sortTitle.utf8)
+        key.append(contentsOf: sortTitle)
         key.append(0x00)
         key.append(contentsOf: id.utf8)
     }
@@ -52,8 +52,8 @@ struct RankedRecord {
     static func encode(_ document: BuildDocument, vocabulary: inout BuildVocabulary, into value: inout ByteWriter) {
         value.u32le(UInt32(document.record.count))
         value.raw(document.record)
-        value.u32le(document.firstWord.isEmpty ? 0 : document.firstWord.utf8.withContiguousStorageIfAvailable {
-            vocabulary.intern(UnsafeRawBufferPointer($0), .none) + 1 } ?? 0)
+        let firstWord = document.firstWord
+        value.u32le(firstWord.isEmpty ? 0 : firstWord.withUnsafeBytes { vocabulary.intern($0, .none) + 1 })
         // The lists are walked here, not handed over as `document.forEach…` functions: each such
         // function value held a copy of the document (three copies and releases an entry).
         func list(_ words: BuildDocument.WordList?, _ field: BuildVocabulary.Field) {

@@ -69,7 +69,7 @@ enum DocumentRecord {
         } else {
             writer.lengthPrefixed { HitFields.encodeHead(id: entry.id, title: entry.title, categories: doc.categories, weight: entry.weight, into: &$0) }
         }
-        writer.string(doc.sortTitle)
+        writer.lengthPrefixed(doc.sortTitle)
         writer.lengthPrefixed { ranges in
             for range in doc.titleRanges {
                 ranges.varint(range.lowerBound)
@@ -77,7 +77,7 @@ enum DocumentRecord {
             }
         }
         if version == 1 { writer.string(entry.title) }
-        writer.words(doc.aliasWords)
+        writer.lengthPrefixed(doc.aliasWords.joined)
         writer.lengthPrefixed { sources in
             for source in doc.aliasSources {
                 sources.varint(source.alias)
@@ -88,12 +88,12 @@ enum DocumentRecord {
             }
         }
         if version == 1 {
-            writer.words(doc.descriptionWords)
+            writer.lengthPrefixed(doc.descriptionWords.joined)
             writer.varint(doc.categories.count)
             for category in doc.categories { writer.string(category) }
         } else {
             writer.lengthPrefixed { HitFields.encodeAttributes(attributes, into: &$0) }
-            writer.words(doc.descriptionWords)
+            writer.lengthPrefixed(doc.descriptionWords.joined)
         }
         writer.varint(entry.aliases.count)
         for alias in entry.aliases { writer.string(alias) }

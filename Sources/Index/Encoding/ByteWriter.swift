@@ -93,16 +93,6 @@ struct ByteWriter {
             bytes.insert(contentsOf: prefix.bytes, at: start)
         }
     }
-
-    /// `words` joined by single spaces, as a `string`: the same bytes as
-    /// `string(words.joined(separator: " "))`, without building the joined `String`.
-    mutating func words(_ words: [String]) {
-        varint(words.reduce(max(0, words.count - 1)) { $0 + $1.utf8.count })
-        for (index, word) in words.enumerated() {
-            if index > 0 { bytes.append(0x20) }
-            bytes.appendUTF8(word)
-        }
-    }
 }
 
 extension [UInt8] {

@@ -54,12 +54,12 @@ struct Updater {
                 try txn.put(schema.docs, schema.documentKey(number), writer.bytes)
                 try txn.put(schema.ids, doc.entry.id, number)
                 if let titles = schema.titles {
-                    try txn.put(titles, TitleKey.make(sortTitle: doc.sortTitle.utf8, docnum: number), EmptyValue())
+                    try txn.put(titles, TitleKey.make(sortTitle: doc.sortTitle, docnum: number), EmptyValue())
                 }
                 for term in doc.nameTerms { try txn.put(schema.deltaTerms, term, Self.posting(number, field: 0)) }
                 if let lists {
                     try lists.add(number, weight: doc.entry.weight,
-                                  words: DeltaLists.Words(sortTitle: doc.sortTitle.utf8, nameWords: doc.nameTerms.lazy.map(\.utf8)), in: txn)
+                                  words: DeltaLists.Words(sortTitle: doc.sortTitle, nameWords: doc.nameTerms), in: txn)
                 }
                 for term in doc.descriptionWords { try txn.put(schema.deltaTerms, term, Self.posting(number, field: 1)) }
                 for token in doc.tokens(filterable: generation.filterable) {
