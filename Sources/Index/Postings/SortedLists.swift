@@ -109,7 +109,7 @@ func subtract(_ a: [UInt32], _ b: [UInt32]) -> [UInt32] {
 
 /// Sorts and removes repeats in place.
 func sortUnique(_ docs: inout [UInt32]) {
-    docs.sort()
+    sortDocuments(&docs)
     var write = 0
     for read in docs.indices where read == 0 || docs[read] != docs[read - 1] {
         docs[write] = docs[read]
@@ -117,6 +117,59 @@ func sortUnique(_ docs: inout [UInt32]) {
     }
     docs.removeSubrange(write...)
 }
+
+/// Sorts document numbers ascending, in place: past ``radixSortMinimum`` numbers, a radix sort
+/// (least significant digit first, 11 bits a pass, as many passes as the largest number needs:
+/// two below 2^22 documents).
+///
+/// Why: the standard library's sort is a stable merge sort comparing through a closure,
+/// O(n log n). Listing the 4,096 titles that start with "camakee f" (synthetic 1M catalog) and
+/// sorting their documents was a third of that keystroke. A radix pass is two sequential reads
+/// and one scattered write per number: O(n) with a 2,048-entry count table, and an n-number
+/// scratch buffer.
+func sortDocuments(_ docs: inout [UInt32]) {
+    let n = docs.count
+    guard n >= radixSortMinimum else {
+        docs.sort()
+        return
+    }
+    // The passes the largest number needs (its highest bit, from the OR of all).
+    let highest = docs.reduce(0, |)
+    let passes = (UInt32.bitWidth - highest.leadingZeroBitCount + radixBits - 1) / radixBits
+    guard passes > 0 else { return }   // all zero
+    withUnsafeTemporaryAllocation(of: Int.self, capacity: 1 << radixBits) { counts in
+        let scratch = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: n)
+        defer { scratch.deallocate() }
+        docs.withUnsafeMutableBufferPointer { numbers in
+            var source = numbers, target = scratch
+            for pass in 0..<passes {
+                let shift = UInt32(pass * radixBits)
+                let mask = UInt32(1 << radixBits - 1)
+                counts.initialize(repeating: 0)
+                for number in source { counts[Int(number >> shift & mask)] += 1 }
+                var total = 0
+                for digit in counts.indices {
+                    let count = counts[digit]
+                    counts[digit] = total
+                    total += count
+                }
+                for number in source {
+                    let digit = Int(number >> shift & mask)
+                    target[counts[digit]] = number
+                    counts[digit] += 1
+                }
+                swap(&source, &target)
+            }
+            // After an odd number of passes the sorted numbers are in the scratch buffer.
+            if passes % 2 == 1 { _ = numbers.update(fromContentsOf: scratch) }
+        }
+    }
+}
+
+/// Below this many numbers the standard sort is as fast as the radix sort's fixed cost (clearing
+/// and summing its count table each pass).
+let radixSortMinimum = 512
+private let radixBits = 11
 
 /// The first index at or after `start` whose element of sorted `list` is at least `value`
 /// (`list.count` if none): steps of doubling length, then a binary search, so a run of probes in

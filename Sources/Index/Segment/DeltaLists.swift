@@ -117,7 +117,7 @@ struct DeltaLists {
                 docs.append(docnum(value))
                 entry = try cursor.nextDuplicate()
             }
-            docs.sort()
+            sortDocuments(&docs)
             return docs
         }
     }

@@ -431,7 +431,7 @@ extension Generation {
             return true
         }
         guard complete else { return nil }
-        docs.sort()
+        sortDocuments(&docs)
         return docs
     }
 
