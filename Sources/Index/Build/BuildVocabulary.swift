@@ -20,6 +20,8 @@ struct BuildVocabulary {
     /// in the order first met. Its count of entries is its pseudo-term's name pairs: a dictionary
     /// of counts by token hashed the token's strings once per entry and chip (2% of a build).
     private var chips: [(number: Int, token: SearchToken)] = []
+    /// Where ``intern(_:)-(SearchToken)`` writes a token's term.
+    private var tokenTermBuffer: [UInt8] = []
 
     enum Field { case name, description, none }
 
@@ -42,7 +44,14 @@ struct BuildVocabulary {
     /// entry under the chip.
     mutating func intern(_ token: SearchToken) -> UInt32 {
         let known = namePairs.count
-        let number = Schema.tokenTerm(token).withUnsafeBytes { intern($0, .name) }
+        // The term is written into a buffer kept between calls (taken out of `self` while
+        // `intern` mutates it).
+        var term = tokenTermBuffer
+        tokenTermBuffer = []
+        term.removeAll(keepingCapacity: true)
+        Schema.appendTokenTerm(token, to: &term)
+        let number = term.withUnsafeBytes { intern($0, .name) }
+        tokenTermBuffer = term
         if Int(number) == known { chips.append((Int(number), token)) }
         return number
     }

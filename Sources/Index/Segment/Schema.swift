@@ -174,12 +174,30 @@ struct Schema {
 
     /// The pseudo-term that lists the entries carrying a token.
     static func tokenTerm(_ token: SearchToken) -> [UInt8] {
-        [0x01] + attributeKey(token)
+        var term: [UInt8] = []
+        appendTokenTerm(token, to: &term)
+        return term
+    }
+
+    /// Appends ``tokenTerm(_:)`` to `bytes`: for a caller that reuses one buffer (a build interns a
+    /// token term per entry and chip, and the four arrays a term took were a tenth of its serial
+    /// part).
+    static func appendTokenTerm(_ token: SearchToken, to bytes: inout [UInt8]) {
+        bytes.append(0x01)
+        appendAttributeKey(token, to: &bytes)
     }
 
     /// A token's key in `attribute_values` (and value in `attribute_words`): kind, 0x00, value.
     static func attributeKey(_ token: SearchToken) -> [UInt8] {
-        Array(token.kind.rawValue.utf8) + [0x00] + Array(token.value.utf8)
+        var key: [UInt8] = []
+        appendAttributeKey(token, to: &key)
+        return key
+    }
+
+    private static func appendAttributeKey(_ token: SearchToken, to bytes: inout [UInt8]) {
+        bytes.appendUTF8(token.kind.rawValue)
+        bytes.append(0x00)
+        bytes.appendUTF8(token.value)
     }
 
     /// The token of an `attribute_values` key.
