@@ -71,9 +71,8 @@ extension GenerationBuilder {
         return documents
     }
 
-    /// Pass 3a: `ids` and `titles` in key order. A repeated id fails the build.
-    func writeKeys(ids: ExternalSorter, titles: ExternalSorter, into environment: Environment, schema: Schema) throws {
-        let byID = try ids.sorted()
+    /// Pass 3b: `ids` and `titles` in key order, from their sorts. A repeated id fails the build.
+    func writeKeys(ids byID: SortedRecords, titles byTitle: SortedRecords, into environment: Environment, schema: Schema) throws {
         var previous: [UInt8] = []   // the last id written; none is empty
         try Self.writeInSteps(environment) { txn in
             guard let (key, value) = try byID.next() else { return nil }
@@ -86,7 +85,6 @@ extension GenerationBuilder {
             return key.count + 4
         }
         guard let titleIndex = schema.titles else { return }
-        let byTitle = try titles.sorted()
         try Self.writeInSteps(environment) { txn in
             guard let (key, _) = try byTitle.next() else { return nil }
             try txn.put(titleIndex, key, EmptyValue(), flags: .append)
@@ -94,7 +92,7 @@ extension GenerationBuilder {
         }
     }
 
-    /// Pass 3b: every term in byte order with its postings, `name_ordinals`, the trie's heavy
+    /// Pass 3a: every term in byte order with its postings, `name_ordinals`, the trie's heavy
     /// nodes, `completion_variants` and the packed term trie. Returns the number of heavy nodes.
     func writeTerms(_ terms: BuildTerms, pairs: inout PostingPairs, documents: WrittenDocuments,
                     into environment: Environment, schema: Schema, clock: inout StageClock) throws -> Int {

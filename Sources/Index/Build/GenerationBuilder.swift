@@ -40,8 +40,9 @@ public struct BuildStatistics: Sendable, Hashable {
 ///    numbers them. Each record goes to `docs` and each forward list to `forward` as it comes; its
 ///    (term, document) pairs go to ``PostingPairs``, cut into buckets of consecutive terms; its id
 ///    and title key go to two more sorters.
-/// 3. **Keys and terms** (``writeKeys``, ``writeTerms``): `ids` and `titles` from their sorters, then
-///    every term in byte order with its postings, the trie's heavy nodes and the packed term trie.
+/// 3. **Terms and keys** (``writeTerms``, ``writeKeys``): every term in byte order with its
+///    postings, the trie's heavy nodes and the packed term trie, while another thread sorts the ids
+///    and titles (``BackgroundSorts``); then `ids` and `titles` in key order.
 ///
 /// Every database is written in key order with `MDB_APPEND`, in write transactions of about
 /// ``commitBytes`` each (LMDB keeps a transaction's dirty pages in memory, up to half a gigabyte,
@@ -51,7 +52,9 @@ public struct BuildStatistics: Sendable, Hashable {
 ///
 /// Memory: ``memoryBudget`` for the sorters and postings, plus 4 bytes a document (its first
 /// title word, for the trie's startsWith lists), the vocabulary (``BuildVocabulary``), one batch
-/// of entries being analysed, two read ahead and two being interned.
+/// of entries being analysed, two read ahead and two being interned. The budget's parts may all be
+/// held at once (the ids and titles are sorted while the postings are written), so the sum stays
+/// within it.
 struct GenerationBuilder {
     var parameters = TrieParameters()
     /// The layout written: ``GenerationFormat/current`` unless a test asks for an earlier one.
@@ -149,12 +152,16 @@ struct GenerationBuilder {
                                            into: environment, schema: schema)
         clock.mark("write documents")
         spillFiles += ids.spilledRuns + titles.spilledRuns + pairs.spillFiles
-        try writeKeys(ids: ids, titles: titles, into: environment, schema: schema)
-        clock.mark("write ids and titles")
+        // Sorted on another core while this one writes the terms, then written (one writer).
+        let keys = BackgroundSorts(ids: ids, titles: titles)
+        defer { keys.drain() }   // before the spill folder goes (the defer above)
         var statistics = BuildStatistics(entries: count, terms: terms.count, heavyNodes: 0, postings: pairs.count, bytes: 0)
         statistics.spillFiles = spillFiles
         statistics.heavyNodes = try writeTerms(terms, pairs: &pairs, documents: documents, into: environment, schema: schema,
                                                clock: &clock)
+        let sortedKeys = try keys.wait()
+        try writeKeys(ids: sortedKeys.ids, titles: sortedKeys.titles, into: environment, schema: schema)
+        clock.mark("write ids and titles")
         try environment.write { txn in
             // Chips (categories, attribute values) and the words of their values.
             for (token, count) in terms.chipCounts {
