@@ -12,9 +12,9 @@ struct WrittenDocuments {
 
 extension GenerationBuilder {
     /// Pass 2: the records in rank order numbered 0, 1, 2, … and written to `docs`, their forward
-    /// lists to `forward`, their postings to `pairs`, their ids and title keys to `ids` and `titles`.
+    /// lists to `forward`, their postings to `pairs`, their ids and title keys to `keys`.
     func writeDocuments(_ records: SortedRecords, count: Int, terms: BuildTerms, pairs: inout PostingPairs,
-                        ids: ExternalSorter, titles: ExternalSorter,
+                        keys: KeySorts,
                         into environment: Environment, schema: Schema) throws -> WrittenDocuments {
         var documents = WrittenDocuments()
         documents.firstWords.reserveCapacity(count)
@@ -37,12 +37,9 @@ extension GenerationBuilder {
             guard let (key, value) = try records.next() else { return nil }
             let record = RankedRecord(key: key, value: value)
             try txn.put(schema.docs, schema.documentKey(docnum), record.record, flags: .append)
-            try withUnsafeBytes(of: docnum) { try ids.add(key: record.id, value: $0) }
-            if format.titles {
-                titleKey.removeAll()
-                TitleKey.make(sortTitle: record.sortTitle, docnum: docnum, into: &titleKey)
-                try titleKey.bytes.withUnsafeBytes { try titles.add(key: $0, value: UnsafeRawBufferPointer(start: nil, count: 0)) }
-            }
+            titleKey.removeAll()
+            if format.titles { TitleKey.make(sortTitle: record.sortTitle, docnum: docnum, into: &titleKey) }
+            titleKey.bytes.withUnsafeBytes { keys.add(id: record.id, docnum: docnum, titleKey: $0) }
             documents.firstWords.append(record.firstWord.map { terms.positions[Int($0)] } ?? .max)
             ordinals.removeAll(keepingCapacity: true)
             for number in record.list(0) {

@@ -39,10 +39,10 @@ public struct BuildStatistics: Sendable, Hashable {
 /// 2. **Documents** (``writeDocuments``): the sorter gives the entries back in rank order, which
 ///    numbers them. Each record goes to `docs` and each forward list to `forward` as it comes; its
 ///    (term, document) pairs go to ``PostingPairs``, cut into buckets of consecutive terms; its id
-///    and title key go to two more sorters.
+///    and title key go to two more sorters, fed on a thread of their own (``KeySorts``).
 /// 3. **Terms and keys** (``writeTerms``, ``writeKeys``): every term in byte order with its
-///    postings, the trie's heavy nodes and the packed term trie, while another thread sorts the ids
-///    and titles (``BackgroundSorts``); then `ids` and `titles` in key order.
+///    postings, the trie's heavy nodes and the packed term trie, while another thread finishes the
+///    ids and titles sorts (``KeySorts``, fed during pass 2); then `ids` and `titles` in key order.
 ///
 /// Every database is written in key order with `MDB_APPEND`, in write transactions of about
 /// ``commitBytes`` each (LMDB keeps a transaction's dirty pages in memory, up to half a gigabyte,
@@ -146,20 +146,21 @@ struct GenerationBuilder {
         let schema = try Schema(environment: environment, create: true, format: format)
         let terms = BuildTerms(vocabulary: vocabulary, forwardIndex: format.forwardIndex)
         var pairs = try PostingPairs(counts: terms.pairCounts, budget: memoryBudget / 4, directory: spill)
-        let ids = ExternalSorter(directory: spill, name: "ids", budget: memoryBudget / 8)
-        let titles = ExternalSorter(directory: spill, name: "titles", budget: memoryBudget / 8)
-        let documents = try writeDocuments(records, count: count, terms: terms, pairs: &pairs, ids: ids, titles: titles,
-                                           into: environment, schema: schema)
-        clock.mark("write documents")
-        spillFiles += ids.spilledRuns + titles.spilledRuns + pairs.spillFiles
-        // Sorted on another core while this one writes the terms, then written (one writer).
-        let keys = BackgroundSorts(ids: ids, titles: titles)
+        // Fed and sorted on another core while this one writes the documents and the terms, then
+        // written (one writer).
+        let keys = KeySorts(ids: ExternalSorter(directory: spill, name: "ids", budget: memoryBudget / 8),
+                            titles: ExternalSorter(directory: spill, name: "titles", budget: memoryBudget / 8))
         defer { keys.drain() }   // before the spill folder goes (the defer above)
+        let documents = try writeDocuments(records, count: count, terms: terms, pairs: &pairs, keys: keys,
+                                           into: environment, schema: schema)
+        keys.finish()
+        clock.mark("write documents")
+        spillFiles += pairs.spillFiles
         var statistics = BuildStatistics(entries: count, terms: terms.count, heavyNodes: 0, postings: pairs.count, bytes: 0)
-        statistics.spillFiles = spillFiles
         statistics.heavyNodes = try writeTerms(terms, pairs: &pairs, documents: documents, into: environment, schema: schema,
                                                clock: &clock)
         let sortedKeys = try keys.wait()
+        statistics.spillFiles = spillFiles + sortedKeys.spilledRuns
         try writeKeys(ids: sortedKeys.ids, titles: sortedKeys.titles, into: environment, schema: schema)
         clock.mark("write ids and titles")
         try environment.write { txn in
