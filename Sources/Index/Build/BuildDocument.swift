@@ -32,11 +32,9 @@ struct BuildDocument: Sendable {
         namesStart = Int32(doc.nameTermsStart)
         descriptionStart = Int32(doc.descriptionWordsStart)
         variantStart = Int32(words.count)
-        if !doc.aliasWords.isEmpty {
-            for word in Self.variants(among: doc.aliasWords, of: doc.titleWords) {
-                words.append(contentsOf: word)
-                words.append(0x20)
-            }
+        for word in Self.variants(among: doc.aliasWords, of: doc.titleWords) {
+            words.append(contentsOf: word)
+            words.append(0x20)
         }
         self.words = words
     }
@@ -60,26 +58,18 @@ struct BuildDocument: Sendable {
 
     /// Calls `body` with each word of `list`, in order.
     func forEachWord(of list: WordList, _ body: (UnsafeRawBufferPointer) -> Void) {
-        switch list {
-        case .names: forEachWord(in: Int(namesStart)..<Int(descriptionStart), body)
-        case .description: forEachWord(in: Int(descriptionStart)..<Int(variantStart), body)
-        case .variants: forEachWord(in: Int(variantStart)..<words.count, body)
+        let range = switch list {
+        case .names: Int(namesStart)..<Int(descriptionStart)
+        case .description: Int(descriptionStart)..<Int(variantStart)
+        case .variants: Int(variantStart)..<words.count
         }
-    }
-
-    private func forEachWord(in range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> Void) {
-        guard !range.isEmpty else { return }
-        words.withUnsafeBytes { all in
-            var start = range.lowerBound
-            for index in range where all[index] == 0x20 {
-                body(UnsafeRawBufferPointer(rebasing: all[start..<index]))
-                start = index + 1
-            }
-        }
+        WordRun(words: words, range: range).forEachWord(body)
     }
 
     /// The words of `aliasWords` that spell a word of `titleWords` another way.
     static func variants(among aliasWords: WordRun, of titleWords: WordRun) -> [ArraySlice<UInt8>] {
+        // Most entries have no alias: then no title word is made a String.
+        guard !aliasWords.isEmpty else { return [] }
         let titles = titleWords.map { String(decoding: $0, as: UTF8.self) }
         return aliasWords.filter { word in
             let alias = String(decoding: word, as: UTF8.self)

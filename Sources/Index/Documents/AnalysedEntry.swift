@@ -18,11 +18,11 @@ struct AnalysedEntry: Sendable {
     let entry: CatalogEntry
     /// The three runs of words, each word followed by a space.
     let words: [UInt8]
-    /// Where the runs end: the title's words, the title's distinct words, the alias words (the
-    /// description's words run to the end).
-    private let titleEnd: Int
+    /// Where the runs start in ``words``: the name terms (the title's words end there), their
+    /// alias words, and the description's words (which run to the end).
+    let nameTermsStart: Int
     private let aliasStart: Int
-    private let descriptionStart: Int
+    let descriptionWordsStart: Int
     /// Where each title word stands in the title, in UTF-16 code units (for highlights).
     let titleRanges: [Range<Int>]
     /// For each alias word, the index of the alias it was first seen in and its place there.
@@ -31,18 +31,15 @@ struct AnalysedEntry: Sendable {
     let categories: [String]
 
     /// Analysed title words in title order (duplicates kept: they define `sortTitle`).
-    var titleWords: WordRun { WordRun(words: words, range: 0..<titleEnd) }
+    var titleWords: WordRun { WordRun(words: words, range: 0..<nameTermsStart) }
     /// The title's words joined by single spaces: the suggest tiebreak and the startsWith test.
     var sortTitle: ArraySlice<UInt8> { titleWords.joined }
     /// Distinct words that suggest matches against (title and alias words).
-    var nameTerms: WordRun { WordRun(words: words, range: titleEnd..<descriptionStart) }
+    var nameTerms: WordRun { WordRun(words: words, range: nameTermsStart..<descriptionWordsStart) }
     /// Distinct analysed alias words that are not title words.
-    var aliasWords: WordRun { WordRun(words: words, range: aliasStart..<descriptionStart) }
+    var aliasWords: WordRun { WordRun(words: words, range: aliasStart..<descriptionWordsStart) }
     /// Distinct analysed description words that are not title or alias words.
-    var descriptionWords: WordRun { WordRun(words: words, range: descriptionStart..<words.count) }
-    /// Where the name terms start in ``words`` and where the description's words do.
-    var nameTermsStart: Int { titleEnd }
-    var descriptionWordsStart: Int { descriptionStart }
+    var descriptionWords: WordRun { WordRun(words: words, range: descriptionWordsStart..<words.count) }
 
     init(_ entry: CatalogEntry, analyzer: Analyzer) {
         self.entry = entry
@@ -55,7 +52,8 @@ struct AnalysedEntry: Sendable {
             return true
         }
         titleRanges = ranges
-        titleEnd = words.count
+        let titleEnd = words.count
+        nameTermsStart = titleEnd
         var seen = SeenWords()
         // The distinct title words, copied after the title a byte at a time (the buffer cannot lend
         // a slice of itself to its own append without copying itself whole).
@@ -76,7 +74,7 @@ struct AnalysedEntry: Sendable {
             }
         }
         aliasSources = sources
-        descriptionStart = words.count
+        descriptionWordsStart = words.count
         if let text = entry.description {
             analyzer.appendTerms(of: text, to: &words) { bytes, term, _ in seen.insert(bytes, term) }
         }
@@ -120,6 +118,19 @@ struct WordRun: Sequence {
     }
 
     func makeIterator() -> Iterator { Iterator(words: words, position: range.lowerBound, end: range.upperBound) }
+
+    /// Calls `body` with each word's bytes, in order: the iteration without a slice (and its
+    /// retain) per word, for the builder's hot loops.
+    func forEachWord(_ body: (UnsafeRawBufferPointer) -> Void) {
+        guard !range.isEmpty else { return }
+        words.withUnsafeBytes { all in
+            var start = range.lowerBound
+            for index in range where all[index] == 0x20 {
+                body(UnsafeRawBufferPointer(rebasing: all[start..<index]))
+                start = index + 1
+            }
+        }
+    }
 }
 
 /// The words an entry's analysis has met, as places in its word buffer: compared one by one while
