@@ -96,7 +96,10 @@ extension SuggestContext {
                 if let deleted, try deleted.contains(docnum, in: txn) { continue }
                 considered.insert(docnum)
                 guard let doc = try generation.document(docnum, in: txn) else { continue }
-                try consider(doc, &acc)
+                // Its nearest name word is at this level: one at a nearer level would have put it
+                // among the documents considered there, every one of which was read (a level is
+                // left early only when the answer is settled, and then no farther one is begun).
+                try consider(doc, &acc, knownTypos: level)
             }
             if level == 0, let lists {
                 // Each list read while what it still holds could enter (a document entered here and
