@@ -118,58 +118,67 @@ func sortUnique(_ docs: inout [UInt32]) {
     docs.removeSubrange(write...)
 }
 
-/// Sorts document numbers ascending, in place: past ``radixSortMinimum`` numbers, a radix sort
-/// (least significant digit first, 11 bits a pass, as many passes as the largest number needs:
-/// two below 2^22 documents).
+/// Sorts document numbers ascending, in place: from ``radixSortMinimum`` numbers on, a radix
+/// sort (least significant digit first, as many passes as the largest number needs).
 ///
 /// Why: the standard library's sort is a stable merge sort comparing through a closure,
 /// O(n log n). Listing the 4,096 titles that start with "camakee f" (synthetic 1M catalog) and
-/// sorting their documents was a third of that keystroke. A radix pass is two sequential reads
-/// and one scattered write per number: O(n) with a 2,048-entry count table, and an n-number
-/// scratch buffer.
+/// sorting their documents was a third of that keystroke, and the 466 of "griachijix b" a sixth
+/// of it. A radix pass is two sequential reads and one scattered write per number, plus clearing
+/// and summing a count table: O(n + 2^bits).
+///
+/// The digit's width follows the count. In a query the count table's cost is what decides: it
+/// is cold, and summing it is a loop of dependent adds. Share of "griachijix B"'s engine samples
+/// in the sort (perf, 3,000 answers): standard sort 15.5%; 11-bit digits with an `Int` table
+/// 14.0%; 7-bit 9.6%; 8-bit with a `UInt32` table 7.2%. For "camakee f"'s 4,096: 11-bit 10.1%,
+/// 8-bit 12.9%. Below 64 numbers the standard sort wins (`swiftc -O`, 200 sorts of random
+/// numbers: 350 ns at 32, against 720 ns for a radix sort). Eight bits take three passes below
+/// 2^24 documents (a 1 KiB table), eleven two below 2^22 (8 KiB).
 func sortDocuments(_ docs: inout [UInt32]) {
     let n = docs.count
     guard n >= radixSortMinimum else {
         docs.sort()
         return
     }
+    let bits = n < wideDigitMinimum ? 8 : 11
     // The passes the largest number needs (its highest bit, from the OR of all).
     let highest = docs.reduce(0, |)
-    let passes = (UInt32.bitWidth - highest.leadingZeroBitCount + radixBits - 1) / radixBits
+    let passes = (UInt32.bitWidth - highest.leadingZeroBitCount + bits - 1) / bits
     guard passes > 0 else { return }   // all zero
-    withUnsafeTemporaryAllocation(of: Int.self, capacity: 1 << radixBits) { counts in
-        let scratch = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: n)
-        defer { scratch.deallocate() }
-        docs.withUnsafeMutableBufferPointer { numbers in
-            var source = numbers, target = scratch
-            for pass in 0..<passes {
-                let shift = UInt32(pass * radixBits)
-                let mask = UInt32(1 << radixBits - 1)
-                counts.initialize(repeating: 0)
-                for number in source { counts[Int(number >> shift & mask)] += 1 }
-                var total = 0
-                for digit in counts.indices {
-                    let count = counts[digit]
-                    counts[digit] = total
-                    total += count
+    withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 1 << bits) { counts in
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: n) { scratch in
+            docs.withUnsafeMutableBufferPointer { numbers in
+                var source = numbers, target = scratch
+                let mask = UInt32(1 << bits - 1)
+                for pass in 0..<passes {
+                    let shift = UInt32(pass * bits)
+                    counts.initialize(repeating: 0)
+                    for number in source { counts[Int(number >> shift & mask)] &+= 1 }
+                    var total: UInt32 = 0
+                    for digit in counts.indices {
+                        let count = counts[digit]
+                        counts[digit] = total
+                        total &+= count
+                    }
+                    for number in source {
+                        let digit = Int(number >> shift & mask)
+                        target[Int(counts[digit])] = number
+                        counts[digit] &+= 1
+                    }
+                    swap(&source, &target)
                 }
-                for number in source {
-                    let digit = Int(number >> shift & mask)
-                    target[counts[digit]] = number
-                    counts[digit] += 1
-                }
-                swap(&source, &target)
+                // After an odd number of passes the sorted numbers are in the scratch buffer.
+                if passes % 2 == 1 { _ = numbers.update(fromContentsOf: scratch) }
             }
-            // After an odd number of passes the sorted numbers are in the scratch buffer.
-            if passes % 2 == 1 { _ = numbers.update(fromContentsOf: scratch) }
         }
     }
 }
 
-/// Below this many numbers the standard sort is as fast as the radix sort's fixed cost (clearing
-/// and summing its count table each pass).
-let radixSortMinimum = 512
-private let radixBits = 11
+/// Below this many numbers the standard sort beats a radix sort's fixed cost (clearing and
+/// summing its count table each pass).
+let radixSortMinimum = 64
+/// From this many numbers on, 11-bit digits (fewer passes) beat 8-bit ones (a smaller table).
+let wideDigitMinimum = 2048
 
 /// The first index at or after `start` whose element of sorted `list` is at least `value`
 /// (`list.count` if none): steps of doubling length, then a binary search, so a run of probes in
