@@ -382,6 +382,33 @@ final class GeneralPlanTests: XCTestCase {
         }
     }
 
+    /// Words one edit from "wort…": "wo?t…", "w?rt…", "?ort…" (a first-letter typo), "wor?…".
+    static let wortFamily: [String] = {
+        var family: [String] = []
+        for letter in "abcdefghijklmnoprstuvy" where letter != "r" {
+            for tail in ["h", "ley", "on", "ing", "a"] {
+                family += ["wo\(letter)t\(tail)", "w\(letter)rt\(tail)", "\(letter)ort\(tail)", "wor\(letter)\(tail)"]
+            }
+        }
+        return family
+    }()
+
+    /// Compares the answer to each of `texts` with the reference's under three kinds of limits
+    /// (entries and completions; completions alone; one of each, with chips); returns how many.
+    static func compareTypoTexts(_ texts: [String], _ fixture: ExactnessTests.ShardFixture, _ reference: ReferenceIndex,
+                                 phase: String) -> Int {
+        var compared = 0
+        for text in texts {
+            for limits in [SuggestLimits(entries: 5, categories: 0, completions: 5), SuggestLimits(entries: 0, categories: 0, completions: 12),
+                           SuggestLimits(entries: 1, categories: 2, completions: 1)] {
+                let request = SuggestRequest(text: text, limits: limits)
+                XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request), "\(phase): \"\(text)\" \(limits)")
+                compared += 1
+            }
+        }
+        return compared
+    }
+
     /// Completions of a typo'd partial word with hundreds of words within its budget, behind a
     /// common word: once enough words are noted with the fewest typos possible, the words whose
     /// first posting comes after the worst of them are left unread (and, with a delta, only their
@@ -389,14 +416,7 @@ final class GeneralPlanTests: XCTestCase {
     /// left-out words a better delta entry.
     func testOutrankedTypoWordsAreLeftUnread() throws {
         var rng = SeededGenerator(seed: 20261208)
-        let letters = Array("abcdefghijklmnoprstuvy")
-        // Words one edit from "wort…": "wo?t…", "w?rt…", "?ort…" (a first-letter typo), "wor?…".
-        var family: [String] = []
-        for letter in letters where letter != "r" {
-            for tail in ["h", "ley", "on", "ing", "a"] {
-                family += ["wo\(letter)t\(tail)", "w\(letter)rt\(tail)", "\(letter)ort\(tail)", "wor\(letter)\(tail)"]
-            }
-        }
+        let family = Self.wortFamily
         var entries: [CatalogEntry] = []
         for n in 0..<4000 {
             var words = [rng.chance(0.9) ? "fort" : "ford", family.randomElement(using: &rng)!]
@@ -412,15 +432,7 @@ final class GeneralPlanTests: XCTestCase {
         let texts = ["fort wort", "fort worth", "fort wo", "fort wor", "ford wort", "frot wort", "fort wortle", "fort vort"]
         func check(_ phase: String) {
             let before = SuggestContext.typoCompletionWordsOutranked.load(ordering: .relaxed)
-            var compared = 0
-            for text in texts {
-                for limits in [SuggestLimits(entries: 5, categories: 0, completions: 5), SuggestLimits(entries: 0, categories: 0, completions: 12),
-                               SuggestLimits(entries: 1, categories: 2, completions: 1)] {
-                    let request = SuggestRequest(text: text, limits: limits)
-                    XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request), "\(phase): \"\(text)\" \(limits)")
-                    compared += 1
-                }
-            }
+            let compared = Self.compareTypoTexts(texts, fixture, reference, phase: phase)
             let outranked = SuggestContext.typoCompletionWordsOutranked.load(ordering: .relaxed) - before
             print("[general plan, outranked typo words] \(phase): \(compared) answers compared, \(outranked) words left unread")
             XCTAssertGreaterThan(outranked, 100, "\(phase): the words are left unread, so that rule is what is tested")
@@ -433,6 +445,47 @@ final class GeneralPlanTests: XCTestCase {
         }
         try Self.update(fixture, &reference, upserting: updates,
                         deleting: entries.sorted { $0.weight > $1.weight }.prefix(10).map(\.id))
+        check("after updates")
+    }
+
+    /// Completions of a typo'd partial word whose hundreds of words are mostly in documents outside
+    /// the candidates ("New Terr" on cities): each pass's candidates become a bitmap that the
+    /// words' postings are tested against, rather than galloped into, and a word's completion
+    /// offers are looked up only at its first candidate. Against the reference, with a typo'd
+    /// complete word (two passes), fresh and after updates and deletions.
+    func testManyTypoWordsAreTestedAgainstThePassesBitmaps() throws {
+        var rng = SeededGenerator(seed: 20261207)
+        // Few typo-free matches ("worth" in one title in a hundred), or the typo-free plan would
+        // settle the answer without the walk.
+        let family = Self.wortFamily.filter { !$0.hasPrefix("wort") }
+        var entries: [CatalogEntry] = []
+        for n in 0..<7000 {
+            // A third of the documents are candidates ("fort", or its typo'd twin "frot"): more than
+            // ``SuggestContext/typoWalkAlways``, so the words are listed whatever their postings.
+            // The family's words are spread over all of them, so most of their postings are outside.
+            let first = rng.chance(0.35) ? (rng.chance(0.8) ? "fort" : "frot") : Self.filler.randomElement(using: &rng)!
+            var words = [first, family.randomElement(using: &rng)!]
+            if rng.chance(0.01) { words.append("worth") }
+            entries.append(CatalogEntry(id: "b\(n)", title: words.joined(separator: " "), categories: ["c\(n % 3)"],
+                                        weight: UInt64(Int.random(in: 1...1_000_000, using: &rng)),
+                                        aliases: rng.chance(0.1) ? [first + " " + family.randomElement(using: &rng)!.uppercased()] : []))
+        }
+        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters())
+        var reference = ReferenceIndex(entries: entries)
+        let texts = ["fort wort", "fort vort", "frot wort", "fort worl", "fort woth", "frot worti"]
+        func check(_ phase: String) {
+            let before = SuggestContext.typoCompletionBitmapPasses.load(ordering: .relaxed)
+            let compared = Self.compareTypoTexts(texts, fixture, reference, phase: phase)
+            let bitmaps = SuggestContext.typoCompletionBitmapPasses.load(ordering: .relaxed) - before
+            print("[general plan, typo words against bitmaps] \(phase): \(compared) answers compared, \(bitmaps) pass bitmaps")
+            XCTAssertGreaterThan(bitmaps, 10, "\(phase): the passes' bitmaps are used, so that path is what is tested")
+        }
+        check("built")
+        let updates = family.prefix(40).enumerated().map { n, word in
+            CatalogEntry(id: "d\(n)", title: "fort \(word)", categories: ["c1"], weight: UInt64(Int.random(in: 1...2_000_000, using: &rng)))
+        }
+        try Self.update(fixture, &reference, upserting: updates,
+                        deleting: entries.filter { $0.title.hasPrefix("fort") }.prefix(20).map(\.id))
         check("after updates")
     }
 

@@ -49,7 +49,7 @@ extension SuggestContext {
             let until = kept.worstOnceFull?.docnum ?? .max
             if limit > 0, !baseDone, let postings = try txn.get(generation.schema.terms, term) {
                 var offers: CompletionOffers?
-                try Self.forEachBasePosting(postings, in: rest, until: until, shouldStop: shouldStop, read: &read) { doc, _ in
+                try Self.forEachBasePosting(postings, in: rest, until: until, shouldStop: shouldStop, read: &read) { doc in
                     if offers == nil { offers = try generation.completionOffers(of: term, in: txn) }
                     guard try offers!.offers(doc, in: generation, txn) else { return true }
                     bests.append((doc, term))
@@ -233,6 +233,11 @@ extension SuggestContext {
             // Wort" (cities) has thousands of words within one edit of "wort".
             var kept = BestBaseEntries(limit: wanted)
             var skipped = 0
+            // Each pass's bitmap, made at its first walk when the words are many ("New Terr" on
+            // cities: 1,298 words one edit from "terr", whose postings galloped into the documents
+            // with "new" were half the keystroke).
+            var bitmaps = [DocumentBitmap?](repeating: nil, count: passes.passes.upperBound)
+            var bitmapsDecided = [Bool](repeating: false, count: passes.passes.upperBound)
             defer { if skipped > 0 { Self.typoCompletionWordsOutranked.add(skipped, ordering: .relaxed) } }
             for (index, (termIndex, postings, first)) in words.enumerated() {
                 let term = terms.term(at: termIndex)
@@ -244,14 +249,24 @@ extension SuggestContext {
                 if outranked { skipped += 1 }
                 if !outranked, let postings {
                     var best: (typos: Int, docnum: UInt32)?
-                    let offers = try generation.completionOffers(of: term, in: txn)
+                    // Looked up at the word's first candidate: most words have none.
+                    var offers: CompletionOffers?
                     let generation = generation
                     for pass in passes.passes {
                         let bound = max(floor, pass)
                         if let best, best.typos < bound { break }
                         var (docs, members) = passes.walk(pass)
-                        try Self.forEachBasePosting(postings, in: docs, shouldStop: shouldStop, read: &read) { docnum, _ in
-                            guard members == nil || members!.contains(docnum), try offers.offers(docnum, in: generation, txn) else { return true }
+                        if !bitmapsDecided[pass] {
+                            bitmapsDecided[pass] = true
+                            if Self.testsPostingsByBitmap(words: words.count, passDocuments: docs) {
+                                bitmaps[pass] = DocumentBitmap(docs)
+                                Self.typoCompletionBitmapPasses.add(1, ordering: .relaxed)
+                            }
+                        }
+                        try Self.forEachBasePosting(postings, in: docs, bitmap: bitmaps[pass], shouldStop: shouldStop, read: &read) { docnum in
+                            guard members == nil || members!.contains(docnum) else { return true }
+                            if offers == nil { offers = try generation.completionOffers(of: term, in: txn) }
+                            guard try offers!.offers(docnum, in: generation, txn) else { return true }
                             // At an equal bound, only an earlier document could still be better.
                             if let best, best.typos == bound, docnum > best.docnum { return false }
                             guard let found = try typos(docnum, &self) else { return true }
@@ -285,25 +300,54 @@ extension SuggestContext {
     static let typoCompletionWordsOutranked = Atomic<Int>(0)
 
     /// Calls `body` with each base document of a term's name postings (`value`, rank order) that is in
-    /// sorted `candidates`, and its index there, until it returns false or the postings pass
-    /// `last`. The postings are galloped
-    /// against the candidates, so a run of probes costs O(log gap) each.
+    /// sorted `candidates`, in order, until it returns false or the postings pass `last`. The
+    /// postings are galloped against the candidates, so a run of probes costs O(log gap) each;
+    /// with `bitmap` (the candidates' ``DocumentBitmap``), each is one test instead.
     ///
     /// A static function, not a method: called from a mutating method with a closure that mutates
     /// the context, a method would make Swift copy the whole context (and retain each of its
     /// references) on every call, once per word: a fifth of "Fort Wort" (cities, typos on).
-    private static func forEachBasePosting(_ value: Bytes, in candidates: [UInt32], until last: UInt32 = .max,
-                                           shouldStop: (@Sendable () -> Bool)?, read: inout Int,
-                                           _ body: (UInt32, Int) throws -> Bool) throws {
+    private static func forEachBasePosting(_ value: Bytes, in candidates: [UInt32], bitmap: DocumentBitmap? = nil,
+                                           until last: UInt32 = .max, shouldStop: (@Sendable () -> Bool)?, read: inout Int,
+                                           _ body: (UInt32) throws -> Bool) throws {
+        guard let final = candidates.last else { return }
         var postings = try PostingCursor(value)
+        if let bitmap {
+            let end = min(last, final)
+            while let docnum = postings.current, docnum <= end {
+                try checkStop(&read, shouldStop)
+                if bitmap.contains(docnum), try !body(docnum) { return }
+                try postings.advance()
+            }
+            return
+        }
         var index = 0
         while let docnum = postings.current, docnum <= last, index < candidates.count {
             try checkStop(&read, shouldStop)
             index = gallop(candidates, to: docnum, from: index)
-            if index < candidates.count, candidates[index] == docnum, try !body(docnum, index) { return }
+            if index < candidates.count, candidates[index] == docnum, try !body(docnum) { return }
             try postings.advance()
         }
     }
+
+    /// Whether ``completeTypoWords(_:terms:floor:limit:into:in:)`` tests its words' postings
+    /// against a pass's bitmap rather than galloping them into its list: when the words are many
+    /// (each of their postings would be a few probes into the list, most of them cache misses), and
+    /// the bitmap (a bit for every number up to the pass's last) costs no more to clear than
+    /// ``bitmapWordsPerWord`` of its 64-bit words per word walked.
+    static func testsPostingsByBitmap(words: Int, passDocuments docs: [UInt32]) -> Bool {
+        guard words >= postingsBitmapMinimumWords, let last = docs.last else { return false }
+        return Int(last) >> 6 <= bitmapWordsPerWord * words
+    }
+
+    /// Words at one distance from which ``testsPostingsByBitmap(words:passDocuments:)`` holds.
+    static let postingsBitmapMinimumWords = 128
+    /// Bitmap words cleared per word walked, at most.
+    static let bitmapWordsPerWord = 64
+
+    /// Passes whose postings ``completeTypoWords(_:terms:floor:limit:into:in:)`` tested against a
+    /// bitmap (for tests).
+    static let typoCompletionBitmapPasses = Atomic<Int>(0)
 
     /// The delta documents of `term` (name postings) that are in sorted `candidates`.
     private func deltaPostings(of term: ArraySlice<UInt8>, in candidates: [UInt32], in txn: borrowing ReadTransaction) throws -> [UInt32] {
