@@ -25,6 +25,25 @@ final class SortedListsTests: XCTestCase {
         }
     }
 
+    /// `sortPairsByKey` is a stable sort by the high half when the low halves are positions:
+    /// against the standard library's sort by key of (key, position) pairs, with many equal keys,
+    /// at sizes around the thresholds and keys taking one to three passes of either digit width.
+    func testSortPairsByKeyIsAStableSortByKey() {
+        var generator = SystemRandomNumberGenerator()
+        let sizes = [0, 1, radixSortMinimum - 1, radixSortMinimum, 300, wideDigitMinimum - 1, wideDigitMinimum, 5_000]
+        let ranges: [ClosedRange<UInt32>] = [0...0, 0...3, 0...255, 0...(1 << 20 - 1), 0...UInt32.max]
+        for size in sizes {
+            for range in ranges {
+                let keys = (0..<size).map { _ in UInt32.random(in: range, using: &generator) }
+                var pairs = keys.enumerated().map { UInt64($1) << 32 | UInt64($0) }
+                sortPairsByKey(&pairs)
+                let expected = keys.enumerated().sorted { $0.element < $1.element || ($0.element == $1.element && $0.offset < $1.offset) }
+                XCTAssertEqual(pairs.map { UInt32($0 >> 32) }, expected.map(\.element), "\(size) keys in \(range)")
+                XCTAssertEqual(pairs.map { Int($0 & 0xFFFF_FFFF) }, expected.map(\.offset), "\(size) keys in \(range): positions")
+            }
+        }
+    }
+
     func testSortUniqueRemovesRepeats() {
         var numbers = (0..<5_000).map { UInt32($0 % 1_000 * 7_919) }
         numbers.shuffle()

@@ -135,39 +135,60 @@ func sortUnique(_ docs: inout [UInt32]) {
 /// numbers: 350 ns at 32, against 720 ns for a radix sort). Eight bits take three passes below
 /// 2^24 documents (a 1 KiB table), eleven two below 2^22 (8 KiB).
 func sortDocuments(_ docs: inout [UInt32]) {
-    let n = docs.count
-    guard n >= radixSortMinimum else {
+    guard docs.count >= radixSortMinimum else {
         docs.sort()
         return
     }
+    radixSort(&docs, from: 0)
+}
+
+/// Sorts pairs packed as `key << 32 | position` ascending, where the positions ascend in the
+/// input (each pair's index, say): that is a stable sort by key, with no closure and nothing to
+/// retain. The radix sort reads only the keys, and keeps equal keys in input order.
+///
+/// Why: ``SuggestContext/completeTypoWords(_:terms:floor:limit:into:in:)`` orders the words a typo'd
+/// partial word matches by their first posting, and "New Terr" (cities) has 1,298 of them: the
+/// standard library's sort of those tuples was an eighth of the keystroke.
+func sortPairsByKey(_ pairs: inout [UInt64]) {
+    guard pairs.count >= radixSortMinimum else {
+        pairs.sort()
+        return
+    }
+    radixSort(&pairs, from: 32)
+}
+
+/// The least-significant-digit radix sort of ``sortDocuments(_:)`` over the bits of each value
+/// from bit `low` up (stable: values equal there keep their order).
+private func radixSort<Value: FixedWidthInteger & UnsignedInteger>(_ values: inout [Value], from low: Int) {
+    let n = values.count
     let bits = n < wideDigitMinimum ? 8 : 11
-    // The passes the largest number needs (its highest bit, from the OR of all).
-    let highest = docs.reduce(0, |)
-    let passes = (UInt32.bitWidth - highest.leadingZeroBitCount + bits - 1) / bits
-    guard passes > 0 else { return }   // all zero
+    // The passes the largest key needs (its highest bit, from the OR of all).
+    let highest = values.reduce(0, |) >> low
+    let passes = (Value.bitWidth - highest.leadingZeroBitCount + bits - 1) / bits
+    guard passes > 0 else { return }   // all keys zero
     withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 1 << bits) { counts in
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: n) { scratch in
-            docs.withUnsafeMutableBufferPointer { numbers in
+        withUnsafeTemporaryAllocation(of: Value.self, capacity: n) { scratch in
+            values.withUnsafeMutableBufferPointer { numbers in
                 var source = numbers, target = scratch
-                let mask = UInt32(1 << bits - 1)
+                let mask = 1 << bits - 1
                 for pass in 0..<passes {
-                    let shift = UInt32(pass * bits)
+                    let shift = low + pass * bits
                     counts.initialize(repeating: 0)
-                    for number in source { counts[Int(number >> shift & mask)] &+= 1 }
+                    for value in source { counts[Int(truncatingIfNeeded: value >> shift) & mask] &+= 1 }
                     var total: UInt32 = 0
                     for digit in counts.indices {
                         let count = counts[digit]
                         counts[digit] = total
                         total &+= count
                     }
-                    for number in source {
-                        let digit = Int(number >> shift & mask)
-                        target[Int(counts[digit])] = number
+                    for value in source {
+                        let digit = Int(truncatingIfNeeded: value >> shift) & mask
+                        target[Int(counts[digit])] = value
                         counts[digit] &+= 1
                     }
                     swap(&source, &target)
                 }
-                // After an odd number of passes the sorted numbers are in the scratch buffer.
+                // After an odd number of passes the sorted values are in the scratch buffer.
                 if passes % 2 == 1 { _ = numbers.update(fromContentsOf: scratch) }
             }
         }

@@ -215,17 +215,26 @@ extension SuggestContext {
             // a later one, in rank order, with at least `floor` typos.
             // A word as its position in `terms`, not a slice of it: sorting thousands of slices
             // retained and released each on every move ("New Terr": a fifth of the keystroke).
-            var words: [(term: Int, postings: Bytes?, first: UInt32)] = []
+            var listed: [(term: Int, postings: Bytes?)] = []
+            // Each word's first posting and its place in `listed`, packed to be sorted by the first
+            // (``sortPairsByKey(_:)``).
+            var order: [UInt64] = []
             // One cursor for the words, in byte order, as the candidates' readers use: a key on the
             // page the cursor stands on is found without descending the tree again (the values stay
             // valid for the transaction).
             try txn.withCursor(generation.schema.terms) { cursor in
                 for index in terms.indices(atDistance: distance) {
                     let postings = try cursor.seek(terms.term(at: index))?.value
-                    words.append((index, postings, try postings.flatMap { try PostingCursor($0).current } ?? .max))
+                    let first = try postings.flatMap { try PostingCursor($0).current } ?? .max
+                    order.append(UInt64(first) << 32 | UInt64(listed.count))
+                    listed.append((index, postings))
                 }
             }
-            words.sort { $0.first < $1.first }
+            sortPairsByKey(&order)
+            let words = order.lazy.map { packed in
+                let word = listed[Int(truncatingIfNeeded: packed & 0xFFFF_FFFF)]
+                return (term: word.term, postings: word.postings, first: UInt32(truncatingIfNeeded: packed >> 32))
+            }
             // The best entries (typos, number) of the `wanted` best words new at this distance, from
             // base documents. Once there are `wanted` with `floor` typos, a word whose first
             // posting comes after the worst of them ranks after all of them: its base postings are
