@@ -83,6 +83,25 @@ final class FilterCacheTests: XCTestCase {
     /// The cache keeps a word in half the base, whatever the base's size: at ten million
     /// documents, "camakee"'s 2.5 million were decoded again on every keystroke after it (10 ms)
     /// when a stripe held 4 MiB. A list of more than half the base is not kept.
+    /// A chip count's key hashes its filter once (the caller's `filterHash`), but is equal to
+    /// another only with the same filter and the same chip: a count is never served for another
+    /// chip or another filter, even one whose hash the caller got wrong.
+    func testAChipCountsKeyIsItsFilterAndItsChip() {
+        let red = FilterCache.Key(snapshot: 7, words: [QueryWord("red", isPartial: false, typos: .auto)], tokens: [], includeDescription: false)
+        let blue = FilterCache.Key(snapshot: 7, words: [QueryWord("blue", isPartial: false, typos: .auto)], tokens: [], includeDescription: false)
+        let fruit = Schema.tokenTerm(.category("Fruit")), garden = Schema.tokenTerm(.category("Garden"))
+        let key = FilterCache.CategoryCountKey(filter: red, filterHash: red.hashValue, category: fruit)
+        XCTAssertEqual(key, FilterCache.CategoryCountKey(filter: red, filterHash: red.hashValue, category: fruit))
+        XCTAssertEqual(key.hashValue, FilterCache.CategoryCountKey(filter: red, filterHash: red.hashValue, category: fruit).hashValue)
+        XCTAssertNotEqual(key, FilterCache.CategoryCountKey(filter: red, filterHash: red.hashValue, category: garden))
+        XCTAssertNotEqual(key, FilterCache.CategoryCountKey(filter: blue, filterHash: blue.hashValue, category: fruit))
+        XCTAssertNotEqual(key, FilterCache.CategoryCountKey(filter: blue, filterHash: red.hashValue, category: fruit))
+        var counts: [FilterCache.CategoryCountKey: Int] = [key: 3]
+        counts[FilterCache.CategoryCountKey(filter: red, filterHash: red.hashValue, category: garden)] = 5
+        XCTAssertEqual(counts[FilterCache.CategoryCountKey(filter: red, filterHash: red.hashValue, category: fruit)], 3)
+        XCTAssertNil(counts[FilterCache.CategoryCountKey(filter: blue, filterHash: red.hashValue, category: fruit)])
+    }
+
     func testAListOfHalfTheBaseIsKeptAtEverySize() {
         for documents in [1_000, 1_000_000, 10_000_000] {
             let cache = FilterCache.make(documents: documents)

@@ -43,10 +43,11 @@ extension SuggestContext {
 
         // 2. Chip counts: |rest ∩ category| (or attribute value).
         if acc.categoryCounts != nil {
-            var counts: [SearchToken: Int] = [:]
+            var counts = [SearchToken: Int](minimumCapacity: matchingCategories.count)
+            let filterHash = filter.hashValue
             // Kept per read snapshot, as are the category's documents.
             for token in matchingCategories.keys {
-                let key = FilterCache.CategoryCountKey(filter: filter, category: Schema.tokenTerm(token))
+                let key = FilterCache.CategoryCountKey(filter: filter, filterHash: filterHash, category: Schema.tokenTerm(token))
                 counts[token] = try generation.filteredCategoryCounts.value(key) {
                     let members = try generation.filteredDocuments(words: [], tokens: [token], includeDescription: false, in: txn).docs ?? []
                     let membersFilter = FilterCache.Key(snapshot: txn.snapshotID, words: [], tokens: [token], includeDescription: false)
