@@ -394,9 +394,11 @@ final class GeneralPlanTests: XCTestCase {
     }()
 
     /// Compares the answer to each of `texts` with the reference's under three kinds of limits
-    /// (entries and completions; completions alone; one of each, with chips); returns how many.
+    /// (entries and completions; completions alone; one of each, with chips); returns how many,
+    /// and how much `counter` (the path under test's counter) grew meanwhile.
     static func compareTypoTexts(_ texts: [String], _ fixture: ExactnessTests.ShardFixture, _ reference: ReferenceIndex,
-                                 phase: String) -> Int {
+                                 phase: String, counter: () -> Int) -> (compared: Int, counted: Int) {
+        let before = counter()
         var compared = 0
         for text in texts {
             for limits in [SuggestLimits(entries: 5, categories: 0, completions: 5), SuggestLimits(entries: 0, categories: 0, completions: 12),
@@ -406,7 +408,7 @@ final class GeneralPlanTests: XCTestCase {
                 compared += 1
             }
         }
-        return compared
+        return (compared, counter() - before)
     }
 
     /// Completions of a typo'd partial word with hundreds of words within its budget, behind a
@@ -431,9 +433,9 @@ final class GeneralPlanTests: XCTestCase {
         var reference = ReferenceIndex(entries: entries)
         let texts = ["fort wort", "fort worth", "fort wo", "fort wor", "ford wort", "frot wort", "fort wortle", "fort vort"]
         func check(_ phase: String) {
-            let before = SuggestContext.typoCompletionWordsOutranked.load(ordering: .relaxed)
-            let compared = Self.compareTypoTexts(texts, fixture, reference, phase: phase)
-            let outranked = SuggestContext.typoCompletionWordsOutranked.load(ordering: .relaxed) - before
+            let (compared, outranked) = Self.compareTypoTexts(texts, fixture, reference, phase: phase) {
+                SuggestContext.typoCompletionWordsOutranked.load(ordering: .relaxed)
+            }
             print("[general plan, outranked typo words] \(phase): \(compared) answers compared, \(outranked) words left unread")
             XCTAssertGreaterThan(outranked, 100, "\(phase): the words are left unread, so that rule is what is tested")
         }
@@ -474,9 +476,9 @@ final class GeneralPlanTests: XCTestCase {
         var reference = ReferenceIndex(entries: entries)
         let texts = ["fort wort", "fort vort", "frot wort", "fort worl", "fort woth", "frot worti"]
         func check(_ phase: String) {
-            let before = SuggestContext.typoCompletionBitmapPasses.load(ordering: .relaxed)
-            let compared = Self.compareTypoTexts(texts, fixture, reference, phase: phase)
-            let bitmaps = SuggestContext.typoCompletionBitmapPasses.load(ordering: .relaxed) - before
+            let (compared, bitmaps) = Self.compareTypoTexts(texts, fixture, reference, phase: phase) {
+                SuggestContext.typoCompletionBitmapPasses.load(ordering: .relaxed)
+            }
             print("[general plan, typo words against bitmaps] \(phase): \(compared) answers compared, \(bitmaps) pass bitmaps")
             XCTAssertGreaterThan(bitmaps, 10, "\(phase): the passes' bitmaps are used, so that path is what is tested")
         }

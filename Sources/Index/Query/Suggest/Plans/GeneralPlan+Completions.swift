@@ -246,7 +246,6 @@ extension SuggestContext {
             // cities: 1,298 words one edit from "terr", whose postings galloped into the documents
             // with "new" were half the keystroke).
             var bitmaps = [DocumentBitmap?](repeating: nil, count: passes.passes.upperBound)
-            var bitmapsDecided = [Bool](repeating: false, count: passes.passes.upperBound)
             defer { if skipped > 0 { Self.typoCompletionWordsOutranked.add(skipped, ordering: .relaxed) } }
             for (index, (termIndex, postings, first)) in words.enumerated() {
                 let term = terms.term(at: termIndex)
@@ -265,12 +264,9 @@ extension SuggestContext {
                         let bound = max(floor, pass)
                         if let best, best.typos < bound { break }
                         var (docs, members) = passes.walk(pass)
-                        if !bitmapsDecided[pass] {
-                            bitmapsDecided[pass] = true
-                            if Self.testsPostingsByBitmap(words: words.count, passDocuments: docs) {
-                                bitmaps[pass] = DocumentBitmap(docs)
-                                Self.typoCompletionBitmapPasses.add(1, ordering: .relaxed)
-                            }
+                        if bitmaps[pass] == nil, Self.testsPostingsByBitmap(words: words.count, passDocuments: docs) {
+                            bitmaps[pass] = DocumentBitmap(docs)
+                            Self.typoCompletionBitmapPasses.add(1, ordering: .relaxed)
                         }
                         try Self.forEachBasePosting(postings, in: docs, bitmap: bitmaps[pass], shouldStop: shouldStop, read: &read) { docnum in
                             guard members == nil || members!.contains(docnum) else { return true }
