@@ -92,7 +92,11 @@ public struct Cursor: ~Copyable {
     }
 
     /// The entry whose key equals `key` exactly — its first value in a duplicate-sorted database —
-    /// or `nil` (`MDB_SET_KEY`). O(log n).
+    /// or `nil` (`MDB_SET_KEY`). O(log n) from the root; but on a positioned cursor LMDB first
+    /// compares `key` with the current leaf page's first and last keys, and a key within them is
+    /// found on that page without the descent. So many look-ups in or near key order cost less
+    /// through one cursor than through ``ReadableTransaction/get(_:_:)`` each (a miss too keeps
+    /// the cursor usable for the next seek).
     public mutating func seek(_ key: some StorageKey) throws -> Entry? {
         try key.withStorageBytes { keyBytes in
             guard keyBytes.count > 0 else { return nil }   // LMDB stores no empty keys

@@ -114,6 +114,13 @@ public struct ReadTransaction: ~Copyable, ReadableTransaction {
     public func count(_ db: Database) throws -> Int { try core.statistics(db).entries }
     public func statistics(_ db: Database) throws -> Database.Statistics { try core.statistics(db) }
 
+    /// As ``withCursor(_:_:)`` for a database that may be absent (one an older generation lacks):
+    /// `body` gets `nil` then. Code that looks many keys up in two databases keeps a cursor on each
+    /// this way, with no second code path for the missing one.
+    public func withCursor<R>(ifPresent db: Database?, _ body: (inout Cursor?) throws -> R) throws -> R {
+        try core.withCursor(ifPresent: db, body)
+    }
+
     /// As ``get(_:_:)``, with the key's bytes given as they are stored: not generic, so the
     /// hottest read of a query (a document by number, hundreds per keystroke) is one direct call
     /// whatever the optimiser decides about specialising the generic one across modules.

@@ -48,6 +48,17 @@ struct TransactionCore {
         return try body(&cursor)
     }
 
+    func withCursor<R>(ifPresent db: Database?, _ body: (inout Cursor?) throws -> R) throws -> R {
+        guard let db else {
+            var none: Cursor? = nil
+            return try body(&none)
+        }
+        var handle: OpaquePointer?
+        try check(mdb_cursor_open(txn, dbi(db), &handle), "mdb_cursor_open")
+        var cursor: Cursor? = Cursor(handle: handle.unsafelyUnwrapped)
+        return try body(&cursor)
+    }
+
     func statistics(_ db: Database) throws -> Database.Statistics {
         var stat = MDB_stat()
         try check(mdb_stat(txn, dbi(db), &stat), "mdb_stat")

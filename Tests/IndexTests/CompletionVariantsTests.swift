@@ -128,6 +128,44 @@ final class CompletionVariantsTests: XCTestCase {
         XCTAssertFalse(EditDistance.isSpellingVariant("nyc", of: "new"))
     }
 
+    /// A typo'd lone partial word's completions come from single words ("paul" is one edit from
+    /// "paulo", but "paulo…" below it is nearer, so "paul" is a region alone) and light subtrees
+    /// ("yor…" is one edit from "yorx" throughout), each word looked up through cursors kept for
+    /// the whole walk, its variants walked alongside in key order. Each word's best entry is its
+    /// first entry that offers it: the heavy entries here have the words as alias spellings of
+    /// their title words, so a lighter entry is the best.
+    func testTypoCompletionsSkipAliasSpellingsInSingleWordsAndLightSubtrees() throws {
+        let entries = [
+            CatalogEntry(id: "sp", title: "Paulo Centro", categories: ["c"], weight: 9_000, aliases: ["Paul", "Paulas"]),
+            CatalogEntry(id: "pt", title: "Paul Town", categories: ["c"], weight: 50),
+            CatalogEntry(id: "pb", title: "Paulas Bay", categories: ["c"], weight: 40),
+            CatalogEntry(id: "ny", title: "York", categories: ["c"], weight: 8_000, aliases: ["Yorc", "Yorck", "Yorke", "Yorku"]),
+            CatalogEntry(id: "yk", title: "Yorke Sound", categories: ["c"], weight: 30),
+            CatalogEntry(id: "yc", title: "Yorck Hill", categories: ["c"], weight: 20),
+            CatalogEntry(id: "yu", title: "Yorku Field", categories: ["c"], weight: 10),
+            CatalogEntry(id: "yr", title: "Yoram Park", categories: ["c"], weight: 5),
+        ]
+        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters())
+        let reference = ReferenceIndex(entries: entries)
+        let limits = SuggestLimits(entries: 3, categories: 0, completions: 8)
+        func completions(_ text: String) throws -> [String: String] {
+            let request = SuggestRequest(text: text, limits: limits, typos: .auto)
+            XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request), text)
+            XCTAssertEqual(try fixture.shard.suggest(request) { $0.plan }, .partialWord, text)
+            return Dictionary(uniqueKeysWithValues: try fixture.shard.suggest(request).completions.map { ($0.term, $0.best.id) })
+        }
+        let paulo = try completions("paulo")
+        XCTAssertEqual(paulo["paul"], "pt", "Paulo Centro spells its title word so: Paul Town offers it")
+        XCTAssertEqual(paulo["paulo"], "sp")
+        let yorx = try completions("yorx")
+        XCTAssertEqual(yorx["york"], "ny")
+        XCTAssertEqual(yorx["yorke"], "yk")
+        XCTAssertEqual(yorx["yorck"], "yc")
+        XCTAssertEqual(yorx["yorku"], "yu")
+        XCTAssertEqual(yorx["yoram"], "yr")
+        XCTAssertNil(yorx["yorc"], "only York has it, as a spelling of its title word")
+    }
+
     /// The index's variant test on stored bytes (``CompletionSource/isVariant(_:titleWords:)``)
     /// is the string rule of Semantics.md (``EditDistance/isSpellingVariant(_:of:)``, which the
     /// reference uses): random alias words against random titles over a small alphabet with

@@ -277,4 +277,31 @@ final class CursorTests: StorageTestCase {
             for _ in 0..<1000 { _ = try txn.withCursor(db) { try $0.first() } }
         }
     }
+
+    /// A cursor kept for many exact seeks (the query path's look-ups of words in key order) finds
+    /// every key whatever came before it: hits, misses, keys on other pages, keys behind it.
+    /// `withCursor(ifPresent:)` lends nil for an absent database.
+    func testExactSeeksThroughOneCursorFindWhatGetFinds() throws {
+        let env = try makeEnvironment()
+        let db = try env.database(named: "words", create: true)
+        // Enough keys for several leaf pages, every third one missing.
+        let keys = (0..<3_000).map { String(format: "w%05d", $0) }
+        try env.write { txn in
+            for (index, key) in keys.enumerated() where index % 3 != 0 { try txn.put(db, key, "v\(index)") }
+        }
+        var order = keys + keys.reversed() + ["a", "w0", "w00001x", "zz"]
+        var rng = SystemRandomNumberGenerator()
+        order += (0..<2_000).map { _ in keys.randomElement(using: &rng)! }
+        try env.read { txn in
+            let found: [String?]? = try txn.withCursor(ifPresent: db) { cursor in
+                guard cursor != nil else { return nil }
+                var found: [String?] = []
+                for key in order { found.append(try cursor!.seek(key)?.value.string) }
+                return found
+            }
+            XCTAssertEqual(found, try order.map { try txn.get(db, $0)?.string })
+            let absent = try txn.withCursor(ifPresent: nil) { cursor in cursor == nil }
+            XCTAssertTrue(absent)
+        }
+    }
 }

@@ -472,6 +472,12 @@ extension Generation {
         return try HeavyNode(decoding: value, prefix: prefix)
     }
 
+    /// As ``heavyNode(_:in:)``, through a cursor on `trie` kept across many prefixes in key order.
+    func heavyNode(_ prefix: [UInt8], through trie: inout Cursor) throws -> HeavyNode? {
+        guard let value = try trie.seek(prefix)?.value else { return nil }
+        return try HeavyNode(decoding: value, prefix: prefix)
+    }
+
     /// Live entries carrying a token: a category, or a filterable attribute's value (every chip
     /// the generation has seen; 0 for others).
     func chipCount(_ token: SearchToken, in txn: borrowing ReadTransaction) throws -> Int {

@@ -104,7 +104,6 @@ enum TermWalk {
         return entry
     }
 
-    /// Every key that starts with `prefix` (distance 0), in order.
     /// The regions that partition the subtree of `prefix`: the term `prefix` itself if there is
     /// one (not a subtree), then the subtree of each next scalar the keys under it have, in key
     /// order. One seek per region: each child's keys are skipped by seeking past its prefix.
@@ -138,15 +137,5 @@ enum TermWalk {
             entry = try cursor.nextKey()
         }
         return terms
-    }
-
-    static func keys(_ cursor: inout Cursor, withPrefix prefix: [UInt8]) throws -> [[UInt8]] {
-        var keys: [[UInt8]] = []
-        var entry = try cursor.seek(atLeast: prefix)
-        while let key = entry?.key, key.hasPrefix(prefix) {
-            keys.append(Array(key))
-            entry = try cursor.nextKey()
-        }
-        return keys
     }
 }

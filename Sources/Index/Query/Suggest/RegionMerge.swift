@@ -19,18 +19,25 @@ struct RegionMerge {
 
     init(_ regions: [TermRegion], generation: Generation, in txn: borrowing ReadTransaction) throws {
         self.generation = generation
-        for region in regions {
-            if !region.isSubtree {
-                if let value = try txn.get(generation.schema.terms, region.prefix) { postings.push(try PostingCursor(value)) }
-            } else if let node = try generation.heavyNode(region.prefix, in: txn) {
-                listed.append(contentsOf: node.all)
-                if node.allTruncated, let last = node.all.last {
-                    truncated.append(region.prefix)
-                    bound = min(bound ?? last, last)
+        // One cursor on each database for all the regions, which come in key order: a look-up
+        // near the last one is found on the cursor's page without a descent (``Cursor/seek(_:)``),
+        // and a light region's walk opens no cursor of its own.
+        try txn.withCursor(generation.schema.terms) { terms in
+            try txn.withCursor(generation.schema.trie) { trie in
+                for region in regions {
+                    if !region.isSubtree {
+                        if let value = try terms.seek(region.prefix)?.value { postings.push(try PostingCursor(value)) }
+                    } else if let node = try generation.heavyNode(region.prefix, through: &trie) {
+                        listed.append(contentsOf: node.all)
+                        if node.allTruncated, let last = node.all.last {
+                            truncated.append(region.prefix)
+                            bound = min(bound ?? last, last)
+                        }
+                    } else {
+                        // Light: at most `heavyThreshold` postings below the prefix.
+                        try pushPostings(below: region.prefix, after: nil, through: &terms)
+                    }
                 }
-            } else {
-                // Light: at most `heavyThreshold` postings below the prefix.
-                try pushPostings(below: region.prefix, after: nil, in: txn)
             }
         }
         sortUnique(&listed)
@@ -64,17 +71,18 @@ struct RegionMerge {
     }
 
     private mutating func pushPostings(below prefix: [UInt8], after limit: UInt32?, in txn: borrowing ReadTransaction) throws {
-        let schema = generation.schema
-        try txn.withCursor(schema.terms) { cursor in
-            var entry = try cursor.seek(atLeast: prefix)
-            while let (key, value) = entry, key.hasPrefix(prefix) {
-                var postingCursor = try PostingCursor(value)
-                if let limit {
-                    while let doc = postingCursor.current, doc <= limit { try postingCursor.advance() }
-                }
-                postings.push(postingCursor)
-                entry = try cursor.nextKey()
+        try txn.withCursor(generation.schema.terms) { try pushPostings(below: prefix, after: limit, through: &$0) }
+    }
+
+    private mutating func pushPostings(below prefix: [UInt8], after limit: UInt32?, through cursor: inout Cursor) throws {
+        var entry = try cursor.seek(atLeast: prefix)
+        while let (key, value) = entry, key.hasPrefix(prefix) {
+            var postingCursor = try PostingCursor(value)
+            if let limit {
+                while let doc = postingCursor.current, doc <= limit { try postingCursor.advance() }
             }
+            postings.push(postingCursor)
+            entry = try cursor.nextKey()
         }
     }
 }

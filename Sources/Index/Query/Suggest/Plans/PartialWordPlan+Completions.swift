@@ -131,41 +131,51 @@ extension SuggestContext {
         var bound: Ranked?
         var pending = regions
         var splits = 0
-        while let region = pending.popLast() {
-            if !region.isSubtree {
-                if let best = try firstOffering(of: region.prefix, in: txn) {
-                    offer(Ranked(level: distance, best: best, term: region.prefix))
-                }
-            } else if let node = try generation.heavyNode(region.prefix, in: txn) {
-                // Each listed word with its live best: a deleted best moves the word later.
-                let live = try liveCompletions(of: node, needed: needed, in: txn)
-                // A list whose words all moved past its own bound proves nothing: "b" on cities
-                // lists sixteen words, all Beijing's (its aliases), and once Beijing is re-weighted
-                // they all rank after Beijing's old key, the list's bound, so not even one word was
-                // proven and every "b…" word's postings were read (25 ms). Its children's lists
-                // hold other words: read those instead (they partition the subtree), a bounded
-                // number of times.
-                if let left = live.bound, splits < Self.regionSplitLimit,
-                   live.words.filter({ LiveCompletions.precedes($0, left.best, left.term) }).count < needed {
-                    splits += 1
-                    pending += try txn.withCursor(generation.schema.terms) {
-                        try TermWalk.childRegions(&$0, of: region.prefix, distance: region.distance)
+        // One cursor on `terms` serves the regions' look-ups, walks and splits, one on the
+        // variants their words' offers (see ``withOfferingCursors(in:_:)``), and one on `trie`
+        // their heavy nodes.
+        try withOfferingCursors(in: txn) { terms, variants in try txn.withCursor(generation.schema.trie) { trie in
+            while let region = pending.popLast() {
+                if !region.isSubtree {
+                    if let value = try terms.seek(region.prefix)?.value,
+                       let best = try firstOffering(of: region.prefix[...], postings: value, variants: &variants, in: txn) {
+                        offer(Ranked(level: distance, best: best, term: region.prefix))
                     }
-                    continue
-                }
-                for word in live.words { offer(Ranked(level: distance, best: word.best, term: word.term)) }
-                if let left = live.bound {
-                    let unlisted = Ranked(level: distance, best: left.best, term: left.term)
-                    if bound.map({ unlisted < $0 }) ?? true { bound = unlisted }
-                }
-            } else {
-                // Light: at most `heavyThreshold` postings below the prefix, so few terms.
-                let terms = try txn.withCursor(generation.schema.terms) { try TermWalk.keys(&$0, withPrefix: region.prefix) }
-                for term in terms {
-                    if let best = try firstOffering(of: term, in: txn) { offer(Ranked(level: distance, best: best, term: term)) }
+                } else if let node = try generation.heavyNode(region.prefix, through: &trie) {
+                    // Each listed word with its live best: a deleted best moves the word later.
+                    let live = try liveCompletions(of: node, needed: needed, in: txn)
+                    // A list whose words all moved past its own bound proves nothing: "b" on cities
+                    // lists sixteen words, all Beijing's (its aliases), and once Beijing is re-weighted
+                    // they all rank after Beijing's old key, the list's bound, so not even one word was
+                    // proven and every "b…" word's postings were read (25 ms). Its children's lists
+                    // hold other words: read those instead (they partition the subtree), a bounded
+                    // number of times.
+                    if let left = live.bound, splits < Self.regionSplitLimit,
+                       live.words.filter({ LiveCompletions.precedes($0, left.best, left.term) }).count < needed {
+                        splits += 1
+                        pending += try TermWalk.childRegions(&terms, of: region.prefix, distance: region.distance)
+                        continue
+                    }
+                    for word in live.words { offer(Ranked(level: distance, best: word.best, term: word.term)) }
+                    if let left = live.bound {
+                        let unlisted = Ranked(level: distance, best: left.best, term: left.term)
+                        if bound.map({ unlisted < $0 }) ?? true { bound = unlisted }
+                    }
+                } else {
+                    // Light: at most `heavyThreshold` postings below the prefix, so few terms, each
+                    // read as the walk passes it, with the variants walked alongside.
+                    var entry = try terms.seek(atLeast: region.prefix)
+                    var walk = AscendingVariants()
+                    while let (key, value) = entry, key.hasPrefix(region.prefix) {
+                        let term = Array(key)
+                        if let best = try firstOffering(ofNext: term[...], postings: value, &walk, variants: &variants, in: txn) {
+                            offer(Ranked(level: distance, best: best, term: term))
+                        }
+                        entry = try terms.nextKey()
+                    }
                 }
             }
-        }
+        } }
         // Words at this distance that a nearer entry has: that entry may be their best. Such a word
         // lies in one of `regions` (they hold every word at this distance), so an entry whose
         // forward list has no ordinal in them has none and is not read ("Flyc" on the synthetic
@@ -222,25 +232,33 @@ extension SuggestContext {
     /// returns false when that would pass ``nearerEntriesCap``.
     private func appendEntries(of regions: [TermRegion], level: Int, to nearer: inout [(docnum: UInt32, level: Int)],
                                in txn: borrowing ReadTransaction) throws -> Bool {
-        var terms: [[UInt8]] = []
-        for region in regions {
-            if !region.isSubtree {
-                terms.append(region.prefix)
-                continue
-            }
-            if let node = try generation.heavyNode(region.prefix, in: txn), node.postings > Self.nearerEntriesCap { return false }
-            terms += try txn.withCursor(generation.schema.terms) { try TermWalk.keys(&$0, withPrefix: region.prefix) }
-        }
         var docs: [UInt32] = []
-        for term in terms {
-            guard let value = try txn.get(generation.schema.terms, term) else { continue }
-            var cursor = try PostingCursor(value)
+        func append(_ postings: Bytes) throws -> Bool {
+            var cursor = try PostingCursor(postings)
             while let doc = cursor.current {
                 docs.append(doc)
                 guard docs.count <= Self.nearerEntriesCap else { return false }
                 try cursor.advance()
             }
+            return true
         }
+        // One cursor reads each word's postings where its walk passes it (no look-up again).
+        let fits = try txn.withCursor(generation.schema.terms) { terms -> Bool in
+            for region in regions {
+                guard region.isSubtree else {
+                    if let value = try terms.seek(region.prefix)?.value, try !append(value) { return false }
+                    continue
+                }
+                if let node = try generation.heavyNode(region.prefix, in: txn), node.postings > Self.nearerEntriesCap { return false }
+                var entry = try terms.seek(atLeast: region.prefix)
+                while let (key, value) = entry, key.hasPrefix(region.prefix) {
+                    guard try append(value) else { return false }
+                    entry = try terms.nextKey()
+                }
+            }
+            return true
+        }
+        guard fits else { return false }
         sortUnique(&docs)
         let known = Set(nearer.map(\.docnum))
         for docnum in docs where !known.contains(docnum) {
