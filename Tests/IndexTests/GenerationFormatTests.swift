@@ -14,7 +14,9 @@ import XCTest
 final class GenerationFormatTests: XCTestCase {
     /// A shard of `entries` in each layout, named "current", "original", "before delta lists"
     /// (the current layout as builds wrote it before the delta's prefix lists, whose delta is
-    /// scanned) and "before the forward index" (whose candidates are all read), each in its own directory (kept as long as the result is).
+    /// scanned) and "before the forward index" (whose candidates are all read), each in its own
+    /// directory (kept as long as the result is). The last two are of layout 2, whose term tries
+    /// record no best documents (so no region is left unread for its best).
     static func shardsInBothLayouts(_ entries: [CatalogEntry], parameters: IndexParameters) throws -> [(String, Shard, TemporaryDirectory)] {
         var shards: [(String, Shard, TemporaryDirectory)] = []
         for (name, format) in [("current", GenerationFormat.current), ("original", .original), ("before delta lists", .beforeDeltaLists),
@@ -27,6 +29,7 @@ final class GenerationFormatTests: XCTestCase {
             XCTAssertEqual(try shard.current().schema.titles != nil, format.titles)
             XCTAssertEqual(try shard.current().schema.deltaWordPrefixes != nil, format.deltaLists)
             XCTAssertEqual(try shard.current().schema.forward != nil, format.forwardIndex)
+            XCTAssertEqual(try shard.current().schema.layout, format.layout)
             shards.append((name, shard, directory))
         }
         return shards

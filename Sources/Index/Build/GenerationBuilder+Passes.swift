@@ -106,6 +106,8 @@ extension GenerationBuilder {
             return position >= adding && position < Int(prefixEnds[adding])
         }) { nodes.append(($0, $1)) }
         var words: [[UInt8]] = []
+        // Each word's first name posting, for the trie's best documents.
+        var bests: [UInt32] = []
         var writer = ByteWriter(capacity: 4096)
         let variants = documents.variants
         try Self.writeInSteps(environment) { txn in
@@ -120,6 +122,7 @@ extension GenerationBuilder {
             }
             if term[0] >= TermWalk.firstWordByte {
                 words.append(term)
+                if format.trieBests { bests.append(pairs.name.first ?? .max) }
                 if !pairs.name.isEmpty {
                     // A word's best entry is its first document that offers it as a completion
                     // (generations without recorded variants listed the first document: so do
@@ -142,8 +145,9 @@ extension GenerationBuilder {
             }
         }
         clock.mark("write terms and trie")
-        let packed = PackedTrie.build(words, indexedFrom: format.indexedChildren)
+        let packed = PackedTrie.build(words, bests: format.trieBests ? bests : nil, indexedFrom: format.indexedChildren)
         words = []
+        bests = []
         try environment.write { txn in try txn.put(schema.termTrie, PackedTrie.key, packed) }
         clock.mark("pack term trie")
         nodes.sort { $0.0.lexicographicallyPrecedes($1.0) }

@@ -87,7 +87,7 @@ struct Schema {
     let layout: Int?
 
     /// The ``DocumentRecord`` version every record of this file has (an update writes its file's).
-    var recordVersion: UInt8 { layout == 2 ? 2 : 1 }
+    var recordVersion: UInt8 { (layout ?? 1) >= 2 ? 2 : 1 }
 
     /// Opens the databases; `create` makes them as `format` says. An existing file is read as it
     /// was written: generations built since document keys became integers have an integer-key
@@ -220,12 +220,13 @@ struct Schema {
 
 /// Keys of the `meta` database.
 enum MetaKey {
-    /// The layout version of this file, "typeahead-generation-N": 2 for files with ``DocumentRecord``
-    /// version 2 and an indexed term trie (``PackedTrie``), which earlier versions of the program
-    /// cannot read and therefore refuse ("format mismatch") instead of misreading; 1 for files
-    /// written before, which this version reads as they are.
+    /// The layout version of this file, "typeahead-generation-N": 3 for files whose term trie
+    /// records its nodes' best documents (``PackedTrie``); 2 for files with ``DocumentRecord``
+    /// version 2 and an indexed term trie. Earlier versions of the program cannot read a later
+    /// layout and therefore refuse it ("format mismatch") instead of misreading; this version
+    /// reads all three as they are.
     static let format = "format"
-    static let layouts = 1...2
+    static let layouts = 1...3
 
     static func formatValue(layout: Int) -> String { "typeahead-generation-\(layout)" }
 
@@ -303,8 +304,8 @@ struct GenerationFormat {
     var documentKeys: DocumentKey.Encoding
     /// Whether the `titles` index is written.
     var titles: Bool
-    /// The layout version written (``MetaKey/format``): 2, records of version 2 and an indexed term
-    /// trie; 1, neither.
+    /// The layout version written (``MetaKey/format``): 3, a term trie with best documents; 2,
+    /// records of version 2 and an indexed term trie; 1, neither.
     var layout: Int
     /// Whether `completion_variants` is written.
     var completionVariants = true
@@ -316,7 +317,7 @@ struct GenerationFormat {
     /// a version without them never opens them, and the base they describe never changes.
     var forwardIndex = true
 
-    static let current = GenerationFormat(documentKeys: .native, titles: true, layout: 2)
+    static let current = GenerationFormat(documentKeys: .native, titles: true, layout: 3)
     static let original = GenerationFormat(documentKeys: .bigEndian, titles: false, layout: 1, completionVariants: false, deltaLists: false,
                                              forwardIndex: false)
     /// What builds wrote before the delta's prefix lists: read as ``current``, the delta scanned.
@@ -324,8 +325,13 @@ struct GenerationFormat {
                                                    forwardIndex: false)
     /// What builds wrote before the forward index: read as ``current``, every candidate read.
     static let beforeForwardIndex = GenerationFormat(documentKeys: .native, titles: true, layout: 2, forwardIndex: false)
+    /// What builds wrote before the term trie's best documents: read as ``current``, no region
+    /// left unread for its best.
+    static let beforeTrieBests = GenerationFormat(documentKeys: .native, titles: true, layout: 2)
 
-    var recordVersion: UInt8 { layout == 2 ? 2 : 1 }
+    var recordVersion: UInt8 { layout >= 2 ? 2 : 1 }
     /// Nodes with this many children get a child index (nil: none).
-    var indexedChildren: Int? { layout == 2 ? PackedTrie.indexedChildren : nil }
+    var indexedChildren: Int? { layout >= 2 ? PackedTrie.indexedChildren : nil }
+    /// Whether the term trie records its nodes' best documents.
+    var trieBests: Bool { layout >= 3 }
 }

@@ -17,14 +17,25 @@ import Storage
 ///
 /// Node layout (children are serialised before their parent; offsets are absolute):
 /// ```
-/// u8      flags         bit 0: a term ends at this node; bit 1: the node has a child index
+/// u8      flags         bit 0: a term ends at this node; bit 1: the node has a child index;
+///                       bit 2: the node's best document follows
+/// [varint best]         the first document with a name word at or below the node (a term's
+///                       first name posting, the smallest over the subtree)
 /// varint  n             children, in ascending label order
 /// [index] n × u8        each child's first label byte
 ///         n × u32le     each child's entry, as an offset from the end of the index
 /// n × (string label, varint offset)
 /// ```
 /// The last four bytes of the value are the root's offset (u32be). Size: about 3–6 bytes per edge,
-/// and 5 more per child of an indexed node.
+/// 5 more per child of an indexed node, and 1–3 per node for its best document.
+///
+/// **Best documents.** Base document numbers are static rank order, so a node's best document
+/// bounds every entry below it: no name posting of its terms comes before it. A typo'd partial
+/// word's walk gives its regions their nodes' bests (``TermRegion/best``), and the plans read
+/// regions best first, leaving unread those whose best comes after what the answer already holds
+/// (``RegionMerge``, the completions' `bestWords`). Deletions only move a term's first live
+/// posting later, so a best stays a bound through updates. Tries written before bests (layout 2)
+/// have no node with bit 2 set: their regions' bests are 0, which prunes nothing.
 ///
 /// **The child index.** Nodes with ``indexedChildren`` children or more (the upper levels: a
 /// multilingual catalog's root has thousands) list their children's first bytes apart, with the
@@ -41,18 +52,23 @@ enum PackedTrie {
 
     /// Packs terms given in strictly ascending byte order, with child indexes on nodes of
     /// `indexedFrom` children or more (nil: none, as tries were written before them; tests also
-    /// index small nodes, which the walks must read alike).
-    static func build(_ terms: [[UInt8]], indexedFrom: Int? = indexedChildren) -> [UInt8] {
+    /// index small nodes, which the walks must read alike), and with each node's best document
+    /// when `bests` gives each term's first name posting (`UInt32.max` for a term without one).
+    static func build(_ terms: [[UInt8]], bests: [UInt32]? = nil, indexedFrom: Int? = indexedChildren) -> [UInt8] {
+        precondition(bests.map { $0.count == terms.count } ?? true, "one best a term")
         var writer = ByteWriter(capacity: terms.count * 8 + 16)
-        let root = node(terms, 0..<terms.count, depth: 0, indexedFrom: indexedFrom, into: &writer)
-        writer.u32be(UInt32(root))
+        let root = node(terms, bests, 0..<terms.count, depth: 0, indexedFrom: indexedFrom, into: &writer)
+        writer.u32be(UInt32(root.offset))
         return writer.bytes
     }
 
-    /// Writes the node for `terms[range]`, which share their first `depth` bytes; returns its offset.
-    private static func node(_ terms: [[UInt8]], _ range: Range<Int>, depth: Int, indexedFrom: Int?, into writer: inout ByteWriter) -> Int {
+    /// Writes the node for `terms[range]`, which share their first `depth` bytes; returns its
+    /// offset and best document (`UInt32.max` without `bests`).
+    private static func node(_ terms: [[UInt8]], _ bests: [UInt32]?, _ range: Range<Int>, depth: Int, indexedFrom: Int?,
+                             into writer: inout ByteWriter) -> (offset: Int, best: UInt32) {
         var lower = range.lowerBound
         let isTerm = lower < range.upperBound && terms[lower].count == depth
+        var best = isTerm ? bests?[lower] ?? .max : .max
         if isTerm { lower += 1 }
         var children: [(label: ArraySlice<UInt8>, offset: Int)] = []
         while lower < range.upperBound {
@@ -72,13 +88,15 @@ enum PackedTrie {
             while common < limit, first[common] == last[common] { common += 1 }
             while common < first.count, common > depth, first[common] & 0xC0 == 0x80 { common -= 1 }
             if common <= depth { common = depth + lead.count }
-            let offset = node(terms, lower..<upper, depth: common, indexedFrom: indexedFrom, into: &writer)
-            children.append((first[depth..<common], offset))
+            let child = node(terms, bests, lower..<upper, depth: common, indexedFrom: indexedFrom, into: &writer)
+            children.append((first[depth..<common], child.offset))
+            best = min(best, child.best)
             lower = upper
         }
         let offset = writer.bytes.count
         let hasIndex = indexedFrom.map { children.count >= $0 } ?? false
-        writer.byte((isTerm ? 1 : 0) | (hasIndex ? 2 : 0))
+        writer.byte((isTerm ? 1 : 0) | (hasIndex ? 2 : 0) | (bests != nil ? 4 : 0))
+        if bests != nil { writer.varint(Int(best)) }
         writer.varint(children.count)
         if hasIndex {
             var entries = ByteWriter(capacity: children.count * 8)
@@ -98,7 +116,30 @@ enum PackedTrie {
                 writer.varint(child.offset)
             }
         }
-        return offset
+        return (offset, best)
+    }
+
+    /// Reads the head of the node at `offset`: its flags and child count, leaving `cursor` where
+    /// its child index or entries start (past its best document, which ``best(_:at:)`` reads).
+    @inline(__always)
+    static func header(_ raw: UnsafeRawBufferPointer, at offset: Int, _ cursor: inout Int) throws -> (flags: UInt8, children: Int) {
+        guard offset >= 0, offset < raw.count - 4 else { throw IndexError.corrupt("term trie offset out of range") }
+        let flags = raw[offset]
+        cursor = offset + 1
+        if flags & 4 != 0 { _ = try readVarint(raw, &cursor) }
+        return (flags, try readVarint(raw, &cursor))
+    }
+
+    /// The best document of the node at `offset` (see the type's notes): 0 for a trie that
+    /// records none, a bound that prunes nothing.
+    @inline(__always)
+    static func best(_ raw: UnsafeRawBufferPointer, at offset: Int) throws -> UInt32 {
+        guard offset >= 0, offset < raw.count - 4 else { throw IndexError.corrupt("term trie offset out of range") }
+        guard raw[offset] & 4 != 0 else { return 0 }
+        var cursor = offset + 1
+        let best = try readVarint(raw, &cursor)
+        guard best <= Int(UInt32.max) else { throw IndexError.corrupt("term trie best document out of range") }
+        return UInt32(best)
     }
 
     /// The child index of the node whose flags are `flags` and whose child count ends at `cursor`:
@@ -227,6 +268,9 @@ struct TermRegion {
     var prefix: [UInt8]
     var distance: Int
     var isSubtree: Bool
+    /// No term of the region has a base name posting before this document: its trie node's best
+    /// (``PackedTrie``); 0 when unknown.
+    var best: UInt32 = 0
 }
 
 /// The bytes of the trie path being walked, in one buffer allocated per walk (terms are at most

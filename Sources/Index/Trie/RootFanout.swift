@@ -47,10 +47,9 @@ struct RootFanout: Sendable {
     /// Throws when the top two levels are corrupt.
     init?(trie raw: UnsafeRawBufferPointer) throws {
         let root = try TrieWalker.root(raw)
-        guard root < raw.count - 4 else { throw IndexError.corrupt("term trie offset out of range") }
-        var cursor = root + 1
-        let count = try PackedTrie.readVarint(raw, &cursor)
-        guard let index = try PackedTrie.childIndex(raw, flags: raw[root], children: count, at: cursor) else { return nil }
+        var cursor = root
+        let (rootFlags, count) = try PackedTrie.header(raw, at: root, &cursor)
+        guard let index = try PackedTrie.childIndex(raw, flags: rootFlags, children: count, at: cursor) else { return nil }
         var first: [UInt32] = []
         first.reserveCapacity(count)
         // (second scalar << 32 | root child), sorted into the inverted lists below.
@@ -64,10 +63,7 @@ struct RootFanout: Sendable {
                 continue
             }
             var node = edge.child
-            guard node < raw.count - 4 else { throw IndexError.corrupt("term trie offset out of range") }
-            let flags = raw[node]
-            node += 1
-            let grandchildren = try PackedTrie.readVarint(raw, &node)
+            let (flags, grandchildren) = try PackedTrie.header(raw, at: edge.child, &node)
             if let inner = try PackedTrie.childIndex(raw, flags: flags, children: grandchildren, at: node) { node = inner.entries }
             for _ in 0..<grandchildren {
                 let inner = try TrieWalker.readEdge(raw, &node, parent: edge.child)

@@ -60,9 +60,8 @@ struct TrieWalker: ~Copyable {
     /// need a query scalar after one scalar outside the band: short queries, big budgets).
     private mutating func walkRoot(_ raw: UnsafeRawBufferPointer, _ root: Int, _ fanout: RootFanout) throws -> Bool {
         guard raw.count == fanout.trieBytes, root < raw.count - 4 else { return false }
-        var cursor = root + 1
-        let flags = raw[root]
-        let count = try PackedTrie.readVarint(raw, &cursor)
+        var cursor = root
+        let (flags, count) = try PackedTrie.header(raw, at: root, &cursor)
         guard count == fanout.rootChildren, let index = try PackedTrie.childIndex(raw, flags: flags, children: count, at: cursor) else {
             return false
         }
@@ -79,7 +78,7 @@ struct TrieWalker: ~Copyable {
         }
         automaton.truncate(to: 0)
         if flags & 1 != 0, let distance = automaton.distance {
-            regions.append(TermRegion(prefix: [], distance: distance, isSubtree: false))
+            regions.append(TermRegion(prefix: [], distance: distance, isSubtree: false, best: try PackedTrie.best(raw, at: root)))
             found?.append(EmptyCollection<UInt8>(), distance: distance)
         }
         let picked = fanout.children(firstIn: automaton.bandScalars(atRow: 1), secondIn: survivors)
@@ -99,10 +98,7 @@ struct TrieWalker: ~Copyable {
             automaton.truncate(to: 0)
             path.count = 0
             var cursor = root
-            guard cursor < raw.count - 4 else { throw IndexError.corrupt("term trie offset out of range") }
-            let flags = raw[cursor]
-            cursor += 1
-            let children = try PackedTrie.readVarint(raw, &cursor)
+            let (flags, children) = try PackedTrie.header(raw, at: root, &cursor)
             let lead = UTF8Scalars.leadByte(of: scalar)
             // The root has one child per first scalar: at most one edge is walked.
             if let index = try PackedTrie.childIndex(raw, flags: flags, children: children, at: cursor) {
@@ -166,15 +162,11 @@ struct TrieWalker: ~Copyable {
     /// can keep the row alive.
     private mutating func walkNode(_ raw: UnsafeRawBufferPointer, _ offset: Int) throws {
         var cursor = offset
-        let end = raw.count - 4
-        guard cursor < end else { throw IndexError.corrupt("term trie offset out of range") }
-        let flags = raw[cursor]
-        cursor += 1
+        let (flags, children) = try PackedTrie.header(raw, at: offset, &cursor)
         if flags & 1 != 0, let distance = automaton.distance {
-            regions.append(TermRegion(prefix: path.bytes, distance: distance, isSubtree: false))
+            regions.append(TermRegion(prefix: path.bytes, distance: distance, isSubtree: false, best: try PackedTrie.best(raw, at: offset)))
             found?.append(path.view, distance: distance)
         }
-        let children = try PackedTrie.readVarint(raw, &cursor)
         let needsMatch = automaton.needsMatch
         let leads = needsMatch ? automaton.survivorLeadBytes() : LeadByteSet()
         if let index = try PackedTrie.childIndex(raw, flags: flags, children: children, at: cursor) {
@@ -218,7 +210,8 @@ struct TrieWalker: ~Copyable {
         try path.append(raw, edge.labelStart..<position)
         if automaton.isFinal, let distance = automaton.distance {
             // Every term below has this distance: take the subtree without the automaton.
-            regions.append(TermRegion(prefix: path.bytes, distance: distance, isSubtree: true))
+            regions.append(TermRegion(prefix: path.bytes, distance: distance, isSubtree: true,
+                                      best: try PackedTrie.best(raw, at: edge.child)))
             if found != nil {
                 try path.append(raw, position..<end)
                 try collect(raw, edge.child, distance)
@@ -248,11 +241,8 @@ struct TrieWalker: ~Copyable {
     /// Appends every term of the subtree at `offset` (whose path is `path`) with `distance`.
     private mutating func collect(_ raw: UnsafeRawBufferPointer, _ offset: Int, _ distance: Int) throws {
         var cursor = offset
-        guard cursor < raw.count - 4 else { throw IndexError.corrupt("term trie offset out of range") }
-        let flags = raw[cursor]
+        let (flags, children) = try PackedTrie.header(raw, at: offset, &cursor)
         if flags & 1 != 0 { found?.append(path.view, distance: distance) }
-        cursor += 1
-        let children = try PackedTrie.readVarint(raw, &cursor)
         if let index = try PackedTrie.childIndex(raw, flags: flags, children: children, at: cursor) { cursor = index.entries }
         for _ in 0..<children {
             let edge = try Self.readEdge(raw, &cursor, parent: offset)
@@ -296,20 +286,19 @@ struct TrieWalker: ~Copyable {
     private mutating func walkNode(_ raw: UnsafeRawBufferPointer, _ offset: Int, within previous: [TermRegion],
                                    _ range: Range<Int>) throws -> Bool {
         var cursor = offset
-        guard cursor < raw.count - 4 else { throw IndexError.corrupt("term trie offset out of range") }
-        let flags = raw[cursor]
-        cursor += 1
+        let header = try PackedTrie.header(raw, at: offset, &cursor)
+        let flags = header.flags
+        var children = header.children
         var next = range.lowerBound
         let depth = path.count
         if next < range.upperBound, previous[next].prefix.count == depth {
             guard !previous[next].isSubtree else { return false }
             if flags & 1 != 0, let distance = automaton.distance {
-                regions.append(TermRegion(prefix: path.bytes, distance: distance, isSubtree: false))
+                regions.append(TermRegion(prefix: path.bytes, distance: distance, isSubtree: false, best: try PackedTrie.best(raw, at: offset)))
                 found?.append(path.view, distance: distance)
             }
             next += 1
         }
-        var children = try PackedTrie.readVarint(raw, &cursor)
         if let index = try PackedTrie.childIndex(raw, flags: flags, children: children, at: cursor) { cursor = index.entries }
         while next < range.upperBound {
             // The child edge the next region lies under: children and regions are both in byte

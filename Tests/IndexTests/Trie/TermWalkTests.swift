@@ -22,9 +22,20 @@ final class TermWalkTests: XCTestCase {
     }
 
     /// The packed trie of `terms`, in turn with child indexes on every node of two children or
-    /// more, on none, and as builds write them.
+    /// more, on none, and as builds write them; with best documents (``bests(_:)``) in every
+    /// other round, so that every walk reads both node layouts.
     static func trie(_ terms: [[UInt8]], round: Int) -> [UInt8] {
-        PackedTrie.build(terms, indexedFrom: [2, nil, PackedTrie.indexedChildren][round % 3])
+        PackedTrie.build(terms, bests: round % 2 == 0 ? bests(terms) : nil, indexedFrom: [2, nil, PackedTrie.indexedChildren][round % 3])
+    }
+
+    /// A first name posting for each term, fixed by its bytes: numbers past 127 and past 16,383
+    /// (varints of two and three bytes) and, for one term in eight, none (`UInt32.max`).
+    static func bests(_ terms: [[UInt8]]) -> [UInt32] {
+        terms.map { term in
+            var hash: UInt32 = 2_166_136_261
+            for byte in term { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+            return hash % 8 == 0 ? .max : hash % 70_000
+        }
     }
 
     /// Queries longer than 64 scalars (the automaton's per-scalar position masks do not fit them,
@@ -60,6 +71,7 @@ final class TermWalkTests: XCTestCase {
         XCTAssertEqual(regions.map(\.prefix), expected.map(\.prefix), context, file: file, line: line)
         XCTAssertEqual(regions.map(\.distance), expected.map(\.distance), context, file: file, line: line)
         XCTAssertEqual(regions.map(\.isSubtree), expected.map(\.isSubtree), context, file: file, line: line)
+        XCTAssertEqual(regions.map(\.best), expected.map(\.best), context, file: file, line: line)
         guard let terms else { return }
         XCTAssertEqual(terms.map(\.term), expectedTerms?.map(\.term), context, file: file, line: line)
         XCTAssertEqual(terms.map(\.distance), expectedTerms?.map(\.distance), context, file: file, line: line)
@@ -146,6 +158,13 @@ final class TermWalkTests: XCTestCase {
                         }
                     }
                     XCTAssertEqual(covered, expected, context)
+                    // Each region's best is the first posting of the terms under its prefix (its
+                    // node's subtree, a single term's included), or 0 where the trie has none.
+                    let bests = Dictionary(uniqueKeysWithValues: zip(terms, Self.bests(terms)))
+                    for region in regions {
+                        let expectedBest = round % 2 == 0 ? terms.filter { $0.starts(with: region.prefix) }.map { bests[$0]! }.min()! : 0
+                        XCTAssertEqual(region.best, expectedBest, "\(context): best of \(region.prefix)")
+                    }
                 }
             }
         }

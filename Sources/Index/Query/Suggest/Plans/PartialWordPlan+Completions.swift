@@ -44,6 +44,10 @@ extension SuggestContext {
     /// (for tests, likewise).
     static let nearerEntriesLeftUnread = Atomic<Int>(0)
 
+    /// Regions whose words were left unread because the words chosen rank before their best
+    /// (for tests, likewise).
+    static let regionsLeftUnread = Atomic<Int>(0)
+
     /// Subtree regions whose list proved nothing that are split into their children, at most,
     /// per distance (each split is one seek per child).
     static let regionSplitLimit = 64
@@ -129,13 +133,20 @@ extension SuggestContext {
         }
         // Every word some list does not show ranks at or after this, if any is left out.
         var bound: Ranked?
-        var pending = regions
+        // Best first (``TermRegion/best``, the last is next): a word ranks at or after its region's
+        // best, so once `needed` words are chosen and the last ranks before the next region's
+        // best, no word of it or of any region after it can enter, and they are left unread.
+        var pending = regions.sorted { $0.best > $1.best }
         var splits = 0
         // One cursor on `terms` serves the regions' look-ups, walks and splits, one on the
         // variants their words' offers (see ``withOfferingCursors(in:_:)``), and one on `trie`
         // their heavy nodes.
         try withOfferingCursors(in: txn) { terms, variants in try txn.withCursor(generation.schema.trie) { trie in
             while let region = pending.popLast() {
+                if chosen.count == needed, let last = chosen.last, (last.level, last.best) < (distance, region.best) {
+                    Self.regionsLeftUnread.add(pending.count + 1, ordering: .relaxed)
+                    break
+                }
                 if !region.isSubtree {
                     if let value = try terms.seek(region.prefix)?.value,
                        let best = try firstOffering(of: region.prefix[...], postings: value, variants: &variants, in: txn) {
@@ -153,7 +164,12 @@ extension SuggestContext {
                     if let left = live.bound, splits < Self.regionSplitLimit,
                        live.words.filter({ LiveCompletions.precedes($0, left.best, left.term) }).count < needed {
                         splits += 1
-                        pending += try TermWalk.childRegions(&terms, of: region.prefix, distance: region.distance)
+                        // The children's words are the region's: its best bounds them too.
+                        pending += try TermWalk.childRegions(&terms, of: region.prefix, distance: region.distance).map {
+                            var child = $0
+                            child.best = region.best
+                            return child
+                        }
                         continue
                     }
                     for word in live.words { offer(Ranked(level: distance, best: word.best, term: word.term)) }

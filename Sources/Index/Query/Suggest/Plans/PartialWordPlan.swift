@@ -33,6 +33,9 @@ enum PartialWordPlan: SuggestPlan {
     /// matching word's postings were read instead (for tests: a costly path that only their
     /// answers' speed would otherwise show).
     static let completionsFromPostings = Atomic<Int>(0)
+    /// Regions of a level whose documents were never read, the entries full before the merge
+    /// reached their best documents (for tests, likewise: ``RegionMerge``).
+    static let regionsLeftUnread = Atomic<Int>(0)
 
     static let kind = SuggestPlanKind.partialWord
 
@@ -80,7 +83,7 @@ extension SuggestContext {
                                          deltaMatches.distances + deltaRegions.lazy.map(\.distance) + (lists == nil ? [] : [0]))
         for level in levels where acc.entries.limit > 0 {
             if acc.entries.isFull, let worst = acc.entries.worst, worst.typos < level { break }
-            var merge = try RegionMerge(regions.filter { $0.distance == level }, generation: generation, in: txn)
+            var merge = RegionMerge(regions.filter { $0.distance == level }, generation: generation)
             var previous: UInt32?
             var read = 0
             while true {
@@ -101,6 +104,7 @@ extension SuggestContext {
                 // left early only when the answer is settled, and then no farther one is begun).
                 try consider(doc, &acc, knownTypos: level)
             }
+            if merge.unreadRegions > 0 { PartialWordPlan.regionsLeftUnread.add(merge.unreadRegions, ordering: .relaxed) }
             if level == 0, let lists {
                 // Each list read while what it still holds could enter (a document entered here and
                 // met again at a farther level is recomputed, and entering it twice is a no-op).
