@@ -40,23 +40,22 @@ struct TransactionCore {
     }
 
     func withCursor<R>(_ db: Database, _ body: (inout Cursor) throws -> R) throws -> R {
-        var handle: OpaquePointer?
-        try check(mdb_cursor_open(txn, dbi(db), &handle), "mdb_cursor_open")
         // From here `cursor` owns the handle: its deinit closes it when this scope ends, which is
         // before the transaction ends (required for write transactions, allowed for read ones).
-        var cursor = Cursor(handle: handle.unsafelyUnwrapped)
+        var cursor = try openCursor(db)
         return try body(&cursor)
     }
 
     func withCursor<R>(ifPresent db: Database?, _ body: (inout Cursor?) throws -> R) throws -> R {
-        guard let db else {
-            var none: Cursor? = nil
-            return try body(&none)
-        }
+        var cursor: Cursor? = try db.map(openCursor)
+        return try body(&cursor)
+    }
+
+    /// A cursor on `db`, for the `withCursor` scopes only (see ``Cursor``'s lifetime).
+    private func openCursor(_ db: Database) throws -> Cursor {
         var handle: OpaquePointer?
         try check(mdb_cursor_open(txn, dbi(db), &handle), "mdb_cursor_open")
-        var cursor: Cursor? = Cursor(handle: handle.unsafelyUnwrapped)
-        return try body(&cursor)
+        return Cursor(handle: handle.unsafelyUnwrapped)
     }
 
     func statistics(_ db: Database) throws -> Database.Statistics {

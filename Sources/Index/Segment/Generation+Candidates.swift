@@ -190,13 +190,10 @@ extension Generation {
     /// `terms` key range; false stops) and each delta name posting under it to `delta`.
     private func forEachNamePosting(withPrefix prefix: [UInt8], in txn: borrowing ReadTransaction,
                                     base: (inout PostingCursor) throws -> Bool, delta: (UInt32) -> Void) throws {
-        var going = true
-        try txn.withCursor(schema.terms) { cursor in
-            var entry = try cursor.seek(atLeast: prefix)
-            while going, let (key, value) = entry, key.hasPrefix(prefix) {
+        let going = try txn.withCursor(schema.terms) { cursor in
+            try TermWalk.forEachTerm(&cursor, withPrefix: prefix) { _, value in
                 var postings = try PostingCursor(value)
-                going = try base(&postings)
-                entry = try cursor.nextKey()
+                return try base(&postings)
             }
         }
         guard going else { return }

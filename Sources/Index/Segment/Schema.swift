@@ -87,7 +87,7 @@ struct Schema {
     let layout: Int?
 
     /// The ``DocumentRecord`` version every record of this file has (an update writes its file's).
-    var recordVersion: UInt8 { (layout ?? 1) >= 2 ? 2 : 1 }
+    var recordVersion: UInt8 { GenerationFormat.recordVersion(layout: layout ?? 1) }
 
     /// Opens the databases; `create` makes them as `format` says. An existing file is read as it
     /// was written: generations built since document keys became integers have an integer-key
@@ -329,7 +329,9 @@ struct GenerationFormat {
     /// left unread for its best.
     static let beforeTrieBests = GenerationFormat(documentKeys: .native, titles: true, layout: 2)
 
-    var recordVersion: UInt8 { layout >= 2 ? 2 : 1 }
+    var recordVersion: UInt8 { Self.recordVersion(layout: layout) }
+    /// Records of version 2 from layout 2 on.
+    static func recordVersion(layout: Int) -> UInt8 { layout >= 2 ? 2 : 1 }
     /// Nodes with this many children get a child index (nil: none).
     var indexedChildren: Int? { layout >= 2 ? PackedTrie.indexedChildren : nil }
     /// Whether the term trie records its nodes' best documents.

@@ -27,7 +27,7 @@ import Storage
 /// n × (string label, varint offset)
 /// ```
 /// The last four bytes of the value are the root's offset (u32be). Size: about 3–6 bytes per edge,
-/// 5 more per child of an indexed node, and 1–3 per node for its best document.
+/// 5 more per child of an indexed node, and 1–5 per node for its best document.
 ///
 /// **Best documents.** Base document numbers are static rank order, so a node's best document
 /// bounds every entry below it: no name posting of its terms comes before it. A typo'd partial
@@ -119,27 +119,29 @@ enum PackedTrie {
         return (offset, best)
     }
 
-    /// Reads the head of the node at `offset`: its flags and child count, leaving `cursor` where
-    /// its child index or entries start (past its best document, which ``best(_:at:)`` reads).
+    /// Reads the head of the node at `offset`: its flags, its best document (0 for a trie that
+    /// records none, a bound that prunes nothing) and its child count, leaving `cursor` where its
+    /// child index or entries start.
     @inline(__always)
-    static func header(_ raw: UnsafeRawBufferPointer, at offset: Int, _ cursor: inout Int) throws -> (flags: UInt8, children: Int) {
+    static func header(_ raw: UnsafeRawBufferPointer, at offset: Int, _ cursor: inout Int) throws
+        -> (flags: UInt8, best: UInt32, children: Int) {
         guard offset >= 0, offset < raw.count - 4 else { throw IndexError.corrupt("term trie offset out of range") }
         let flags = raw[offset]
         cursor = offset + 1
-        if flags & 4 != 0 { _ = try readVarint(raw, &cursor) }
-        return (flags, try readVarint(raw, &cursor))
+        var best: UInt32 = 0
+        if flags & 4 != 0 {
+            let value = try readVarint(raw, &cursor)
+            guard value <= Int(UInt32.max) else { throw IndexError.corrupt("term trie best document out of range") }
+            best = UInt32(value)
+        }
+        return (flags, best, try readVarint(raw, &cursor))
     }
 
-    /// The best document of the node at `offset` (see the type's notes): 0 for a trie that
-    /// records none, a bound that prunes nothing.
+    /// The best document of the node at `offset` (see the type's notes; 0 when not recorded).
     @inline(__always)
     static func best(_ raw: UnsafeRawBufferPointer, at offset: Int) throws -> UInt32 {
-        guard offset >= 0, offset < raw.count - 4 else { throw IndexError.corrupt("term trie offset out of range") }
-        guard raw[offset] & 4 != 0 else { return 0 }
-        var cursor = offset + 1
-        let best = try readVarint(raw, &cursor)
-        guard best <= Int(UInt32.max) else { throw IndexError.corrupt("term trie best document out of range") }
-        return UInt32(best)
+        var cursor = offset
+        return try header(raw, at: offset, &cursor).best
     }
 
     /// The child index of the node whose flags are `flags` and whose child count ends at `cursor`:
@@ -271,6 +273,12 @@ struct TermRegion {
     /// No term of the region has a base name posting before this document: its trie node's best
     /// (``PackedTrie``); 0 when unknown.
     var best: UInt32 = 0
+
+    /// `regions` by best descending: a stack whose `popLast()` gives the next region to read
+    /// best first (``RegionMerge``, the completions' `bestWords`).
+    static func bestLast(_ regions: [TermRegion]) -> [TermRegion] {
+        regions.sorted { $0.best > $1.best }
+    }
 }
 
 /// The bytes of the trie path being walked, in one buffer allocated per walk (terms are at most

@@ -48,7 +48,7 @@ struct RootFanout: Sendable {
     init?(trie raw: UnsafeRawBufferPointer) throws {
         let root = try TrieWalker.root(raw)
         var cursor = root
-        let (rootFlags, count) = try PackedTrie.header(raw, at: root, &cursor)
+        let (rootFlags, _, count) = try PackedTrie.header(raw, at: root, &cursor)
         guard let index = try PackedTrie.childIndex(raw, flags: rootFlags, children: count, at: cursor) else { return nil }
         var first: [UInt32] = []
         first.reserveCapacity(count)
@@ -63,7 +63,7 @@ struct RootFanout: Sendable {
                 continue
             }
             var node = edge.child
-            let (flags, grandchildren) = try PackedTrie.header(raw, at: edge.child, &node)
+            let (flags, _, grandchildren) = try PackedTrie.header(raw, at: edge.child, &node)
             if let inner = try PackedTrie.childIndex(raw, flags: flags, children: grandchildren, at: node) { node = inner.entries }
             for _ in 0..<grandchildren {
                 let inner = try TrieWalker.readEdge(raw, &node, parent: edge.child)

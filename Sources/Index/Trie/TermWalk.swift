@@ -131,11 +131,24 @@ enum TermWalk {
     /// The keys that start with `prefix`, at distance 0, as one ``TermList``.
     static func terms(_ cursor: inout Cursor, withPrefix prefix: [UInt8]) throws -> TermList {
         var terms = TermList()
-        var entry = try cursor.seek(atLeast: prefix)
-        while let key = entry?.key, key.hasPrefix(prefix) {
+        try forEachTerm(&cursor, withPrefix: prefix) { key, _ in
             terms.append(key, distance: 0)
-            entry = try cursor.nextKey()
+            return true
         }
         return terms
+    }
+
+    /// Hands each key that starts with `prefix`, in order, with its value (both views into the
+    /// map) to `body` until it returns false; returns whether every key was handed over. One
+    /// seek, then a step a key: the value is read where the walk passes it, not looked up again.
+    @discardableResult
+    static func forEachTerm(_ cursor: inout Cursor, withPrefix prefix: [UInt8],
+                            _ body: (_ key: Bytes, _ value: Bytes) throws -> Bool) throws -> Bool {
+        var entry = try cursor.seek(atLeast: prefix)
+        while let (key, value) = entry, key.hasPrefix(prefix) {
+            guard try body(key, value) else { return false }
+            entry = try cursor.nextKey()
+        }
+        return true
     }
 }

@@ -61,7 +61,7 @@ struct TrieWalker: ~Copyable {
     private mutating func walkRoot(_ raw: UnsafeRawBufferPointer, _ root: Int, _ fanout: RootFanout) throws -> Bool {
         guard raw.count == fanout.trieBytes, root < raw.count - 4 else { return false }
         var cursor = root
-        let (flags, count) = try PackedTrie.header(raw, at: root, &cursor)
+        let (flags, best, count) = try PackedTrie.header(raw, at: root, &cursor)
         guard count == fanout.rootChildren, let index = try PackedTrie.childIndex(raw, flags: flags, children: count, at: cursor) else {
             return false
         }
@@ -78,7 +78,7 @@ struct TrieWalker: ~Copyable {
         }
         automaton.truncate(to: 0)
         if flags & 1 != 0, let distance = automaton.distance {
-            regions.append(TermRegion(prefix: [], distance: distance, isSubtree: false, best: try PackedTrie.best(raw, at: root)))
+            regions.append(TermRegion(prefix: [], distance: distance, isSubtree: false, best: best))
             found?.append(EmptyCollection<UInt8>(), distance: distance)
         }
         let picked = fanout.children(firstIn: automaton.bandScalars(atRow: 1), secondIn: survivors)
@@ -98,7 +98,7 @@ struct TrieWalker: ~Copyable {
             automaton.truncate(to: 0)
             path.count = 0
             var cursor = root
-            let (flags, children) = try PackedTrie.header(raw, at: root, &cursor)
+            let (flags, _, children) = try PackedTrie.header(raw, at: root, &cursor)
             let lead = UTF8Scalars.leadByte(of: scalar)
             // The root has one child per first scalar: at most one edge is walked.
             if let index = try PackedTrie.childIndex(raw, flags: flags, children: children, at: cursor) {
@@ -162,9 +162,9 @@ struct TrieWalker: ~Copyable {
     /// can keep the row alive.
     private mutating func walkNode(_ raw: UnsafeRawBufferPointer, _ offset: Int) throws {
         var cursor = offset
-        let (flags, children) = try PackedTrie.header(raw, at: offset, &cursor)
+        let (flags, best, children) = try PackedTrie.header(raw, at: offset, &cursor)
         if flags & 1 != 0, let distance = automaton.distance {
-            regions.append(TermRegion(prefix: path.bytes, distance: distance, isSubtree: false, best: try PackedTrie.best(raw, at: offset)))
+            regions.append(TermRegion(prefix: path.bytes, distance: distance, isSubtree: false, best: best))
             found?.append(path.view, distance: distance)
         }
         let needsMatch = automaton.needsMatch
@@ -241,7 +241,7 @@ struct TrieWalker: ~Copyable {
     /// Appends every term of the subtree at `offset` (whose path is `path`) with `distance`.
     private mutating func collect(_ raw: UnsafeRawBufferPointer, _ offset: Int, _ distance: Int) throws {
         var cursor = offset
-        let (flags, children) = try PackedTrie.header(raw, at: offset, &cursor)
+        let (flags, _, children) = try PackedTrie.header(raw, at: offset, &cursor)
         if flags & 1 != 0 { found?.append(path.view, distance: distance) }
         if let index = try PackedTrie.childIndex(raw, flags: flags, children: children, at: cursor) { cursor = index.entries }
         for _ in 0..<children {
@@ -294,7 +294,7 @@ struct TrieWalker: ~Copyable {
         if next < range.upperBound, previous[next].prefix.count == depth {
             guard !previous[next].isSubtree else { return false }
             if flags & 1 != 0, let distance = automaton.distance {
-                regions.append(TermRegion(prefix: path.bytes, distance: distance, isSubtree: false, best: try PackedTrie.best(raw, at: offset)))
+                regions.append(TermRegion(prefix: path.bytes, distance: distance, isSubtree: false, best: header.best))
                 found?.append(path.view, distance: distance)
             }
             next += 1

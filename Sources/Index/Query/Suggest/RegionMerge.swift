@@ -29,7 +29,7 @@ struct RegionMerge {
 
     init(_ regions: [TermRegion], generation: Generation) {
         self.generation = generation
-        unread = regions.sorted { $0.best > $1.best }
+        unread = TermRegion.bestLast(regions)
     }
 
     /// Regions not read so far (for tests: what the bests saved).
@@ -72,9 +72,9 @@ struct RegionMerge {
     /// Reads the next unread region and every other whose best is not after `smallest` (or after
     /// the next one's, when nothing is read yet).
     ///
-    /// One cursor on each database serves the batch, whose regions come in best order: a look-up
-    /// near the last one is found on the cursor's page without a descent (``Cursor/seek(_:)``),
-    /// and a light region's walk opens no cursor of its own.
+    /// One cursor on each database serves the batch: a light region's walk opens no cursor of its
+    /// own, and a look-up near the cursor's last one is found on its page without a descent
+    /// (``Cursor/seek(_:)``).
     private mutating func readRegions(through smallest: UInt32?, in txn: borrowing ReadTransaction) throws {
         let limit = smallest ?? unread[unread.count - 1].best
         var batch: [TermRegion] = []
@@ -106,14 +106,13 @@ struct RegionMerge {
     }
 
     private mutating func pushPostings(below prefix: [UInt8], after limit: UInt32?, through cursor: inout Cursor) throws {
-        var entry = try cursor.seek(atLeast: prefix)
-        while let (key, value) = entry, key.hasPrefix(prefix) {
+        try TermWalk.forEachTerm(&cursor, withPrefix: prefix) { _, value in
             var postingCursor = try PostingCursor(value)
             if let limit {
                 while let doc = postingCursor.current, doc <= limit { try postingCursor.advance() }
             }
             postings.push(postingCursor)
-            entry = try cursor.nextKey()
+            return true
         }
     }
 }

@@ -136,7 +136,7 @@ extension SuggestContext {
         // Best first (``TermRegion/best``, the last is next): a word ranks at or after its region's
         // best, so once `needed` words are chosen and the last ranks before the next region's
         // best, no word of it or of any region after it can enter, and they are left unread.
-        var pending = regions.sorted { $0.best > $1.best }
+        var pending = TermRegion.bestLast(regions)
         var splits = 0
         // One cursor on `terms` serves the regions' look-ups, walks and splits, one on the
         // variants their words' offers (see ``withOfferingCursors(in:_:)``), and one on `trie`
@@ -180,14 +180,13 @@ extension SuggestContext {
                 } else {
                     // Light: at most `heavyThreshold` postings below the prefix, so few terms, each
                     // read as the walk passes it, with the variants walked alongside.
-                    var entry = try terms.seek(atLeast: region.prefix)
                     var walk = AscendingVariants()
-                    while let (key, value) = entry, key.hasPrefix(region.prefix) {
+                    try TermWalk.forEachTerm(&terms, withPrefix: region.prefix) { key, value in
                         let term = Array(key)
                         if let best = try firstOffering(ofNext: term[...], postings: value, &walk, variants: &variants, in: txn) {
                             offer(Ranked(level: distance, best: best, term: term))
                         }
-                        entry = try terms.nextKey()
+                        return true
                     }
                 }
             }
@@ -266,11 +265,7 @@ extension SuggestContext {
                     continue
                 }
                 if let node = try generation.heavyNode(region.prefix, in: txn), node.postings > Self.nearerEntriesCap { return false }
-                var entry = try terms.seek(atLeast: region.prefix)
-                while let (key, value) = entry, key.hasPrefix(region.prefix) {
-                    guard try append(value) else { return false }
-                    entry = try terms.nextKey()
-                }
+                guard try TermWalk.forEachTerm(&terms, withPrefix: region.prefix, { try append($1) }) else { return false }
             }
             return true
         }
