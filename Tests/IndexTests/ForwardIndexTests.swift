@@ -270,4 +270,35 @@ final class ForwardIndexTests: XCTestCase {
         reference.delete(ids: Array(deletes))
         check("after updates")
     }
+
+    /// A typo'd partial word after a common complete word, where the partial word matches too many
+    /// words to narrow the candidates ("python3-libt" on Debian): the walk reads each candidate's
+    /// distances from its forward list first, and leaves unread those no name word of which the
+    /// partial word (or a typo'd complete word) matches. Here 220 titles have "pyth", a few of them
+    /// a word within an edit of "libt", and the rest words far from it; against the reference,
+    /// fresh and after updates, with and without a token.
+    func testCandidatesTheForwardListRulesOutAreNotRead() throws {
+        var rng = SeededGenerator(seed: 20261210)
+        let near = ["libtool", "libtiff", "libxml", "litmus", "lbtree", "libt", "ibtex", "liberty"]
+        let far = ["requests", "numpy", "django", "flask", "mypy", "scipy", "pandas", "sphinx", "yaml", "attrs"]
+        var entries: [CatalogEntry] = []
+        for n in 0..<2400 {
+            var words = [rng.chance(0.09) ? (rng.chance(0.9) ? "pyth" : "pyht") : rng.pick(far)]
+            words.append(rng.chance(0.15) ? rng.pick(near) : rng.pick(far))
+            if rng.chance(0.3) { words.append(rng.pick(far)) }
+            entries.append(GeneralPlanTests.entry("p\(n)", words, category: "c\(n % 3)", tiedWeight: 40,
+                                                  aliases: rng.chance(0.05) ? ["\(rng.pick(near)) pyth"] : [], &rng))
+        }
+        var updates: [CatalogEntry] = []
+        for n in 0..<6 {
+            let weight: UInt64 = n % 2 == 0 ? UInt64(300_000 + n) : UInt64(3 + n)
+            updates.append(CatalogEntry(id: "u\(n)", title: "pyth \(near[n]) \(far[n])", categories: ["c\(n % 3)"], weight: weight))
+        }
+        try GeneralPlanTests.compareFreshAndUpdated(
+            entries, texts: ["pyth libt", "pyth libto", "pyth litm", "pyth lbtr", "pyht libt", "pyth liber", "pyth flsk"],
+            tokens: [[], [.category("c1")]],
+            limits: [SuggestLimits(entries: 10, categories: 3, completions: 5), SuggestLimits(entries: 2, categories: 0, completions: 8)],
+            counting: SuggestContext.candidatesRejectedByForwardDistances, moreThan: 150, "candidates ruled out unread",
+            upserting: updates, deleting: entries.filter { $0.title.contains("pyth") && $0.title.contains("lib") }.prefix(4).map(\.id))
+    }
 }

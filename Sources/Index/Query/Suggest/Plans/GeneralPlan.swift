@@ -472,6 +472,8 @@ extension SuggestContext {
         let tracksFinalWords = (prefix != nil || typoRanges) && acc.wantsCompletions
         var passedOver = 0
         defer { if passedOver > 0 { Self.candidatesWithFinalWordsPassedOver.add(passedOver, ordering: .relaxed) } }
+        var rejectedUnread = 0
+        defer { if rejectedUnread > 0 { Self.candidatesRejectedByForwardDistances.add(rejectedUnread, ordering: .relaxed) } }
         while index < candidates.count {
             if index == probe {
                 // The probe's matches estimate how much more the walk would read.
@@ -524,16 +526,24 @@ extension SuggestContext {
                     continue
                 }
             }
-            guard let doc = try generation.document(docnum, in: txn) else { continue }
-            last = CandidateKey(typos: 0, field: 0, startsWith: false, weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
             candidateExactness = filtersHold ? known : .unknown
             candidateDistancesKnown = false
-            // Only when some distance is not known already (the first pass needs none).
+            // Only when some distance is not known already (the first pass needs none). Read
+            // before the document: a candidate its forward list proves unmatched is not read at
+            // all (`typos(of:filtersHold:)` would reject it on these distances alone).
             if readsDistances, forward != nil, ordinalDistances!.readsPartial && !known.partialWord
                 || ordinalDistances!.readsSomeWord && !known.completeWords && !completeWordsHoldExactly {
                 candidateDistancesKnown = try ordinalDistances!.read(docnum, &forward!, txn, complete: &candidateCompleteDistances,
                                                                      partial: &candidatePartialDistance)
+                if candidateDistancesKnown && distancesRuleOut(known) {
+                    // `last` stays at the last candidate read: the walk settles no earlier than
+                    // it would have, and no document it skips could have entered.
+                    rejectedUnread += 1
+                    continue
+                }
             }
+            guard let doc = try generation.document(docnum, in: txn) else { continue }
+            last = CandidateKey(typos: 0, field: 0, startsWith: false, weight: doc.weight, sortTitle: doc.sortTitle, id: doc.id)
             if try consider(doc, &acc, filtersHold: filtersHold, entryKnown: !entered.isEmpty && contains(entered, docnum)) {
                 matched += 1
             }
@@ -548,6 +558,22 @@ extension SuggestContext {
             }
         }
     }
+
+    /// Whether the distances just read from a candidate's forward list (``candidateDistancesKnown``)
+    /// show that the partial word matches none of its name words, so that it cannot match the
+    /// query: the test ``typos(of:filtersHold:)`` makes on them, unless `known` vouches for the
+    /// partial word. (Complete words need no such test: the candidates are their postings, so each
+    /// has a word every complete word matches.)
+    ///
+    /// Why: "python3-libt" on Debian walks the 4,274 candidates with "python3" (the typo'd "libt"
+    /// matches too many words to narrow them) and most have no word within an edit of it; reading
+    /// each one's record to find that was over half the keystroke.
+    private func distancesRuleOut(_ known: TypoPass.Exactness) -> Bool {
+        query.partial != nil && !known.partialWord && ordinalDistances!.readsPartial && candidatePartialDistance < 0
+    }
+
+    /// Candidates that ``distancesRuleOut(_:)`` left unread (for tests).
+    static let candidatesRejectedByForwardDistances = Atomic<Int>(0)
 
     /// Candidates passed over by ``noteFinalWords``' ordinals (with those that have no word the
     /// partial word matches at all, once some word is final): tests check that the rule is what
