@@ -54,9 +54,15 @@ struct QueryWord {
             return word.elementsEqual(bytes) ? 0 : nil
         }
         if word.starts(with: bytes) && (isPartial || word.count == bytes.count) { return 0 }
+        if isTooFar(word) { return nil }
+        return automaton!.distance(to: word)
+    }
+
+    /// Whether tests cheaper than the automaton prove `word` past a typo budget of one or two.
+    func isTooFar<C: Collection>(_ word: C) -> Bool where C.Element == UInt8 {
         if !isPartial {
             // Length filter: each edit changes the length by at most one scalar, and a scalar is 1–4 bytes.
-            if word.count > (scalars.count + budget) * 4 || word.count < scalars.count - budget { return nil }
+            if word.count > (scalars.count + budget) * 4 || word.count < scalars.count - budget { return true }
         }
         if let (a, b) = start, let (first, second) = Self.firstTwoScalars(word),
            first != a, first != b, second != a, second != b {
@@ -68,9 +74,9 @@ struct QueryWord {
             // words a candidate document has are such ("python3" against "libt"; a city's aliases
             // in other scripts against Latin letters), and this test is a tenth of the automaton's
             // cost.
-            return nil
+            return true
         }
-        return automaton!.distance(to: word)
+        return false
     }
 
     /// The first two scalars of UTF-8 `word` (valid: the analyser wrote it), nil for a shorter one.
