@@ -119,9 +119,13 @@ enum PackedTrie {
         return (offset, best)
     }
 
-    /// Reads the head of the node at `offset`: its flags, its best document (0 for a trie that
-    /// records none, a bound that prunes nothing) and its child count, leaving `cursor` where its
-    /// child index or entries start.
+    /// Reads the head of the node at `offset`: its flags, its best document if it ends a term (0
+    /// otherwise, and for a trie that records none: a bound that prunes nothing) and its child
+    /// count, leaving `cursor` where its child index or entries start.
+    ///
+    /// A walk records the best of the nodes that end a term it matches (a subtree's comes from
+    /// ``best(_:at:)``), so the best of any other node is skipped, not decoded: decoding it at
+    /// every node a walk passes was a tenth of a two-edit walk.
     @inline(__always)
     static func header(_ raw: UnsafeRawBufferPointer, at offset: Int, _ cursor: inout Int) throws
         -> (flags: UInt8, best: UInt32, children: Int) {
@@ -130,9 +134,11 @@ enum PackedTrie {
         cursor = offset + 1
         var best: UInt32 = 0
         if flags & 4 != 0 {
-            let value = try readVarint(raw, &cursor)
-            guard value <= Int(UInt32.max) else { throw IndexError.corrupt("term trie best document out of range") }
-            best = UInt32(value)
+            if flags & 1 != 0 {
+                best = try readBest(raw, &cursor)
+            } else {
+                try skipVarint(raw, &cursor)
+            }
         }
         return (flags, best, try readVarint(raw, &cursor))
     }
@@ -140,8 +146,25 @@ enum PackedTrie {
     /// The best document of the node at `offset` (see the type's notes; 0 when not recorded).
     @inline(__always)
     static func best(_ raw: UnsafeRawBufferPointer, at offset: Int) throws -> UInt32 {
-        var cursor = offset
-        return try header(raw, at: offset, &cursor).best
+        guard offset >= 0, offset < raw.count - 4 else { throw IndexError.corrupt("term trie offset out of range") }
+        var cursor = offset + 1
+        return raw[offset] & 4 != 0 ? try readBest(raw, &cursor) : 0
+    }
+
+    @inline(__always)
+    private static func readBest(_ raw: UnsafeRawBufferPointer, _ cursor: inout Int) throws -> UInt32 {
+        let value = try readVarint(raw, &cursor)
+        guard value <= Int(UInt32.max) else { throw IndexError.corrupt("term trie best document out of range") }
+        return UInt32(value)
+    }
+
+    /// Moves `cursor` past a varint, bounds-checked as ``readVarint(_:_:)`` is.
+    @inline(__always)
+    private static func skipVarint(_ raw: UnsafeRawBufferPointer, _ cursor: inout Int) throws {
+        let start = cursor
+        while cursor < raw.count, raw[cursor] >= 0x80 { cursor += 1 }
+        guard cursor < raw.count, cursor - start < 9 else { throw IndexError.corrupt("bad varint in term trie") }
+        cursor += 1
     }
 
     /// The child index of the node whose flags are `flags` and whose child count ends at `cursor`:
