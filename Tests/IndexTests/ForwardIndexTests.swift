@@ -301,4 +301,47 @@ final class ForwardIndexTests: XCTestCase {
             counting: SuggestContext.candidatesRejectedByForwardDistances, moreThan: 150, "candidates ruled out unread",
             upserting: updates, deleting: entries.filter { $0.title.contains("pyth") && $0.title.contains("lib") }.prefix(4).map(\.id))
     }
+
+    /// A typo'd partial word with a thousand words, few of them beside the complete word: the rank
+    /// walk notes the completions, testing each candidate's forward list, instead of looking up
+    /// every word's postings (``SuggestContext/walkCompletesForLess(candidates:words:postings:)``,
+    /// "New Terr" on cities). Here 400 titles have "nueva"; 1,200 words start with "bqz", each in
+    /// two or three titles, a few of them beside "nueva". No heavy nodes, so that the words are
+    /// listed (a heavy region's postings would be counted first, and many of them leave the words
+    /// to the walk anyway). Against the reference, fresh and after updates, with and without a token.
+    func testTheWalkNotesTypoCompletionsWhenWordsOutnumberCandidates() throws {
+        var rng = SeededGenerator(seed: 20261211)
+        let letters = Array("abcdefghijklmnopqrstuvwxyz").map(String.init)
+        var words = Set<String>()
+        while words.count < 1200 { words.insert("bqz" + (0..<rng.int(2...4)).map { _ in rng.pick(letters) }.joined()) }
+        let bqz = words.sorted()
+        let filler = ["harbor", "mill", "creek", "ridge", "falls", "grove"]
+        var titles: [[String]] = []
+        for word in bqz {
+            for _ in 0..<rng.int(2...3) { titles.append([word, rng.pick(filler)]) }
+        }
+        for _ in 0..<9000 { titles.append([rng.pick(filler), rng.pick(filler)]) }
+        for n in 0..<400 { titles.append(["nueva", n % 20 == 0 ? rng.pick(bqz) : rng.pick(filler)]) }
+        titles.shuffle(using: &rng)
+        let entries = titles.enumerated().map { n, words in
+            GeneralPlanTests.entry("w\(n)", words, category: "c\(n % 3)", tiedWeight: 30, aliases: [], &rng)
+        }
+        var updates: [CatalogEntry] = []
+        for n in 0..<6 {
+            let weight: UInt64 = n % 2 == 0 ? UInt64(300_000 + n) : UInt64(2 + n)
+            updates.append(CatalogEntry(id: "u\(n)", title: "nueva \(bqz[n * 97])", categories: ["c\(n % 3)"], weight: weight))
+        }
+        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters(heavyThreshold: 1_000_000))
+        var reference = ReferenceIndex(entries: entries)
+        let texts = ["nueva bqzv", "nueva bqza", "nueva bqzvo", "nueva bqxa", "nuevo bqzv", "nueva bqz"]
+        func check(_ phase: String) {
+            GeneralPlanTests.compare(fixture, reference, texts: texts, tokens: [[], [.category("c1")]],
+                                     limits: [SuggestLimits(entries: 10, categories: 3, completions: 5), SuggestLimits(entries: 2, categories: 0, completions: 8)],
+                                     phase: phase, counting: SuggestContext.typoCompletionsByWalk, moreThan: 4, "typo completions by the walk")
+        }
+        check("built")
+        try GeneralPlanTests.update(fixture, &reference, upserting: updates,
+                                    deleting: entries.filter { $0.title.contains("nueva") && $0.title.contains("bqz") }.prefix(4).map(\.id))
+        check("after updates")
+    }
 }

@@ -169,11 +169,17 @@ extension SuggestContext {
         // entries settle. Likewise for the few words of an exact partial word when complete words
         // may have typos (an entry's typos then vary, so `completeWithin` does not apply).
         // Even unnarrowed, postings are cheaper to merge than candidates to verify, up to a
-        // point: ``completionPostingsFactor``.
+        // point: ``completionPostingsFactor``; but not than candidates the walk tests by their
+        // forward lists, when the words are many and few candidates have one
+        // (``walkCompletesForLess(candidates:words:postings:)``).
         var typoCompletionTerms: TermList?
         if acc.wantsCompletions, let typoMatches {
-            if narrowedToTypoMatches || typoPostings <= Self.completionPostingsFactor * candidates.count {
+            if narrowedToTypoMatches
+                || typoPostings <= Self.completionPostingsFactor * candidates.count
+                && !walkCompletesForLess(candidates: candidates.count, words: typoMatches.count, postings: typoPostings) {
                 typoCompletionTerms = typoMatches
+            } else if !narrowedToTypoMatches, typoPostings <= Self.completionPostingsFactor * candidates.count {
+                Self.typoCompletionsByWalk.add(1, ordering: .relaxed)
             }
         } else if acc.wantsCompletions, completionTerms == nil, let partialTerms {
             typoCompletionTerms = TermList(partialTerms.lazy.map { ($0, 0) })
@@ -304,6 +310,44 @@ extension SuggestContext {
         }
         return acc
     }
+
+    /// Whether the rank walk notes a typo'd partial word's completions for less than its words'
+    /// postings would (``completeTypoWords``), when the walk reads the word's distance from each
+    /// candidate's forward list (``OrdinalDistances``) and leaves unread the candidates it rules
+    /// out (``distancesRuleOut(_:)``).
+    ///
+    /// Why: the postings' cost is a descent into `terms` per word and then its postings, where
+    /// the walk's is a forward test per candidate and a read per candidate that has a matching
+    /// word. "New Terr" on cities: 1,298 words one edit from "terr" against 660 candidates, of
+    /// which few have such a word; the words' look-ups were two fifths of the keystroke.
+    ///
+    /// Estimates, in postings read: a word's look-up ``postingsPerWordLookUp``, a candidate's
+    /// distances ``postingsPerDistanceRead``, a read ``postingsPerCandidateRead``; the candidates with a
+    /// matching word, as many as if words and candidates were independent (`postings` spread over
+    /// the base). Only up to ``typoWalkAlways`` candidates, which the walk reads to their end
+    /// (past it, the walk tracks open words and is left as it was).
+    private func walkCompletesForLess(candidates: Int, words: Int, postings: Int) -> Bool {
+        guard candidates <= Self.typoWalkAlways, let distances = ordinalDistances, distances.readsPartial,
+              partialDistanceAtMost == nil, generation.baseCount > 0 else { return false }
+        let matching = min(candidates, candidates * postings / Int(generation.baseCount) + 1)
+        let walk = candidates * Self.postingsPerDistanceRead + matching * Self.postingsPerCandidateRead
+        return walk < words * Self.postingsPerWordLookUp + postings
+    }
+
+    /// What a word's postings look-up (a descent into `terms`) costs, in postings read.
+    static let postingsPerWordLookUp = 32
+
+    /// What reading a candidate's distances from its forward list costs, in postings read (a
+    /// binary search per ordinal; a city with its aliases has dozens).
+    static let postingsPerDistanceRead = 16
+
+    /// What reading and verifying a candidate costs, in postings read (``completionPostingsFactor``'s
+    /// estimate, less its merge's saving).
+    static let postingsPerCandidateRead = 128
+
+    /// Keystrokes whose typo'd partial word's completions the rank walk noted instead of the
+    /// words' postings (``walkCompletesForLess(candidates:words:postings:)``; for tests).
+    static let typoCompletionsByWalk = Atomic<Int>(0)
 
     /// Candidates up to which those with a word starting with a typo'd partial word exactly are
     /// listed through the forward index (10–15 ns each) however many postings the word's prefix has.
