@@ -174,12 +174,13 @@ extension SuggestContext {
         // (``walkCompletesForLess(candidates:words:postings:)``).
         var typoCompletionTerms: TermList?
         if acc.wantsCompletions, let typoMatches {
-            if narrowedToTypoMatches
-                || typoPostings <= Self.completionPostingsFactor * candidates.count
-                && !walkCompletesForLess(candidates: candidates.count, words: typoMatches.count, postings: typoPostings) {
-                typoCompletionTerms = typoMatches
-            } else if !narrowedToTypoMatches, typoPostings <= Self.completionPostingsFactor * candidates.count {
-                Self.typoCompletionsByWalk.add(1, ordering: .relaxed)
+            if narrowedToTypoMatches || typoPostings <= Self.completionPostingsFactor * candidates.count {
+                if !narrowedToTypoMatches,
+                   walkCompletesForLess(candidates: candidates.count, words: typoMatches.count, postings: typoPostings) {
+                    Self.typoCompletionsByWalk.add(1, ordering: .relaxed)
+                } else {
+                    typoCompletionTerms = typoMatches
+                }
             }
         } else if acc.wantsCompletions, completionTerms == nil, let partialTerms {
             typoCompletionTerms = TermList(partialTerms.lazy.map { ($0, 0) })
@@ -318,7 +319,7 @@ extension SuggestContext {
     ///
     /// Why: the postings' cost is a descent into `terms` per word and then its postings, where
     /// the walk's is a forward test per candidate and a read per candidate that has a matching
-    /// word. "New Terr" on cities: 1,298 words one edit from "terr" against 660 candidates, of
+    /// word. "New Terr" on cities: 1,391 words one edit from "terr" against 675 candidates, of
     /// which few have such a word; the words' look-ups were two fifths of the keystroke.
     ///
     /// Estimates, in postings read: a word's look-up ``postingsPerWordLookUp``, a candidate's
