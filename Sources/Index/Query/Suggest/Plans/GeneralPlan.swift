@@ -326,14 +326,20 @@ extension SuggestContext {
     /// distances ``postingsPerDistanceRead``, a read ``postingsPerCandidateRead``; the candidates with a
     /// matching word, as many as if words and candidates were independent (`postings` spread over
     /// the base). Only up to ``typoWalkAlways`` candidates, which the walk reads to their end
-    /// (past it, the walk tracks open words and is left as it was).
+    /// (past it, the walk tracks open words and is left as it was), and only while reading every
+    /// candidate, were the words and candidates correlated after all, would cost at most
+    /// ``walkWorstCaseFactor`` times the postings.
     private func walkCompletesForLess(candidates: Int, words: Int, postings: Int) -> Bool {
         guard candidates <= Self.typoWalkAlways, let distances = ordinalDistances, distances.readsPartial,
               partialDistanceAtMost == nil, generation.baseCount > 0 else { return false }
         let matching = min(candidates, candidates * postings / Int(generation.baseCount) + 1)
         let walk = candidates * Self.postingsPerDistanceRead + matching * Self.postingsPerCandidateRead
-        return walk < words * Self.postingsPerWordLookUp + postings
+        let lookUps = words * Self.postingsPerWordLookUp + postings
+        return walk < lookUps && candidates * Self.postingsPerCandidateRead <= Self.walkWorstCaseFactor * lookUps
     }
+
+    /// How many times the words' postings the walk may cost if every candidate had a matching word.
+    static let walkWorstCaseFactor = 8
 
     /// What a word's postings look-up (a descent into `terms`) costs, in postings read.
     static let postingsPerWordLookUp = 32
