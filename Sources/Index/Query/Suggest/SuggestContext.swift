@@ -47,6 +47,14 @@ struct SuggestContext {
     var candidatePartialDistance: Int8 = OrdinalDistances.none
     var candidateDistancesKnown = false
 
+    /// Whether the partial word's distance to the candidate being verified is
+    /// ``candidatePartialDistance``, read from its forward list (not vouched for by the passes,
+    /// ``candidateExactness``): the walk skips a candidate at ``OrdinalDistances/none`` unread, and
+    /// ``typos(of:filtersHold:)`` rejects one.
+    var partialDistanceRead: Bool {
+        query.partial != nil && candidateDistancesKnown && !candidateExactness.partialWord && ordinalDistances?.readsPartial == true
+    }
+
     /// Reading candidates is where time goes, so that is where a stop request is honoured
     /// (every 256 documents: the check is cheap, but not free).
     @inline(__always)
@@ -116,7 +124,7 @@ struct SuggestContext {
             guard let d = Self.bestNameDistance(&query.complete[i], doc) else { return nil }
             typos += d
         }
-        if query.partial != nil, filtersHold, candidateDistancesKnown, !candidateExactness.partialWord, ordinalDistances!.readsPartial {
+        if filtersHold, partialDistanceRead {
             guard candidatePartialDistance >= 0 else { return nil }
             typos += Int(candidatePartialDistance)
         } else if query.partial != nil {

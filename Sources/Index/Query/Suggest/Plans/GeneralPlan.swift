@@ -315,7 +315,7 @@ extension SuggestContext {
     /// Whether the rank walk notes a typo'd partial word's completions for less than its words'
     /// postings would (``completeTypoWords``), when the walk reads the word's distance from each
     /// candidate's forward list (``OrdinalDistances``) and leaves unread the candidates it rules
-    /// out (``distancesRuleOut(_:)``).
+    /// out (``partialDistanceRead``).
     ///
     /// Why: the postings' cost is a descent into `terms` per word and then its postings, where
     /// the walk's is a forward test per candidate and a read per candidate that has a matching
@@ -330,8 +330,8 @@ extension SuggestContext {
     /// candidate, were the words and candidates correlated after all, would cost at most
     /// ``walkWorstCaseFactor`` times the postings.
     private func walkCompletesForLess(candidates: Int, words: Int, postings: Int) -> Bool {
-        guard candidates <= Self.typoWalkAlways, let distances = ordinalDistances, distances.readsPartial,
-              partialDistanceAtMost == nil, generation.baseCount > 0 else { return false }
+        // (Partial distances are read only where nothing implies them, ``prepareOrdinalDistances``.)
+        guard candidates <= Self.typoWalkAlways, ordinalDistances?.readsPartial == true, generation.baseCount > 0 else { return false }
         let matching = min(candidates, candidates * postings / Int(generation.baseCount) + 1)
         let walk = candidates * Self.postingsPerDistanceRead + matching * Self.postingsPerCandidateRead
         let lookUps = words * Self.postingsPerWordLookUp + postings
@@ -586,7 +586,12 @@ extension SuggestContext {
                 || ordinalDistances!.readsSomeWord && !known.completeWords && !completeWordsHoldExactly {
                 candidateDistancesKnown = try ordinalDistances!.read(docnum, &forward!, txn, complete: &candidateCompleteDistances,
                                                                      partial: &candidatePartialDistance)
-                if candidateDistancesKnown && distancesRuleOut(known) {
+                if partialDistanceRead && candidatePartialDistance < 0 {
+                    // No name word the partial word matches: `typos(of:filtersHold:)` would reject
+                    // it on this alone. (Complete words need no such test: the candidates are their
+                    // postings.) "python3-libt" on Debian walks the 4,274 candidates with "python3"
+                    // (the typo'd "libt" matches too many words to narrow them), most without such
+                    // a word; reading each record to find that was over half the keystroke.
                     // `last` stays at the last candidate read: the walk settles no earlier than
                     // it would have, and no document it skips could have entered.
                     rejectedUnread += 1
@@ -610,20 +615,8 @@ extension SuggestContext {
         }
     }
 
-    /// Whether the distances just read from a candidate's forward list (``candidateDistancesKnown``)
-    /// show that the partial word matches none of its name words, so that it cannot match the
-    /// query: the test ``typos(of:filtersHold:)`` makes on them, unless `known` vouches for the
-    /// partial word. (Complete words need no such test: the candidates are their postings, so each
-    /// has a word every complete word matches.)
-    ///
-    /// Why: "python3-libt" on Debian walks the 4,274 candidates with "python3" (the typo'd "libt"
-    /// matches too many words to narrow them) and most have no word within an edit of it; reading
-    /// each one's record to find that was over half the keystroke.
-    private func distancesRuleOut(_ known: TypoPass.Exactness) -> Bool {
-        query.partial != nil && !known.partialWord && ordinalDistances!.readsPartial && candidatePartialDistance < 0
-    }
-
-    /// Candidates that ``distancesRuleOut(_:)`` left unread (for tests).
+    /// Candidates the walk left unread, their forward lists showing no word the partial word
+    /// matches (for tests).
     static let candidatesRejectedByForwardDistances = Atomic<Int>(0)
 
     /// Candidates passed over by ``noteFinalWords``' ordinals (with those that have no word the
