@@ -14,13 +14,14 @@ import XCTest
 final class GenerationFormatTests: XCTestCase {
     /// A shard of `entries` in each layout, named "current", "original", "before delta lists"
     /// (the current layout as builds wrote it before the delta's prefix lists, whose delta is
-    /// scanned) and "before the forward index" (whose candidates are all read), each in its own
+    /// scanned), "before the forward index" (whose candidates are all read) and "before attribute
+    /// keys" (layout 3: records write their attribute keys out), each in its own
     /// directory (kept as long as the result is). The last two are of layout 2, whose term tries
     /// record no best documents (so no region is left unread for its best).
     static func shardsInBothLayouts(_ entries: [CatalogEntry], parameters: IndexParameters) throws -> [(String, Shard, TemporaryDirectory)] {
         var shards: [(String, Shard, TemporaryDirectory)] = []
         for (name, format) in [("current", GenerationFormat.current), ("original", .original), ("before delta lists", .beforeDeltaLists),
-                               ("before the forward index", .beforeForwardIndex)] {
+                               ("before the forward index", .beforeForwardIndex), ("before attribute keys", .beforeAttributeKeys)] {
             let directory = TemporaryDirectory()
             let shard = try Shard(directory: directory.path)
             let info = try shard.buildGeneration(from: entries, parameters: parameters, number: nil, label: nil, format: format)

@@ -111,6 +111,7 @@ struct GenerationBuilder {
         }
         defer { try? FileManager.default.removeItem(atPath: spill) }
 
+        var attributeKeys: AttributeKeys?
         let intake = RankedIntake(ranked: ExternalSorter(directory: spill, name: "ranked", budget: memoryBudget / 2), threaded: parallel)
         do {
             try withoutActuallyEscaping(batches) { batches in
@@ -121,9 +122,24 @@ struct GenerationBuilder {
                     if let reader { return try reader.next() }
                     return try batches()
                 }
-                while !intake.hasFailed, let batch = try next() {
-                    intake.submit(analyse(batch), batch)
+                // The first batches wait until the sample that numbers the attribute keys is in
+                // (one batch: both sources' batches are larger than the sample).
+                var waiting: [ArraySlice<CatalogEntry>] = []
+                func numberKeys() {
+                    let keys = format.numbersAttributeKeys ? AttributeKeys.choose(from: waiting.joined()) : .empty
+                    attributeKeys = keys
+                    for batch in waiting where !intake.hasFailed { intake.submit(analyse(batch, keys: keys), batch) }
+                    waiting = []
                 }
+                while !intake.hasFailed, let batch = try next() {
+                    guard let keys = attributeKeys else {
+                        waiting.append(batch)
+                        if waiting.reduce(0, { $0 + $1.count }) >= AttributeKeys.sampleSize { numberKeys() }
+                        continue
+                    }
+                    intake.submit(analyse(batch, keys: keys), batch)
+                }
+                if attributeKeys == nil { numberKeys() }
             }
         } catch {
             intake.drain()
@@ -173,6 +189,7 @@ struct GenerationBuilder {
             if !filterable.isEmpty {
                 try txn.put(schema.meta, MetaKey.filterableAttributes, filterable.joined(separator: ","))
             }
+            if let attributeKeys, !attributeKeys.isEmpty { try txn.put(schema.meta, MetaKey.attributeKeys, attributeKeys.encoded) }
             try txn.put(schema.meta, MetaKey.format, MetaKey.formatValue(layout: format.layout))
             try txn.put(schema.meta, MetaKey.baseCount, UInt32(count))
             try txn.put(schema.meta, MetaKey.nextDocument, UInt32(count))
@@ -194,9 +211,9 @@ struct GenerationBuilder {
         return statistics
     }
 
-    /// Analyses and encodes entries on every core (or on this thread alone, unless `parallel`);
-    /// the result is in input order.
-    private func analyse(_ entries: ArraySlice<CatalogEntry>) -> [BuildDocument] {
+    /// Analyses and encodes entries on every core (or on this thread alone, unless `parallel`),
+    /// numbering attribute keys by `keys`; the result is in input order.
+    private func analyse(_ entries: ArraySlice<CatalogEntry>, keys: AttributeKeys) -> [BuildDocument] {
         // Small chunks: the last chunk of a batch runs alone while the other core idles (or
         // interns), so it should be short. A catalog batch is 8,192 entries: 32 chunks.
         let chunks = max(1, min(256, entries.count / 256))
@@ -217,7 +234,7 @@ struct GenerationBuilder {
                 for index in start..<end {
                     let doc = AnalysedEntry(entries[first + index], analyzer: analyzer)
                     writer.removeAll()
-                    DocumentRecord.encode(doc, version: recordVersion, into: &writer)
+                    DocumentRecord.encode(doc, version: recordVersion, keys: keys, into: &writer)
                     // An exact-size copy: `writer.bytes` itself shares the writer's buffer (1 KiB
                     // reserved), which the next `removeAll` would leave to this record.
                     let record = writer.bytes.withUnsafeBufferPointer { [UInt8]($0) }

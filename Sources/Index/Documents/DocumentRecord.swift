@@ -3,7 +3,7 @@ import Storage
 
 /// The stored form of one entry: the value of the `docs` database, keyed by document number.
 ///
-/// Two layouts, told apart by their first byte. Both put the hot fields first, so that verifying a
+/// Three layouts, told apart by their first byte. Both put the hot fields first, so that verifying a
 /// candidate decodes only a prefix; every generation writes one layout for all its records (the
 /// one its format says, ``Schema/recordVersion``), so records of one generation compare byte-wise.
 ///
@@ -33,6 +33,16 @@ import Storage
 /// record's first cache line or two; the attributes, which only answers carry and may be long,
 /// and the description's words, which only a search reads, come after.
 ///
+/// **Version 3** (generations of layout 4 on): version 2 with the attribute keys numbered by the
+/// generation's table (``AttributeKeys``) instead of written out. Only the hit attributes differ:
+/// ```
+/// bytes   attributes             n × (varint key, [string key if 0], string value), sorted by key
+///                                bytes: key k ≥ 1 is the table's k-th, 0 a key written out
+/// ```
+/// A hit's field 5 is then written in pieces (``DocumentView/withEncodedHitFields(_:)``): the
+/// entry's tag and length, the key's framing from the table, the value as stored (its length and
+/// bytes are protobuf's too).
+///
 /// **Version 1** (generations built before; still read, and written by updates to them):
 /// ```
 /// u8      version = 1
@@ -59,7 +69,8 @@ enum DocumentRecord {
         return try reader.varint()
     }
 
-    static func encode(_ doc: AnalysedEntry, version: UInt8, into writer: inout ByteWriter) {
+    /// - Parameter keys: version 3: the generation's table (keys it lacks are written out).
+    static func encode(_ doc: AnalysedEntry, version: UInt8, keys: AttributeKeys = .empty, into writer: inout ByteWriter) {
         let entry = doc.entry
         writer.byte(version)
         writer.varint(entry.weight)
@@ -92,7 +103,21 @@ enum DocumentRecord {
             writer.varint(doc.categories.count)
             for category in doc.categories { writer.string(category) }
         } else {
-            writer.lengthPrefixed { HitFields.encodeAttributes(attributes, into: &$0) }
+            writer.lengthPrefixed { part in
+                if version == 2 {
+                    HitFields.encodeAttributes(attributes, into: &part)
+                    return
+                }
+                for (key, value) in attributes {
+                    if let number = keys.number(of: key) {
+                        part.varint(number)
+                    } else {
+                        part.byte(0)
+                        part.string(key)
+                    }
+                    part.string(value)
+                }
+            }
             writer.lengthPrefixed(doc.descriptionWords.joined)
         }
         writer.varint(entry.aliases.count)

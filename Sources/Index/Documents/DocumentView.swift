@@ -1,7 +1,7 @@
 import Catalog
 import Storage
 
-/// A zero-copy view of a stored entry (``DocumentRecord``, either version), valid inside the read
+/// A zero-copy view of a stored entry (``DocumentRecord``, any version), valid inside the read
 /// transaction that fetched it.
 ///
 /// Decoding the view reads only the offsets of the hot fields; strings are materialised only for
@@ -9,8 +9,16 @@ import Storage
 /// (``withEncodedHitFields(_:)``).
 struct DocumentView {
     let docnum: UInt32
-    /// Version 2: the hit head (``HitFields``) is stored; false for a version 1 record.
+    /// Version 2 or 3: the hit head (``HitFields``) is stored; false for a version 1 record.
     private let hasHitHead: Bool
+    /// Version 3: attribute keys are numbered by `keys`.
+    private let numbersKeys: Bool
+    /// The generation's attribute keys (``AttributeKeys``), for a version 3 record. Unretained: a
+    /// view lives inside a read transaction of its generation, which holds the table for its
+    /// whole life, and a view is copied into candidate heaps for every document a query reads, so
+    /// it stays a plain value (no reference count to touch on a copy).
+    private let unretainedKeys: Unmanaged<AttributeKeys>?
+    private var keys: AttributeKeys? { unretainedKeys?.takeUnretainedValue() }
     let weight: UInt64
     private let record: Bytes
     // Where each hot field lies in `record`, as 32-bit offsets rather than `Bytes` (16 bytes
@@ -71,14 +79,17 @@ struct DocumentView {
     /// Version 2: the hit head (``HitFields``); nil in a version 1 record.
     private var hitHead: Bytes? { hasHitHead ? record[range: Int(headStart)..<Int(headEnd)] : nil }
 
-    init(docnum: UInt32, record: Bytes) throws(IndexError) {
+    /// - Parameter keys: the attribute keys of the record's generation (read by version 3 records).
+    init(docnum: UInt32, record: Bytes, keys: AttributeKeys? = nil) throws(IndexError) {
         var reader = ByteReader(record)
         let version = try reader.byte()
         self.docnum = docnum
         self.record = record
+        unretainedKeys = keys.map { Unmanaged.passUnretained($0) }
+        numbersKeys = version == 3
         guard record.count <= Int(UInt32.max) else { throw .corrupt("document \(docnum): a record past 4 GiB") }
         switch version {
-        case 2:
+        case 2, 3:
             hasHitHead = true
             weight = try reader.varint()
             let head = try reader.slice()
@@ -143,14 +154,65 @@ struct DocumentView {
         }
     }
 
-    /// Version 2: calls `body` with the hit's fields 1–4 and then 5, as stored (``HitFields``);
-    /// false, without calling it, for a version 1 record.
-    func withEncodedHitFields(_ body: (Bytes) throws -> Void) throws -> Bool {
+    /// Versions 2 and 3: calls `body` with the protobuf encoding of the hit's fields 1–4 and then
+    /// 5 (``HitFields``), in runs to be joined in order: version 2 in two runs as stored, version 3
+    /// in a few per attribute (its framing, its key's from the table, its value as stored). False,
+    /// without calling it, for a version 1 record.
+    func withEncodedHitFields(_ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
         guard let hitHead else { return false }
-        try body(hitHead)
+        try hitHead.withUnsafeBytes(body)
         let attributes = try coldParts().attributes
-        if !attributes.isEmpty { try body(attributes) }
+        guard !attributes.isEmpty else { return true }
+        guard numbersKeys else {
+            try attributes.withUnsafeBytes(body)
+            return true
+        }
+        // Each entry: 0x2A, its length, the key's framing (0x0A, length, key, 0x12), then the
+        // value's length and bytes, which the record holds as they are.
+        var reader = ByteReader(attributes)
+        while !reader.isAtEnd {
+            let key = try numberedKey(&reader)
+            let valueStart = reader.offset
+            try reader.skipSlice()
+            let value = attributes[range: valueStart..<reader.offset]
+            let keyFraming = key.framing?.count ?? 2 + HitFields.varintSize(key.bytes.count) + key.bytes.count
+            var head: (UInt64, UInt64) = (0, 0)   // tag and length: at most 1 + 5 bytes
+            try withUnsafeMutableBytes(of: &head) { scratch in
+                var count = 0
+                func put(_ byte: UInt8) { scratch[count] = byte; count += 1 }
+                put(HitFields.attributeTag)
+                var length = keyFraming + value.count
+                while length >= 0x80 { put(UInt8(truncatingIfNeeded: length) | 0x80); length >>= 7 }
+                put(UInt8(length))
+                if key.framing == nil {
+                    // A key written out: its tag and length here, its bytes and the value's tag next.
+                    put(HitFields.entryKeyTag)
+                    var keyLength = key.bytes.count
+                    while keyLength >= 0x80 { put(UInt8(truncatingIfNeeded: keyLength) | 0x80); keyLength >>= 7 }
+                    put(UInt8(keyLength))
+                }
+                try body(UnsafeRawBufferPointer(rebasing: scratch[..<count]))
+            }
+            if let framing = key.framing {
+                try framing.withUnsafeBytes(body)
+            } else {
+                try key.bytes.withUnsafeBytes(body)
+                try withUnsafeBytes(of: HitFields.entryValueTag) { try body($0) }
+            }
+            try value.withUnsafeBytes(body)
+        }
         return true
+    }
+
+    /// A version 3 attribute's key: the table's (with its framing), or written out in the record.
+    /// (`number` nil: `bytes` is the key; else the table's `number`-th, `framing` its framing.)
+    private func numberedKey(_ reader: inout ByteReader) throws(IndexError) -> (number: Int?, bytes: Bytes, framing: [UInt8]?) {
+        let number = try reader.int()
+        guard number > 0 else { return (nil, try reader.slice(), nil) }
+        guard let keys, number <= keys.keys.count else {
+            throw .corrupt("document \(docnum): attribute key \(number) is not in the table")
+        }
+        return (number, record[range: 0..<0], keys.framings[number - 1])
     }
 
     /// Calls `body` with the UTF-16 range of each title word, in the order of `sortTitle`'s words,
@@ -250,7 +312,7 @@ struct DocumentView {
     /// The tokens the document is listed and counted under (see ``EntryTokens``).
     func tokens(filterable: [String]) throws -> [SearchToken] {
         var attributes: [(key: String, value: String)] = []
-        if !filterable.isEmpty { try forEachAttribute { attributes.append(($0.string, $1.string)) } }
+        if !filterable.isEmpty { try forEachAttribute { attributes.append((text($0), text($1))) } }
         return EntryTokens.of(categories: try categories, attributes: attributes, filterable: filterable)
     }
 
@@ -320,7 +382,7 @@ struct DocumentView {
         for _ in 0..<(try reader.int()) { aliases.append(try reader.string()) }
         let description: String? = try reader.byte() == 1 ? try reader.string() : nil
         var attributes: [String: String] = [:]
-        try forEachAttribute { key, value in attributes[key.string] = value.string }
+        try forEachAttribute { key, value in attributes[text(key)] = text(value) }
         return CatalogEntry(id: id.string, title: title.string, categories: categories, weight: weight,
                             aliases: aliases, description: description, attributes: attributes)
     }
@@ -328,12 +390,28 @@ struct DocumentView {
     /// Attributes sorted by key (the stored order).
     func attributes() throws -> [Attribute] {
         var result: [Attribute] = []
-        try forEachAttribute { key, value in result.append(Attribute(key: key.string, value: value.string)) }
+        try forEachAttribute { key, value in result.append(Attribute(key: text(key), value: text(value))) }
         return result
     }
 
     /// Calls `body` with each attribute's key and value, sorted by key (the stored order).
-    func forEachAttribute(_ body: (_ key: Bytes, _ value: Bytes) -> Void) throws(IndexError) {
+    func forEachAttribute(_ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Void) throws(IndexError) {
+        func lend(_ key: Bytes, _ value: Bytes) {
+            key.withUnsafeBytes { key in value.withUnsafeBytes { value in body(key, value) } }
+        }
+        if numbersKeys {
+            var reader = ByteReader(try coldParts().attributes)
+            while !reader.isAtEnd {
+                let key = try numberedKey(&reader)
+                let value = try reader.slice()
+                if let number = key.number {
+                    keys!.keys[number - 1].withUnsafeBytes { key in value.withUnsafeBytes { value in body(key, value) } }
+                } else {
+                    lend(key.bytes, value)
+                }
+            }
+            return
+        }
         if hasHitHead {
             var reader = ByteReader(try coldParts().attributes)
             while !reader.isAtEnd {
@@ -347,7 +425,7 @@ struct DocumentView {
                     default: throw .corrupt("document \(docnum): unexpected field in an attribute")
                     }
                 }
-                body(key, value)
+                lend(key, value)
             }
             return
         }
@@ -356,7 +434,9 @@ struct DocumentView {
         if try reader.byte() == 1 { try reader.skipSlice() }
         for _ in 0..<(try reader.int()) {
             let key = try reader.slice()
-            body(key, try reader.slice())
+            lend(key, try reader.slice())
         }
     }
 }
+
+private func text(_ bytes: UnsafeRawBufferPointer) -> String { String(decoding: bytes, as: UTF8.self) }

@@ -35,11 +35,11 @@ public struct HitView {
     }
 
     /// Calls `body` with the protobuf encoding of the hit's `typeahead.v1.EntryHit` fields 1–5 (id,
-    /// title, categories, weight, attributes) as the index stores them, in one or two runs in
+    /// title, categories, weight, attributes) as the index stores them, in runs in
     /// field order, to be copied whole into a response. False, without calling it, when the
     /// record keeps its fields apart (``DocumentRecord`` version 1).
     public func withEncodedFields(_ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
-        try doc.withEncodedHitFields { try $0.withUnsafeBytes(body) }
+        try doc.withEncodedHitFields(body)
     }
 
     /// Each category's UTF-8 bytes, in stored order.
@@ -52,9 +52,7 @@ public struct HitView {
 
     /// Each attribute's key and value, sorted by key bytes (the stored order).
     public func forEachAttribute(_ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Void) throws {
-        try doc.forEachAttribute { key, value in
-            key.withUnsafeBytes { key in value.withUnsafeBytes { value in body(key, value) } }
-        }
+        try doc.forEachAttribute(body)
     }
 
     /// Each highlight's UTF-16 range in the title, in title order.

@@ -13,7 +13,7 @@ extension Generation {
         let key = schema.documentKeys == .native ? docnum : docnum.bigEndian
         let record = try withUnsafeBytes(of: key) { try txn.get(schema.docs, keyBytes: $0) }
         guard let record else { return nil }
-        return try DocumentView(docnum: docnum, record: record)
+        return try DocumentView(docnum: docnum, record: record, keys: attributeKeys)
     }
 
     /// The weight of a document, read from the head of its record without decoding the rest (both

@@ -23,6 +23,8 @@ final class Generation: Sendable {
     /// Attribute keys declared filterable, sorted by bytes (empty in generations without the meta
     /// key): the token kinds this generation takes besides "category".
     let filterable: [String]
+    /// The attribute keys its records number (``AttributeKeys``; empty before layout 4).
+    let attributeKeys: AttributeKeys
     /// The base term trie's root children by second scalar, read once at open (see ``RootFanout``);
     /// nil without a trie, for a root too small to need it, or when its top levels are corrupt
     /// (the walks then say so themselves).
@@ -75,7 +77,7 @@ final class Generation: Sendable {
         environment = try Environment(path: path, options: options)
         schema = try Schema(environment: environment, create: false)
         let schema = self.schema
-        let facts: (UInt32, TrieParameters, [String], RootFanout?)? = try environment.read { txn in
+        let facts: (UInt32, TrieParameters, [String], RootFanout?, AttributeKeys)? = try environment.read { txn in
             guard schema.layout != nil else {
                 throw IndexError.corrupt("\(path) is not a typeahead generation (format mismatch)")
             }
@@ -92,13 +94,14 @@ final class Generation: Sendable {
             let fanout = try txn.get(schema.termTrie, PackedTrie.key).flatMap { trie in
                 try? trie.withUnsafeBytes { try RootFanout(trie: $0) }
             }
+            let keys = try txn.get(schema.meta, MetaKey.attributeKeys).map { try AttributeKeys(decoding: $0) } ?? .empty
             return (base.loadBigEndian(UInt32.self, at: 0), TrieParameters(listSize: parts[0], heavyThreshold: parts[1]), filterable,
-                    fanout)
+                    fanout, keys)
         }
         guard let facts else {
             throw IndexError(.failedPrecondition, "generation \(number) at \(path) is incomplete (its build did not finish)")
         }
-        (baseCount, parameters, filterable, rootFanout) = facts
+        (baseCount, parameters, filterable, rootFanout, attributeKeys) = facts
         filtered = FilterCache.make(documents: Int(facts.0))
         termBitmaps = TermBitmaps.make(documents: Int(facts.0))
     }

@@ -220,13 +220,14 @@ struct Schema {
 
 /// Keys of the `meta` database.
 enum MetaKey {
-    /// The layout version of this file, "typeahead-generation-N": 3 for files whose term trie
-    /// records its nodes' best documents (``PackedTrie``); 2 for files with ``DocumentRecord``
-    /// version 2 and an indexed term trie. Earlier versions of the program cannot read a later
-    /// layout and therefore refuse it ("format mismatch") instead of misreading; this version
-    /// reads all three as they are.
+    /// The layout version of this file, "typeahead-generation-N": 4 for files whose records number
+    /// their attribute keys (``DocumentRecord`` version 3, ``attributeKeys``); 3 for files whose
+    /// term trie records its nodes' best documents (``PackedTrie``); 2 for files with
+    /// ``DocumentRecord`` version 2 and an indexed term trie. Earlier versions of the program
+    /// cannot read a later layout and therefore refuse it ("format mismatch") instead of
+    /// misreading; this version reads all four as they are.
     static let format = "format"
-    static let layouts = 1...3
+    static let layouts = 1...4
 
     static func formatValue(layout: Int) -> String { "typeahead-generation-\(layout)" }
 
@@ -253,6 +254,8 @@ enum MetaKey {
     /// the lists advances it with `next_document`. Absent, or behind `next_document` (a batch by a
     /// version without the lists), the lists are not used.
     static let deltaListsThrough = "delta_lists_through"
+    /// Layout 4: the attribute keys its records number (``AttributeKeys``); absent when none are.
+    static let attributeKeys = "attribute_keys"
 }
 
 /// A key of the `docs` database: a document number, native-endian in an integer-key database
@@ -317,7 +320,7 @@ struct GenerationFormat {
     /// a version without them never opens them, and the base they describe never changes.
     var forwardIndex = true
 
-    static let current = GenerationFormat(documentKeys: .native, titles: true, layout: 3)
+    static let current = GenerationFormat(documentKeys: .native, titles: true, layout: 4)
     static let original = GenerationFormat(documentKeys: .bigEndian, titles: false, layout: 1, completionVariants: false, deltaLists: false,
                                              forwardIndex: false)
     /// What builds wrote before the delta's prefix lists: read as ``current``, the delta scanned.
@@ -328,12 +331,16 @@ struct GenerationFormat {
     /// What builds wrote before the term trie's best documents: read as ``current``, no region
     /// left unread for its best.
     static let beforeTrieBests = GenerationFormat(documentKeys: .native, titles: true, layout: 2)
+    /// What builds wrote before attribute keys were numbered (records of version 2).
+    static let beforeAttributeKeys = GenerationFormat(documentKeys: .native, titles: true, layout: 3)
 
     var recordVersion: UInt8 { Self.recordVersion(layout: layout) }
-    /// Records of version 2 from layout 2 on.
-    static func recordVersion(layout: Int) -> UInt8 { layout >= 2 ? 2 : 1 }
+    /// Records of version 2 from layout 2 on, of version 3 (attribute keys numbered) from 4 on.
+    static func recordVersion(layout: Int) -> UInt8 { layout >= 4 ? 3 : layout >= 2 ? 2 : 1 }
     /// Nodes with this many children get a child index (nil: none).
     var indexedChildren: Int? { layout >= 2 ? PackedTrie.indexedChildren : nil }
     /// Whether the term trie records its nodes' best documents.
     var trieBests: Bool { layout >= 3 }
+    /// Whether records number their attribute keys (``AttributeKeys``).
+    var numbersAttributeKeys: Bool { layout >= 4 }
 }

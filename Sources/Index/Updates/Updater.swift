@@ -50,7 +50,7 @@ struct Updater {
                 let number = next
                 next += 1
                 writer.removeAll()
-                DocumentRecord.encode(doc, version: schema.recordVersion, into: &writer)
+                DocumentRecord.encode(doc, version: schema.recordVersion, keys: generation.attributeKeys, into: &writer)
                 try txn.put(schema.docs, schema.documentKey(number), writer.bytes)
                 try txn.put(schema.ids, doc.entry.id, number)
                 if let titles = schema.titles {
@@ -115,7 +115,7 @@ struct Updater {
             throw IndexError.corrupt("id maps to missing document \(docnum)")
         }
         // Copy what is needed: values read in a write transaction die at the next write.
-        let view = try DocumentView(docnum: docnum, record: record)
+        let view = try DocumentView(docnum: docnum, record: record, keys: generation.attributeKeys)
         let tokens = try view.tokens(filterable: generation.filterable)
         let nameTerms = Array(Set(WordList(bytes: view.sortTitle).map { Array($0) })) + WordList(bytes: view.aliasWords).map { Array($0) }
         let descriptionTerms = WordList(bytes: try view.descriptionWords).map { Array($0) }

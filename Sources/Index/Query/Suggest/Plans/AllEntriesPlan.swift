@@ -28,7 +28,7 @@ extension SuggestContext {
                     continue
                 }
                 if !(try deleted?.contains(docnum, in: txn) ?? false) {
-                    try consider(try DocumentView(docnum: docnum, record: value), &acc)
+                    try consider(try DocumentView(docnum: docnum, record: value, keys: generation.attributeKeys), &acc)
                 }
                 entry = try cursor.next()
             }
