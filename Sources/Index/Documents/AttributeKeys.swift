@@ -37,28 +37,48 @@ final class AttributeKeys: Sendable {
     /// Each key's bytes, by number − 1.
     let keys: [[UInt8]]
     /// Each key's protobuf framing inside an `EntryHit.attributes` map entry (``HitFields``):
-    /// `0x0A, varint length, key, 0x12` (the value's tag): what a hit's encoded fields carry
-    /// between an entry's length and its value's length.
-    let framings: [[UInt8]]
+    /// `0x0A, length, key, 0x12` (the value's tag), what a hit's encoded fields carry between an
+    /// entry's length and its value's length; all of them in one buffer, the key at offset 2 of
+    /// its framing (a key is under 128 bytes: its length is one byte). One buffer, so that a hit
+    /// written from the map copies its keys from it without touching a reference count per key.
+    let framingBytes: [UInt8]
+    /// Where each key's framing ends in ``framingBytes`` (it starts where the one before ends).
+    let framingEnds: [Int]
+    /// The longest framing (at least 7: a key written out adds at most that much).
+    let maximumFraming: Int
     private let numbers: [String: Int]
 
     static let empty = AttributeKeys(keys: [])
 
-    /// `keys` must be in strictly ascending byte order, non-empty, at most ``maximumCount``.
+    /// `keys` must be in strictly ascending byte order, non-empty, at most ``maximumCount`` of at
+    /// most ``maximumKeyBytes``.
     init(keys: [[UInt8]]) {
-        precondition(keys.count <= Self.maximumCount, "too many attribute keys")
+        precondition(keys.count <= Self.maximumCount && keys.allSatisfy { $0.count <= Self.maximumKeyBytes }, "too many or long keys")
         self.keys = keys
-        framings = keys.map { key in
-            var writer = ByteWriter(capacity: key.count + 4)
-            writer.byte(HitFields.entryKeyTag)
-            writer.lengthPrefixed(key)
-            writer.byte(HitFields.entryValueTag)
-            return writer.bytes
+        var framings = ByteWriter(capacity: keys.reduce(0) { $0 + $1.count + 3 })
+        var ends: [Int] = []
+        for key in keys {
+            framings.byte(HitFields.entryKeyTag)
+            framings.lengthPrefixed(key)
+            framings.byte(HitFields.entryValueTag)
+            ends.append(framings.bytes.count)
         }
+        framingBytes = framings.bytes
+        framingEnds = ends
+        maximumFraming = max(7, keys.map { $0.count + 3 }.max() ?? 0)
         var numbers: [String: Int] = [:]
         for (index, key) in keys.enumerated() { numbers[String(decoding: key, as: UTF8.self)] = index + 1 }
         self.numbers = numbers
     }
+
+    /// Where key `number`'s framing lies in ``framingBytes``.
+    @inline(__always)
+    func framingRange(_ number: Int) -> Range<Int> {
+        (number == 1 ? 0 : framingEnds[number - 2])..<framingEnds[number - 1]
+    }
+
+    /// Key `number`'s framing.
+    func framing(_ number: Int) -> ArraySlice<UInt8> { framingBytes[framingRange(number)] }
 
     var isEmpty: Bool { keys.isEmpty }
 

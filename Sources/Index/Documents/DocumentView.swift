@@ -18,7 +18,6 @@ struct DocumentView {
     /// whole life, and a view is copied into candidate heaps for every document a query reads, so
     /// it stays a plain value (no reference count to touch on a copy).
     private let unretainedKeys: Unmanaged<AttributeKeys>?
-    private var keys: AttributeKeys? { unretainedKeys?.takeUnretainedValue() }
     let weight: UInt64
     private let record: Bytes
     // Where each hot field lies in `record`, as 32-bit offsets rather than `Bytes` (16 bytes
@@ -155,8 +154,9 @@ struct DocumentView {
     }
 
     /// Versions 2 and 3: calls `body` with the protobuf encoding of the hit's fields 1–4 and then
-    /// 5 (``HitFields``), in runs to be joined in order: version 2 in two runs as stored, version 3
-    /// in a few per attribute (its framing, its key's from the table, its value as stored). False,
+    /// 5 (``HitFields``), in two runs to be joined in order: the head as stored, then the
+    /// attributes, as stored (version 2) or, version 3, written into a scratch buffer in one pass
+    /// (each entry's tag and length, its key's framing from the table, its value as stored). False,
     /// without calling it, for a version 1 record.
     func withEncodedHitFields(_ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
         guard let hitHead else { return false }
@@ -167,52 +167,119 @@ struct DocumentView {
             try attributes.withUnsafeBytes(body)
             return true
         }
-        // Each entry: 0x2A, its length, the key's framing (0x0A, length, key, 0x12), then the
-        // value's length and bytes, which the record holds as they are.
-        var reader = ByteReader(attributes)
-        while !reader.isAtEnd {
-            let key = try numberedKey(&reader)
-            let valueStart = reader.offset
-            try reader.skipSlice()
-            let value = attributes[range: valueStart..<reader.offset]
-            let keyFraming = key.framing?.count ?? 2 + HitFields.varintSize(key.bytes.count) + key.bytes.count
-            var head: (UInt64, UInt64) = (0, 0)   // tag and length: at most 1 + 5 bytes
-            try withUnsafeMutableBytes(of: &head) { scratch in
-                var count = 0
-                func put(_ byte: UInt8) { scratch[count] = byte; count += 1 }
-                put(HitFields.attributeTag)
-                var length = keyFraming + value.count
-                while length >= 0x80 { put(UInt8(truncatingIfNeeded: length) | 0x80); length >>= 7 }
-                put(UInt8(length))
-                if key.framing == nil {
-                    // A key written out: its tag and length here, its bytes and the value's tag next.
-                    put(HitFields.entryKeyTag)
-                    var keyLength = key.bytes.count
-                    while keyLength >= 0x80 { put(UInt8(truncatingIfNeeded: keyLength) | 0x80); keyLength >>= 7 }
-                    put(UInt8(keyLength))
+        // One pass into scratch memory (on the stack for all but huge attributes), then one run:
+        // a run per piece cost more than the copies (cities: four attributes a hit).
+        // (No table: a view made without one reads keys written out, and refuses numbers.)
+        let table = unretainedKeys ?? Unmanaged.passUnretained(AttributeKeys.empty)
+        try table._withUnsafeGuaranteedRef { keys in
+            // An attribute's stored bytes (number or key, value) grow by its entry's tag and
+            // length (at most 6 bytes) and its key's framing (at most `maximumFraming`), less its
+            // number; each is at least 2 bytes.
+            let bound = attributes.count + (attributes.count / 2 + 1) * (6 + keys.maximumFraming)
+            try keys.framingBytes.withUnsafeBytes { framings in
+                try keys.framingEnds.withUnsafeBufferPointer { ends in
+                    try withUnsafeTemporaryAllocation(byteCount: bound, alignment: 1) { out in
+                        try attributes.withUnsafeBytes { stored in
+                            try body(UnsafeRawBufferPointer(rebasing: out[..<(try Self.writeAttributes(stored, framings: framings, ends: ends, into: out))]))
+                        }
+                    }
                 }
-                try body(UnsafeRawBufferPointer(rebasing: scratch[..<count]))
             }
-            if let framing = key.framing {
-                try framing.withUnsafeBytes(body)
-            } else {
-                try key.bytes.withUnsafeBytes(body)
-                try withUnsafeBytes(of: HitFields.entryValueTag) { try body($0) }
-            }
-            try value.withUnsafeBytes(body)
         }
         return true
     }
 
-    /// A version 3 attribute's key: the table's (with its framing), or written out in the record.
-    /// (`number` nil: `bytes` is the key; else the table's `number`-th, `framing` its framing.)
-    private func numberedKey(_ reader: inout ByteReader) throws(IndexError) -> (number: Int?, bytes: Bytes, framing: [UInt8]?) {
-        let number = try reader.int()
-        guard number > 0 else { return (nil, try reader.slice(), nil) }
-        guard let keys, number <= keys.keys.count else {
-            throw .corrupt("document \(docnum): attribute key \(number) is not in the table")
+    /// Writes version 3 attributes (`stored`) as `EntryHit` field 5 into `out`, which holds the
+    /// bound ``withEncodedHitFields(_:)`` allows; returns the bytes written.
+    private static func writeAttributes(_ stored: UnsafeRawBufferPointer, framings: UnsafeRawBufferPointer, ends: UnsafeBufferPointer<Int>,
+                                        into out: UnsafeMutableRawBufferPointer) throws(IndexError) -> Int {
+        var at = 0, offset = 0
+        func varint() throws(IndexError) -> Int {
+            var value = 0, shift = 0
+            while true {
+                guard offset < stored.count, shift < 35 else { throw .corrupt("attributes: bad varint") }
+                let byte = stored[offset]
+                offset += 1
+                value |= Int(byte & 0x7F) << shift
+                if byte < 0x80 { return value }
+                shift += 7
+            }
         }
-        return (number, record[range: 0..<0], keys.framings[number - 1])
+        func put(_ byte: UInt8) { out[at] = byte; at += 1 }
+        func putVarint(_ value: Int) {
+            var value = value
+            while value >= 0x80 { put(UInt8(truncatingIfNeeded: value) | 0x80); value >>= 7 }
+            put(UInt8(value))
+        }
+        func copy(_ from: UnsafeRawBufferPointer, _ range: Range<Int>) {
+            guard !range.isEmpty else { return }
+            (out.baseAddress! + at).copyMemory(from: from.baseAddress! + range.lowerBound, byteCount: range.count)
+            at += range.count
+        }
+        /// The next length-prefixed field: its length and bytes, as stored.
+        func field() throws(IndexError) -> Range<Int> {
+            let start = offset
+            let count = try varint()
+            guard count <= stored.count - offset else { throw .corrupt("attributes: length past the end") }
+            offset += count
+            return start..<offset
+        }
+        while offset < stored.count {
+            let number = try varint()
+            if number > 0 {
+                guard number <= ends.count else { throw .corrupt("attributes: key \(number) is not in the table") }
+                let framing = (number == 1 ? 0 : ends[number - 2])..<ends[number - 1]
+                let value = try field()
+                put(HitFields.attributeTag)
+                putVarint(framing.count + value.count)
+                copy(framings, framing)
+                copy(stored, value)
+            } else {
+                // A key written out is stored as protobuf writes it after its tag: length, bytes.
+                let key = try field()
+                let value = try field()
+                put(HitFields.attributeTag)
+                putVarint(2 + key.count + value.count)   // the key's and the value's tags
+                put(HitFields.entryKeyTag)
+                copy(stored, key)
+                put(HitFields.entryValueTag)
+                copy(stored, value)
+            }
+        }
+        return at
+    }
+
+    /// Calls `body` with the framings of the generation's attribute keys
+    /// (``AttributeKeys/framingBytes``; none without a table), touching no reference count: the
+    /// table outlives the view.
+    @inline(__always)
+    private func withKeyFramings<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        guard let unretainedKeys else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        // The standard library's closures rethrow untyped errors: carry the typed one out.
+        let result: Result<R, E> = unretainedKeys._withUnsafeGuaranteedRef { keys in
+            keys.framingBytes.withUnsafeBytes { framings in Result { () throws(E) -> R in try body(framings) } }
+        }
+        return try result.get()
+    }
+
+    /// The next version 3 attribute: its key's framing in `framings` (the table's key) or its key
+    /// (written out), and its value as stored (protobuf's length and bytes).
+    private func numberedEntry(_ reader: inout ByteReader, _ framings: UnsafeRawBufferPointer)
+        throws(IndexError) -> (framing: Range<Int>?, key: Bytes, value: Bytes) {
+        let number = try reader.int()
+        var framing: Range<Int>?
+        var key = record[range: 0..<0]
+        if number > 0 {
+            guard let unretainedKeys, number <= unretainedKeys._withUnsafeGuaranteedRef({ $0.keys.count }) else {
+                throw .corrupt("document \(docnum): attribute key \(number) is not in the table")
+            }
+            framing = unretainedKeys._withUnsafeGuaranteedRef { $0.framingRange(number) }
+        } else {
+            key = try reader.slice()
+        }
+        let valueStart = reader.offset
+        try reader.skipSlice()
+        return (framing, key, reader.bytes[range: valueStart..<reader.offset])
     }
 
     /// Calls `body` with the UTF-16 range of each title word, in the order of `sortTitle`'s words,
@@ -400,14 +467,20 @@ struct DocumentView {
             key.withUnsafeBytes { key in value.withUnsafeBytes { value in body(key, value) } }
         }
         if numbersKeys {
-            var reader = ByteReader(try coldParts().attributes)
-            while !reader.isAtEnd {
-                let key = try numberedKey(&reader)
-                let value = try reader.slice()
-                if let number = key.number {
-                    keys!.keys[number - 1].withUnsafeBytes { key in value.withUnsafeBytes { value in body(key, value) } }
-                } else {
-                    lend(key.bytes, value)
+            let attributes = try coldParts().attributes
+            try withKeyFramings { framings throws(IndexError) in
+                var reader = ByteReader(attributes)
+                while !reader.isAtEnd {
+                    let entry = try numberedEntry(&reader, framings)
+                    var value = ByteReader(entry.value)
+                    let valueBytes = try value.slice()
+                    if let framing = entry.framing {
+                        // The key sits between its tag and length and the value's tag.
+                        let key = UnsafeRawBufferPointer(rebasing: framings[(framing.lowerBound + 2)..<(framing.upperBound - 1)])
+                        valueBytes.withUnsafeBytes { body(key, $0) }
+                    } else {
+                        lend(entry.key, valueBytes)
+                    }
                 }
             }
             return
