@@ -25,8 +25,9 @@ import Storage
 /// keys.number(of: "ele")  // nil: written out as number 0
 /// ```
 ///
-/// Thread-safety: immutable, shared by every reader of its generation.
-final class AttributeKeys: Sendable {
+/// Thread-safety: immutable after `init` (its raw buffers too), shared by every reader of its
+/// generation; hence `@unchecked Sendable`.
+final class AttributeKeys: @unchecked Sendable {
     /// Entries whose keys decide the table.
     static let sampleSize = 4096
     /// Keys a table holds at most: numbers up to 127 take one byte.
@@ -38,12 +39,13 @@ final class AttributeKeys: Sendable {
     let keys: [[UInt8]]
     /// Each key's protobuf framing inside an `EntryHit.attributes` map entry (``HitFields``):
     /// `0x0A, length, key, 0x12` (the value's tag), what a hit's encoded fields carry between an
-    /// entry's length and its value's length; all of them in one buffer, the key at offset 2 of
-    /// its framing (a key is under 128 bytes: its length is one byte). One buffer, so that a hit
-    /// written from the map copies its keys from it without touching a reference count per key.
-    let framingBytes: [UInt8]
-    /// Where each key's framing ends in ``framingBytes`` (it starts where the one before ends).
-    let framingEnds: [Int]
+    /// entry's length and its value's length; all of them in one buffer owned by the table, the
+    /// key at offset 2 of its framing (a key is under 128 bytes: its length is one byte). Raw
+    /// memory, so that a hit written from the map copies its keys through plain pointers, with no
+    /// reference count or closure per hit.
+    let framings: UnsafeRawBufferPointer
+    /// Where each key's framing ends in ``framings`` (it starts where the one before ends).
+    let framingEnds: UnsafeBufferPointer<Int>
     /// The longest framing (at least 7: a key written out adds at most that much).
     let maximumFraming: Int
     private let numbers: [String: Int]
@@ -55,30 +57,39 @@ final class AttributeKeys: Sendable {
     init(keys: [[UInt8]]) {
         precondition(keys.count <= Self.maximumCount && keys.allSatisfy { $0.count <= Self.maximumKeyBytes }, "too many or long keys")
         self.keys = keys
-        var framings = ByteWriter(capacity: keys.reduce(0) { $0 + $1.count + 3 })
+        var writer = ByteWriter(capacity: keys.reduce(0) { $0 + $1.count + 3 })
         var ends: [Int] = []
         for key in keys {
-            framings.byte(HitFields.entryKeyTag)
-            framings.lengthPrefixed(key)
-            framings.byte(HitFields.entryValueTag)
-            ends.append(framings.bytes.count)
+            writer.byte(HitFields.entryKeyTag)
+            writer.lengthPrefixed(key)
+            writer.byte(HitFields.entryValueTag)
+            ends.append(writer.bytes.count)
         }
-        framingBytes = framings.bytes
-        framingEnds = ends
+        let framings = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, writer.bytes.count), alignment: 1)
+        framings.copyBytes(from: writer.bytes)
+        self.framings = UnsafeRawBufferPointer(rebasing: framings[..<writer.bytes.count])
+        let framingEnds = UnsafeMutableBufferPointer<Int>.allocate(capacity: max(1, ends.count))
+        _ = framingEnds.initialize(from: ends)
+        self.framingEnds = UnsafeBufferPointer(rebasing: framingEnds[..<ends.count])
         maximumFraming = max(7, keys.map { $0.count + 3 }.max() ?? 0)
         var numbers: [String: Int] = [:]
         for (index, key) in keys.enumerated() { numbers[String(decoding: key, as: UTF8.self)] = index + 1 }
         self.numbers = numbers
     }
 
-    /// Where key `number`'s framing lies in ``framingBytes``.
+    deinit {
+        UnsafeMutableRawPointer(mutating: framings.baseAddress!).deallocate()
+        UnsafeMutablePointer(mutating: framingEnds.baseAddress!).deallocate()
+    }
+
+    /// Where key `number`'s framing lies in ``framings``.
     @inline(__always)
     func framingRange(_ number: Int) -> Range<Int> {
         (number == 1 ? 0 : framingEnds[number - 2])..<framingEnds[number - 1]
     }
 
     /// Key `number`'s framing.
-    func framing(_ number: Int) -> ArraySlice<UInt8> { framingBytes[framingRange(number)] }
+    func framing(_ number: Int) -> [UInt8] { Array(framings[framingRange(number)]) }
 
     var isEmpty: Bool { keys.isEmpty }
 

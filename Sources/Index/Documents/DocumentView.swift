@@ -169,42 +169,28 @@ struct DocumentView {
         }
         // One pass into scratch memory (on the stack for all but huge attributes), then one run:
         // a run per piece cost more than the copies (cities: four attributes a hit).
-        // (No table: a view made without one reads keys written out, and refuses numbers.)
-        let table = unretainedKeys ?? Unmanaged.passUnretained(AttributeKeys.empty)
-        try table._withUnsafeGuaranteedRef { keys in
-            // An attribute's stored bytes (number or key, value) grow by its entry's tag and
-            // length (at most 6 bytes) and its key's framing (at most `maximumFraming`), less its
-            // number; each is at least 2 bytes.
-            let bound = attributes.count + (attributes.count / 2 + 1) * (6 + keys.maximumFraming)
-            try keys.framingBytes.withUnsafeBytes { framings in
-                try keys.framingEnds.withUnsafeBufferPointer { ends in
-                    try withUnsafeTemporaryAllocation(byteCount: bound, alignment: 1) { out in
-                        try attributes.withUnsafeBytes { stored in
-                            try body(UnsafeRawBufferPointer(rebasing: out[..<(try Self.writeAttributes(stored, framings: framings, ends: ends, into: out))]))
-                        }
-                    }
-                }
-            }
+        // (No table: a view made without one reads keys written out, and refuses numbers.) The
+        // table's buffers live as long as it does, which is longer than the view.
+        let keys = (unretainedKeys ?? Unmanaged.passUnretained(AttributeKeys.empty))._withUnsafeGuaranteedRef {
+            (framings: $0.framings, ends: $0.framingEnds, maximumFraming: $0.maximumFraming)
+        }
+        // An attribute's stored bytes (number or key, value) grow by its entry's tag and length
+        // (at most 6 bytes) and its key's framing (at most `maximumFraming`), less its number;
+        // each is at least 2 bytes.
+        let bound = attributes.count + (attributes.count / 2 + 1) * (6 + keys.maximumFraming)
+        try withUnsafeTemporaryAllocation(byteCount: bound, alignment: 1) { out in
+            let count = try Self.writeAttributes(attributes, framings: keys.framings, ends: keys.ends, into: out)
+            try body(UnsafeRawBufferPointer(rebasing: out[..<count]))
         }
         return true
     }
 
     /// Writes version 3 attributes (`stored`) as `EntryHit` field 5 into `out`, which holds the
     /// bound ``withEncodedHitFields(_:)`` allows; returns the bytes written.
-    private static func writeAttributes(_ stored: UnsafeRawBufferPointer, framings: UnsafeRawBufferPointer, ends: UnsafeBufferPointer<Int>,
+    private static func writeAttributes(_ attributes: Bytes, framings: UnsafeRawBufferPointer, ends: UnsafeBufferPointer<Int>,
                                         into out: UnsafeMutableRawBufferPointer) throws(IndexError) -> Int {
-        var at = 0, offset = 0
-        func varint() throws(IndexError) -> Int {
-            var value = 0, shift = 0
-            while true {
-                guard offset < stored.count, shift < 35 else { throw .corrupt("attributes: bad varint") }
-                let byte = stored[offset]
-                offset += 1
-                value |= Int(byte & 0x7F) << shift
-                if byte < 0x80 { return value }
-                shift += 7
-            }
-        }
+        var at = 0
+        var reader = ByteReader(attributes)
         func put(_ byte: UInt8) { out[at] = byte; at += 1 }
         func putVarint(_ value: Int) {
             var value = value
@@ -218,68 +204,47 @@ struct DocumentView {
         }
         /// The next length-prefixed field: its length and bytes, as stored.
         func field() throws(IndexError) -> Range<Int> {
-            let start = offset
-            let count = try varint()
-            guard count <= stored.count - offset else { throw .corrupt("attributes: length past the end") }
-            offset += count
-            return start..<offset
+            let start = reader.offset
+            try reader.skipSlice()
+            return start..<reader.offset
         }
-        while offset < stored.count {
-            let number = try varint()
-            if number > 0 {
-                guard number <= ends.count else { throw .corrupt("attributes: key \(number) is not in the table") }
-                let framing = (number == 1 ? 0 : ends[number - 2])..<ends[number - 1]
-                let value = try field()
-                put(HitFields.attributeTag)
-                putVarint(framing.count + value.count)
-                copy(framings, framing)
-                copy(stored, value)
-            } else {
-                // A key written out is stored as protobuf writes it after its tag: length, bytes.
-                let key = try field()
-                let value = try field()
-                put(HitFields.attributeTag)
-                putVarint(2 + key.count + value.count)   // the key's and the value's tags
-                put(HitFields.entryKeyTag)
-                copy(stored, key)
-                put(HitFields.entryValueTag)
-                copy(stored, value)
-            }
-        }
-        return at
-    }
-
-    /// Calls `body` with the framings of the generation's attribute keys
-    /// (``AttributeKeys/framingBytes``; none without a table), touching no reference count: the
-    /// table outlives the view.
-    @inline(__always)
-    private func withKeyFramings<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
-        guard let unretainedKeys else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
         // The standard library's closures rethrow untyped errors: carry the typed one out.
-        let result: Result<R, E> = unretainedKeys._withUnsafeGuaranteedRef { keys in
-            keys.framingBytes.withUnsafeBytes { framings in Result { () throws(E) -> R in try body(framings) } }
+        let written: Result<Int, IndexError> = attributes.withUnsafeBytes { stored in
+            Result { () throws(IndexError) -> Int in
+                while !reader.isAtEnd {
+                    let number = try reader.int()
+                    if number > 0 {
+                        guard number <= ends.count else { throw .corrupt("attributes: key \(number) is not in the table") }
+                        let framing = (number == 1 ? 0 : ends[number - 2])..<ends[number - 1]
+                        let value = try field()
+                        put(HitFields.attributeTag)
+                        putVarint(framing.count + value.count)
+                        copy(framings, framing)
+                        copy(stored, value)
+                    } else {
+                        // A key written out is stored as protobuf writes it after its tag: length, bytes.
+                        let key = try field()
+                        let value = try field()
+                        put(HitFields.attributeTag)
+                        putVarint(2 + key.count + value.count)   // the key's and the value's tags
+                        put(HitFields.entryKeyTag)
+                        copy(stored, key)
+                        put(HitFields.entryValueTag)
+                        copy(stored, value)
+                    }
+                }
+                return at
+            }
         }
-        return try result.get()
+        return try written.get()
     }
 
-    /// The next version 3 attribute: its key's framing in `framings` (the table's key) or its key
-    /// (written out), and its value as stored (protobuf's length and bytes).
-    private func numberedEntry(_ reader: inout ByteReader, _ framings: UnsafeRawBufferPointer)
-        throws(IndexError) -> (framing: Range<Int>?, key: Bytes, value: Bytes) {
-        let number = try reader.int()
-        var framing: Range<Int>?
-        var key = record[range: 0..<0]
-        if number > 0 {
-            guard let unretainedKeys, number <= unretainedKeys._withUnsafeGuaranteedRef({ $0.keys.count }) else {
-                throw .corrupt("document \(docnum): attribute key \(number) is not in the table")
-            }
-            framing = unretainedKeys._withUnsafeGuaranteedRef { $0.framingRange(number) }
-        } else {
-            key = try reader.slice()
-        }
-        let valueStart = reader.offset
-        try reader.skipSlice()
-        return (framing, key, reader.bytes[range: valueStart..<reader.offset])
+    /// The framings of the generation's attribute keys (``AttributeKeys/framings``; none without
+    /// a table), read with no reference count touched: the table outlives the view.
+    @inline(__always)
+    private var keyFramings: (framings: UnsafeRawBufferPointer, ends: UnsafeBufferPointer<Int>) {
+        guard let unretainedKeys else { return (UnsafeRawBufferPointer(start: nil, count: 0), UnsafeBufferPointer(start: nil, count: 0)) }
+        return unretainedKeys._withUnsafeGuaranteedRef { ($0.framings, $0.framingEnds) }
     }
 
     /// Calls `body` with the UTF-16 range of each title word, in the order of `sortTitle`'s words,
@@ -467,20 +432,18 @@ struct DocumentView {
             key.withUnsafeBytes { key in value.withUnsafeBytes { value in body(key, value) } }
         }
         if numbersKeys {
-            let attributes = try coldParts().attributes
-            try withKeyFramings { framings throws(IndexError) in
-                var reader = ByteReader(attributes)
-                while !reader.isAtEnd {
-                    let entry = try numberedEntry(&reader, framings)
-                    var value = ByteReader(entry.value)
-                    let valueBytes = try value.slice()
-                    if let framing = entry.framing {
-                        // The key sits between its tag and length and the value's tag.
-                        let key = UnsafeRawBufferPointer(rebasing: framings[(framing.lowerBound + 2)..<(framing.upperBound - 1)])
-                        valueBytes.withUnsafeBytes { body(key, $0) }
-                    } else {
-                        lend(entry.key, valueBytes)
-                    }
+            let (framings, ends) = keyFramings
+            var reader = ByteReader(try coldParts().attributes)
+            while !reader.isAtEnd {
+                let number = try reader.int()
+                if number > 0 {
+                    guard number <= ends.count else { throw .corrupt("document \(docnum): attribute key \(number) is not in the table") }
+                    // The key lies between its tag and length and the value's tag.
+                    let key = UnsafeRawBufferPointer(rebasing: framings[((number == 1 ? 0 : ends[number - 2]) + 2)..<(ends[number - 1] - 1)])
+                    try reader.slice().withUnsafeBytes { body(key, $0) }
+                } else {
+                    let key = try reader.slice()
+                    lend(key, try reader.slice())
                 }
             }
             return

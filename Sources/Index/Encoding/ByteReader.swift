@@ -82,6 +82,7 @@ struct ByteReader {
         try slice().string
     }
 
+    @inline(__always)
     mutating func skipSlice() throws(IndexError) {
         let count = try int()
         guard count <= bytes.count - offset else { throw .corrupt("length past end of record") }
