@@ -4,7 +4,7 @@
 Usage: python3 scripts/record-sizes.py GENERATION_DIR [--zstd]
 
 GENERATION_DIR is a generation folder of a shard (SHARD/gen-NNNNNN, holding data.mdb). The
-script prints, per database, its pages and bytes per document; then, per field of the version 2
+script prints, per database, its pages and bytes per document; then, per field of the version 2 or 3
 document records (the layout `DocumentRecord` documents in Sources/Index/Documents), bytes per
 record. With --zstd it also prints what zstd would make of the records: one by one with a
 dictionary trained on a sample, only their cold tail (aliases and description as written), and
@@ -49,8 +49,9 @@ def main():
     with env.begin() as txn:
         for _, value in txn.cursor(docs):
             record = bytes(value)
-            if record[0] != 2:
-                sys.exit('a version %d record: this script reads version 2 only' % record[0])
+            # Versions 2 and 3 differ only inside the attributes (keys numbered in version 3).
+            if record[0] not in (2, 3):
+                sys.exit('a version %d record: this script reads versions 2 and 3 only' % record[0])
             _, i = varint(record, 1)
             for name in ('hit head', 'sortTitle', 'title word ranges', 'alias words', 'alias sources',
                          'attributes', 'description words'):
