@@ -39,8 +39,8 @@ import Storage
 /// bytes   attributes             n × (varint key, [string key if 0], string value), sorted by key
 ///                                bytes: key k ≥ 1 is the table's k-th, 0 a key written out
 /// ```
-/// A hit's field 5 is then written in pieces (``DocumentView/withEncodedHitFields(_:)``): the
-/// entry's tag and length, the key's framing from the table, the value as stored (its length and
+/// A hit's field 5 is then re-framed in one pass (``DocumentView/withEncodedHitFields(_:)``): each
+/// entry's tag and length, its key's framing from the table, its value as stored (its length and
 /// bytes are protobuf's too).
 ///
 /// **Version 1** (generations built before; still read, and written by updates to them):
