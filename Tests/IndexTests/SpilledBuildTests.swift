@@ -84,6 +84,34 @@ final class SpilledBuildTests: XCTestCase {
         }
     }
 
+    /// The attribute keys a build numbers (``AttributeKeys``) come from its first 4,096 entries
+    /// however they arrive: batches of 1,000 (the first five wait for the sample) and one batch
+    /// write the same generation; a key first seen in the sample's third batch is numbered, and
+    /// one frequent only after the sample is written out.
+    func testTheAttributeKeyTableIsTheSameWhateverTheBatches() throws {
+        var (entries, directory, builder) = setUp(seed: 0x5B11_0004, count: AttributeKeys.sampleSize + 400, "attribute-key-batches")
+        for index in entries.indices {
+            if index >= AttributeKeys.sampleSize { entries[index].attributes["late"] = "\(index)" }
+            // In the sample but not in the first batch of 1,000.
+            if (2_000..<AttributeKeys.sampleSize).contains(index), index % 97 == 0 { entries[index].attributes["mid"] = "m" }
+        }
+        func build(_ name: String, batch: Int) throws -> String {
+            let path = directory.path + "/" + name
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            var next = 0
+            _ = try builder.build(at: path) {
+                guard next < entries.count else { return nil }
+                defer { next += batch }
+                return entries[next..<min(entries.count, next + batch)]
+            }
+            return try dump(path)
+        }
+        let whole = try build("whole", batch: entries.count)
+        XCTAssertEqual(try build("batches", batch: 1_000), whole)
+        let keys = try Generation(number: 1, revision: 0, path: directory.path + "/whole", readOnly: true).attributeKeys
+        XCTAssertTrue(keys.number(of: "mid") != nil && keys.number(of: "late") == nil, "\(keys.keys)")
+    }
+
     /// Keys of 0 to 6 bytes over three byte values (0x00 among them: prefixes, repeats and
     /// zero-padding ties), sorted in memory and through runs of a few kilobytes: both give what a
     /// stable sort by bytes gives, values (the order added) included.
