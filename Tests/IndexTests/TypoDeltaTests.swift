@@ -39,8 +39,12 @@ final class TypoDeltaTests: XCTestCase {
         return texts.sorted()
     }
 
+    /// The texts come sorted, so a word's longer prefixes follow its shorter ones: the delta's
+    /// trie is then walked from the keystroke before's regions (kept by snapshot), which must
+    /// give the same answers as a walk from the root.
     func testTypoDeltaMatchesReadFromTheListsEqualTheReference() throws {
         let stoppedBefore = SuggestContext.typoDeltaListsStoppedEarly.load(ordering: .relaxed)
+        let fromBefore = Generation.deltaWalksFromKeystrokeBefore.load(ordering: .relaxed)
         var compared = 0
         for seed in UInt64(1)...2 {
             var (rng, catalog, fixture, reference) = try DeltaListsTests.randomShard(seed: 0x7D17_0000 + seed, vocabulary: 22, count: 600,
@@ -76,6 +80,8 @@ final class TypoDeltaTests: XCTestCase {
         let stopped = SuggestContext.typoDeltaListsStoppedEarly.load(ordering: .relaxed) - stoppedBefore
         print("[typo delta] \(compared) answers compared, \(stopped) lists of typo'd delta matches left before their end")
         XCTAssertGreaterThan(stopped, compared / 20, "the lists stop early, so their stopping rules are what is tested")
+        XCTAssertGreaterThan(Generation.deltaWalksFromKeystrokeBefore.load(ordering: .relaxed) - fromBefore, compared / 10,
+                             "the delta's walks start from the keystroke before")
     }
 
     /// Long words (two typos allowed): the delta's completions at distance 2 come after those at
@@ -98,7 +104,9 @@ final class TypoDeltaTests: XCTestCase {
                 return moved
             }
             try GeneralPlanTests.update(fixture, &reference, upserting: updates, deleting: [])
-            for text in ["quarterb", "quarterba", "quartxrba", "qaurterbac", "quarterfi", "quarterm", "qiarterb", "quazterback"] {
+            // Seven scalars (one edit), then eight (two): the step to two edits over the delta.
+            for text in ["quartxr", "quartxrb", "quarterb", "quarterba", "quartxrba", "qaurterbac", "quarterfi", "quarterm", "qiarterb",
+                         "quazterback"] {
                 for completions in [1, 2, 4, 8, 12] {
                     for entries in [0, 2, 10] {
                         let request = SuggestRequest(text: text, limits: SuggestLimits(entries: entries, categories: 0, completions: completions),

@@ -57,6 +57,10 @@ final class Generation: Sendable {
     let filteredCategoryCounts: StripedCache<FilterCache.CategoryCountKey, Int> = FilterCache.makeCategoryCounts()
     /// The delta's name words as a trie, for the snapshot last asked (see ``DeltaTrie``).
     let deltaTrie = DeltaTrie()
+    /// A partial word's regions in the delta's trie, by read snapshot (see ``deltaRegions(matching:in:)``).
+    let deltaRegionsCache: StripedCache<TermMatchCache.SnapshotKey, [TermRegion]> = TermMatchCache.makeBySnapshot { regions in
+        TermMatchCache.bytes(ofTerms: regions.lazy.map(\.prefix)) + 8 * regions.count
+    }
     /// The deleted base documents as a bitmap, for the snapshot last asked (see ``DeletedSet``).
     let deletedBitmap = SnapshotCache<DocumentBitmap>(inlineBuildLimit: DeletedSet.inlineBuildLimit, bytes: { $0.bytes })
     /// The chips' words in memory, for the snapshot last asked (see ``ChipWordList``).
@@ -118,6 +122,7 @@ extension Generation {
     func cacheStatistics() -> [(name: String, statistics: StripedCacheStatistics, countsBytes: Bool)] {
         [("term_matches", termMatches.statistics(), true),
          ("term_regions", termRegions.statistics(), true),
+         ("delta_regions", deltaRegionsCache.statistics(), true),
          ("ordinal_matches", ordinalMatches.statistics(), true),
          ("category_matches", categoryMatches.statistics(), true),
          ("filtered", filtered.statistics(), true),
