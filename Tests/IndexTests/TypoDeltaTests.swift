@@ -118,6 +118,35 @@ final class TypoDeltaTests: XCTestCase {
         }
     }
 
+    /// The delta's matches and regions are kept per read snapshot: a word an update brings into
+    /// the delta is matched by the next query, one it takes out no longer is, for complete and
+    /// partial words, typo'd and not, asked before and after each update.
+    func testTheDeltasWalksAreKeptPerSnapshot() throws {
+        let titles = ["Harbor view", "Harbour lights", "Garden gate", "Meadow lane", "Zebra crossing", "Fish market",
+                      "Garden of fish", "Zebra garden", "Lights of the harbor", "Market garden"]
+        let entries = titles.enumerated().map { CatalogEntry(id: "t\($0.offset)", title: $0.element, categories: [], weight: UInt64(10 + $0.offset)) }
+        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters(listSize: 2, heavyThreshold: 2))
+        var reference = ReferenceIndex(entries: entries)
+        let texts = ["zebrafosh", "zebrafosh g", "zebrafis", "zebrafash garden", "gardne zebrafis", "zebrafishe", "zebrafissh g"]
+        func check(_ step: String) {
+            for text in texts {
+                let request = SuggestRequest(text: text, limits: SuggestLimits(entries: 5, categories: 0, completions: 5), typos: .auto)
+                XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request), "\(step): \"\(text)\"")
+            }
+        }
+        // A delta without the word, then with it (a new entry and a renamed one), then without.
+        try GeneralPlanTests.update(fixture, &reference, upserting: [CatalogEntry(id: "t3", title: "Meadow lane", categories: [], weight: 99)],
+                                    deleting: [])
+        check("before")
+        try GeneralPlanTests.update(fixture, &reference, upserting: [CatalogEntry(id: "n1", title: "Zebrafish garden", categories: [], weight: 5),
+                                                                     CatalogEntry(id: "t4", title: "Zebrafish crossing", categories: [], weight: 1)],
+                                    deleting: [])
+        check("added")
+        try GeneralPlanTests.update(fixture, &reference, upserting: [CatalogEntry(id: "t4", title: "Zebra crossing", categories: [], weight: 1)],
+                                    deleting: ["n1"])
+        check("removed")
+    }
+
     /// A delta too large for a query to build its trie: the first queries walk `delta_terms`
     /// while a utility thread builds the trie, and the queries after read the trie; both exact.
     func testALargeDeltasTrieIsBuiltInTheBackground() throws {

@@ -343,11 +343,15 @@ extension Generation {
     }
 
     /// The delta's name words within `budget` of `query` (``PackedTrie/matches(_:query:budget:prefixMode:fanout:)``),
-    /// from its trie (``DeltaTrie``); nil while that is not built.
+    /// from its trie (``DeltaTrie``); nil while that is not built. Kept by snapshot: a complete
+    /// word is matched again on every keystroke after it.
     private func deltaTrieMatches(_ query: [UInt32], budget: Int, prefixMode: Bool,
                                   in txn: borrowing ReadTransaction) throws -> TermList? {
         guard let trie = try deltaTrie.trie(of: schema, environment: environment, in: txn) else { return nil }
-        return try Bytes.withView(of: trie) { try PackedTrie.matches($0, query: query, budget: budget, prefixMode: prefixMode) }
+        let key = TermMatchCache.SnapshotKey(snapshot: txn.snapshotID, word: TermMatchCache.Key(word: query, budget: budget, prefixMode: prefixMode))
+        return try deltaMatchesCache.value(key) {
+            try Bytes.withView(of: trie) { try PackedTrie.matches($0, query: query, budget: budget, prefixMode: prefixMode) }
+        }
     }
 
     /// The delta segment's terms a query word matches, in byte order.

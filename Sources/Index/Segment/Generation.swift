@@ -57,6 +57,9 @@ final class Generation: Sendable {
     let filteredCategoryCounts: StripedCache<FilterCache.CategoryCountKey, Int> = FilterCache.makeCategoryCounts()
     /// The delta's name words as a trie, for the snapshot last asked (see ``DeltaTrie``).
     let deltaTrie = DeltaTrie()
+    /// A typo'd word's name words in the delta's trie, by read snapshot (see
+    /// ``deltaTerms(matching:namesOnly:in:)``).
+    let deltaMatchesCache: StripedCache<TermMatchCache.SnapshotKey, TermList> = TermMatchCache.makeBySnapshot { $0.memoryBytes }
     /// A partial word's regions in the delta's trie, by read snapshot (see ``deltaRegions(matching:in:)``).
     let deltaRegionsCache: StripedCache<TermMatchCache.SnapshotKey, [TermRegion]> = TermMatchCache.makeBySnapshot { regions in
         TermMatchCache.bytes(ofTerms: regions.lazy.map(\.prefix)) + 8 * regions.count
@@ -123,6 +126,7 @@ extension Generation {
         [("term_matches", termMatches.statistics(), true),
          ("term_regions", termRegions.statistics(), true),
          ("delta_regions", deltaRegionsCache.statistics(), true),
+         ("delta_matches", deltaMatchesCache.statistics(), true),
          ("ordinal_matches", ordinalMatches.statistics(), true),
          ("category_matches", categoryMatches.statistics(), true),
          ("filtered", filtered.statistics(), true),
