@@ -27,7 +27,8 @@ enum BenchCommand {
       --updated PERCENT     then re-weight PERCENT of the entries with upserts (live updates) and
                             measure the same workload again, then once more after folding the
                             delta into the base (a merge, as a node does in the background), with
-                            the ratios to the fresh shard
+                            the ratios to a copy of the fresh shard (DIR/NAME/shard-fresh)
+                            measured right before each, so that the machine's drift cancels
       --no-merge            with --updated: measure no merge, and leave the updated shard (its
                             delta unmerged) in --work-dir DIR/NAME/shard, for profiling
     """
