@@ -172,9 +172,10 @@ public struct Benchmark {
         if updatedPercent > 0 {
             // Live updates: re-weight a share of the entries (as a catalog whose popularity changes
             // daily would), then the same workload again, beside the fresh shard's figures.
-            // A copy of the fresh shard is measured again right before each later state: a shared
-            // machine drifts by tens of percent over a run (a merged shard, the same index as the
-            // fresh one, measured 0.98–1.55× it when compared with the figures from minutes before).
+            // A copy of the fresh shard is measured again right before each later state (each pass
+            // from empty query caches): a shared machine drifts by tens of percent over a run (a
+            // merged shard, the same index as the fresh one, measured 0.98–1.55× it when compared
+            // with the figures from minutes before).
             let freshCopy = shardDirectory + "-fresh"
             try? FileManager.default.removeItem(atPath: freshCopy)
             try FileManager.default.copyItem(atPath: shardDirectory, toPath: freshCopy)
@@ -268,6 +269,9 @@ public struct Benchmark {
         // Pages written since the shard opened (live updates) mapped too, as a node's would be
         // after its first queries on them.
         try shard.prefault()
+        // Every pass starts from empty query caches (then the warm-up), whatever was measured on
+        // the shard before: passes compared with each other differ only in what they measure.
+        shard.dropQueryCaches()
         for query in warmup.queries { _ = try responseBytes(shard, SuggestRequest(text: query.text, typos: typos)) }
         var latencies = KeystrokeLatencies()
         var slow: [(UInt64, String)] = []

@@ -341,6 +341,13 @@ public final class Shard: Sendable {
         return (statistics.usedBytes, statistics.mapSize)
     }
 
+    /// Empties the current generation's query caches (``cacheStatistics()``), as if it had just
+    /// opened; answers never change with them. For benchmarks, so that every measured pass starts
+    /// from the same state.
+    public func dropQueryCaches() {
+        (try? current())?.dropQueryCaches()
+    }
+
     /// The current generation's query caches, by name (for metrics; empty with no generation).
     /// Only the current one's: a generation still held by queries in flight keeps its caches until
     /// they finish, which takes milliseconds.

@@ -120,6 +120,22 @@ extension Generation {
 
     func markRead() { lastRead.store(Self.readClock(), ordering: .relaxed) }
 
+    /// Forgets what every query cache holds (the walks and lists kept by word; not the tries and
+    /// bitmaps built once per snapshot), as if the generation had just opened: for benchmarks
+    /// that compare two shards from the same start.
+    func dropQueryCaches() {
+        termMatches.removeAll()
+        termRegions.removeAll()
+        ordinalMatches.removeAll()
+        categoryMatches.removeAll()
+        filtered.removeAll()
+        termBitmaps.removeAll()
+        filteredBitmaps.removeAll()
+        filteredCategoryCounts.removeAll()
+        deltaRegionsCache.removeAll()
+        deltaMatchesCache.removeAll()
+    }
+
     /// Each query cache's counts, by name; `countsBytes` when its cost is bytes (the category
     /// counts are bounded by entries alone).
     func cacheStatistics() -> [(name: String, statistics: StripedCacheStatistics, countsBytes: Bool)] {
