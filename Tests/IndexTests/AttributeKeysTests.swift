@@ -64,8 +64,11 @@ final class AttributeKeysTests: XCTestCase {
             entries.append(CatalogEntry(id: "e\(index)", title: "Place \(index)", categories: ["C\(index % 5)"], weight: UInt64(index),
                                         attributes: attributes))
         }
+        // The same key composed and decomposed: equal as Swift strings, not as bytes.
+        let composed = "Gr\u{F6}\u{DF}e", decomposed = "Gr\u{6F}\u{308}\u{DF}e"
+        for index in 0..<300 { entries[index].attributes[index % 3 == 0 ? decomposed : composed] = "\(index)" }
         let upserts = [CatalogEntry(id: "e3", title: "Place three", categories: [], weight: 9,
-                                    attributes: ["fresh": "new", "lat": "1"]),
+                                    attributes: ["fresh": "new", "lat": "1", decomposed: "d"]),
                        CatalogEntry(id: "new", title: "New place", categories: ["C1"], weight: 5, attributes: ["lon": "2"])]
         var sizes: [Int] = []
         for format in [GenerationFormat.current, .beforeAttributeKeys] {
@@ -74,13 +77,17 @@ final class AttributeKeysTests: XCTestCase {
             let info = try shard.buildGeneration(from: entries, parameters: IndexParameters(), number: nil, label: nil, format: format)
             try shard.activate(generation: info.number)
             let generation = try shard.current()
-            XCTAssertEqual(generation.attributeKeys.keys.map { String(decoding: $0, as: UTF8.self) },
-                           format.numbersAttributeKeys ? ["country_code", "lat"] : [])
+            XCTAssertEqual(generation.attributeKeys.keys, format.numbersAttributeKeys
+                           ? [Array(decomposed.utf8), Array(composed.utf8), Array("country_code".utf8), Array("lat".utf8)] : [])
             _ = try shard.upsert(upserts)
             var expected = Dictionary(uniqueKeysWithValues: entries.map { ($0.id, $0) })
             for entry in upserts { expected[entry.id] = entry }
             for (id, entry) in expected {
-                XCTAssertEqual(try shard.entry(id: id), entry, "\(format.layout): \(id)")
+                let stored = try XCTUnwrap(try shard.entry(id: id))
+                XCTAssertEqual(stored, entry, "\(format.layout): \(id)")
+                // `==` on the keys is canonical equivalence: compare their bytes too.
+                XCTAssertEqual(stored.attributes.keys.map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) },
+                               entry.attributes.keys.map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }, "\(id)")
             }
             sizes.append(try generation.environment.read { txn in
                 var total = 0

@@ -48,7 +48,8 @@ final class AttributeKeys: @unchecked Sendable {
     let framingEnds: UnsafeBufferPointer<Int>
     /// The longest framing (at least 7: a key written out adds at most that much).
     let maximumFraming: Int
-    private let numbers: [String: Int]
+    /// Numbers by key; a `String` key may name several (canonically equivalent, different bytes).
+    private let numbers: [String: [Int]]
 
     static let empty = AttributeKeys(keys: [])
 
@@ -72,8 +73,8 @@ final class AttributeKeys: @unchecked Sendable {
         _ = framingEnds.initialize(from: ends)
         self.framingEnds = UnsafeBufferPointer(rebasing: framingEnds[..<ends.count])
         maximumFraming = max(7, keys.map { $0.count + 3 }.max() ?? 0)
-        var numbers: [String: Int] = [:]
-        for (index, key) in keys.enumerated() { numbers[String(decoding: key, as: UTF8.self)] = index + 1 }
+        var numbers: [String: [Int]] = [:]
+        for (index, key) in keys.enumerated() { numbers[String(decoding: key, as: UTF8.self), default: []].append(index + 1) }
         self.numbers = numbers
     }
 
@@ -93,21 +94,26 @@ final class AttributeKeys: @unchecked Sendable {
 
     var isEmpty: Bool { keys.isEmpty }
 
-    /// The number a record writes for `key` (1...), or nil when it is written out.
-    func number(of key: String) -> Int? { numbers[key] }
+    /// The number a record writes for `key` (1...), or nil when it is written out. The key's bytes
+    /// must be the table's: Swift's `String` equality is canonical equivalence, under which a
+    /// decomposed "Größe" equals the composed one, whose bytes it must not come back as.
+    func number(of key: String) -> Int? {
+        numbers[key]?.first { key.utf8.elementsEqual(keys[$0 - 1]) }
+    }
 
     /// The table for a build whose input starts with `sample` (its first ``sampleSize`` entries
     /// are read): the most frequent keys, ties in byte order, then sorted by bytes.
     static func choose(from sample: some Sequence<CatalogEntry>) -> AttributeKeys {
-        var counts: [String: Int] = [:]
+        // Counted by bytes (canonically equivalent keys are different keys here, as in records).
+        var counts: [[UInt8]: Int] = [:]
         for entry in sample.prefix(sampleSize) {
             for key in entry.attributes.keys where !key.isEmpty && key.utf8.count <= maximumKeyBytes {
-                counts[key, default: 0] += 1
+                counts[Array(key.utf8), default: 0] += 1
             }
         }
         let chosen = counts.sorted { a, b in
-            a.value != b.value ? a.value > b.value : a.key.utf8.lexicographicallyPrecedes(b.key.utf8)
-        }.prefix(maximumCount).map { Array($0.key.utf8) }
+            a.value != b.value ? a.value > b.value : a.key.lexicographicallyPrecedes(b.key)
+        }.prefix(maximumCount).map(\.key)
         return AttributeKeys(keys: chosen.sorted { $0.lexicographicallyPrecedes($1) })
     }
 
