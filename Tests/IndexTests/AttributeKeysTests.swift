@@ -41,7 +41,7 @@ final class AttributeKeysTests: XCTestCase {
         XCTAssertEqual(keys.number(of: "Größe").map { keys.keys[$0 - 1] }, Array("Größe".utf8))
         // Each framing is what protobuf writes between a map entry's length and its value's.
         let price = keys.number(of: "price")!
-        XCTAssertEqual(Array(keys.framing(price)), [0x0A, 5] + Array("price".utf8) + [0x12])
+        XCTAssertEqual(keys.framing(price), [0x0A, 5] + Array("price".utf8) + [0x12])
 
         let decoded = try Bytes.withView(of: keys.encoded) { try AttributeKeys(decoding: $0) }
         XCTAssertEqual(decoded.keys, keys.keys)

@@ -83,14 +83,16 @@ final class AttributeKeys: @unchecked Sendable {
         UnsafeMutablePointer(mutating: framingEnds.baseAddress!).deallocate()
     }
 
-    /// Where key `number`'s framing lies in ``framings``.
+    /// Where key `number` (1...)'s framing lies in the framings whose ends are `ends`
+    /// (``framingEnds``), or nil when the table has no such key.
     @inline(__always)
-    func framingRange(_ number: Int) -> Range<Int> {
-        (number == 1 ? 0 : framingEnds[number - 2])..<framingEnds[number - 1]
+    static func framingRange(_ number: Int, ends: UnsafeBufferPointer<Int>) -> Range<Int>? {
+        guard number >= 1, number <= ends.count else { return nil }
+        return (number == 1 ? 0 : ends[number - 2])..<ends[number - 1]
     }
 
     /// Key `number`'s framing.
-    func framing(_ number: Int) -> [UInt8] { Array(framings[framingRange(number)]) }
+    func framing(_ number: Int) -> [UInt8]? { Self.framingRange(number, ends: framingEnds).map { Array(framings[$0]) } }
 
     var isEmpty: Bool { keys.isEmpty }
 

@@ -3,7 +3,7 @@ import Storage
 
 /// The stored form of one entry: the value of the `docs` database, keyed by document number.
 ///
-/// Three layouts, told apart by their first byte. Both put the hot fields first, so that verifying a
+/// Three layouts, told apart by their first byte. All put the hot fields first, so that verifying a
 /// candidate decodes only a prefix; every generation writes one layout for all its records (the
 /// one its format says, ``Schema/recordVersion``), so records of one generation compare byte-wise.
 ///

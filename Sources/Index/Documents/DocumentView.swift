@@ -169,11 +169,7 @@ struct DocumentView {
         }
         // One pass into scratch memory (on the stack for all but huge attributes), then one run:
         // a run per piece cost more than the copies (cities: four attributes a hit).
-        // (No table: a view made without one reads keys written out, and refuses numbers.) The
-        // table's buffers live as long as it does, which is longer than the view.
-        let keys = (unretainedKeys ?? Unmanaged.passUnretained(AttributeKeys.empty))._withUnsafeGuaranteedRef {
-            (framings: $0.framings, ends: $0.framingEnds, maximumFraming: $0.maximumFraming)
-        }
+        let keys = keyFramings
         // An attribute's stored bytes (number or key, value) grow by its entry's tag and length
         // (at most 6 bytes) and its key's framing (at most `maximumFraming`), less its number;
         // each is at least 2 bytes.
@@ -214,8 +210,9 @@ struct DocumentView {
                 while !reader.isAtEnd {
                     let number = try reader.int()
                     if number > 0 {
-                        guard number <= ends.count else { throw .corrupt("attributes: key \(number) is not in the table") }
-                        let framing = (number == 1 ? 0 : ends[number - 2])..<ends[number - 1]
+                        guard let framing = AttributeKeys.framingRange(number, ends: ends) else {
+                            throw .corrupt("attributes: key \(number) is not in the table")
+                        }
                         let value = try field()
                         put(HitFields.attributeTag)
                         putVarint(framing.count + value.count)
@@ -239,12 +236,14 @@ struct DocumentView {
         return try written.get()
     }
 
-    /// The framings of the generation's attribute keys (``AttributeKeys/framings``; none without
-    /// a table), read with no reference count touched: the table outlives the view.
+    /// The framings of the generation's attribute keys (``AttributeKeys/framings``), read with no
+    /// reference count touched: the table's buffers live as long as it does, longer than the view.
+    /// A view made without a table reads keys written out and refuses numbers (the empty table's).
     @inline(__always)
-    private var keyFramings: (framings: UnsafeRawBufferPointer, ends: UnsafeBufferPointer<Int>) {
-        guard let unretainedKeys else { return (UnsafeRawBufferPointer(start: nil, count: 0), UnsafeBufferPointer(start: nil, count: 0)) }
-        return unretainedKeys._withUnsafeGuaranteedRef { ($0.framings, $0.framingEnds) }
+    private var keyFramings: (framings: UnsafeRawBufferPointer, ends: UnsafeBufferPointer<Int>, maximumFraming: Int) {
+        (unretainedKeys ?? Unmanaged.passUnretained(AttributeKeys.empty))._withUnsafeGuaranteedRef {
+            ($0.framings, $0.framingEnds, $0.maximumFraming)
+        }
     }
 
     /// Calls `body` with the UTF-16 range of each title word, in the order of `sortTitle`'s words,
@@ -432,14 +431,16 @@ struct DocumentView {
             key.withUnsafeBytes { key in value.withUnsafeBytes { value in body(key, value) } }
         }
         if numbersKeys {
-            let (framings, ends) = keyFramings
+            let (framings, ends, _) = keyFramings
             var reader = ByteReader(try coldParts().attributes)
             while !reader.isAtEnd {
                 let number = try reader.int()
                 if number > 0 {
-                    guard number <= ends.count else { throw .corrupt("document \(docnum): attribute key \(number) is not in the table") }
+                    guard let framing = AttributeKeys.framingRange(number, ends: ends) else {
+                        throw .corrupt("document \(docnum): attribute key \(number) is not in the table")
+                    }
                     // The key lies between its tag and length and the value's tag.
-                    let key = UnsafeRawBufferPointer(rebasing: framings[((number == 1 ? 0 : ends[number - 2]) + 2)..<(ends[number - 1] - 1)])
+                    let key = UnsafeRawBufferPointer(rebasing: framings[(framing.lowerBound + 2)..<(framing.upperBound - 1)])
                     try reader.slice().withUnsafeBytes { body(key, $0) }
                 } else {
                     let key = try reader.slice()

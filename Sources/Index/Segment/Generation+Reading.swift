@@ -241,6 +241,26 @@ extension Generation {
     /// or at one edit for the step to two), for tests.
     static let deltaWalksFromKeystrokeBefore = Atomic<Int>(0)
 
+    /// Where a walk of ``regions(in:of:fanout:terms:kept:)`` began.
+    private enum WalkStart { case root, keystrokeBefore, oneEditStep }
+
+    /// A partial word's regions in `trie` (prefix mode), for the base's trie and the delta's
+    /// alike: walked from the keystroke before's regions at the same budget when `kept` has them
+    /// (they hold this one's), or, at the step to two edits (the eighth scalar), from its one-edit
+    /// regions, which hold all but the first scalar's subtree of this walk; else from the root.
+    /// `kept(budget)`: the regions kept for the word less its last scalar at that budget.
+    private static func regions(in trie: Bytes, of word: QueryWord, fanout: RootFanout?, terms: inout TermList?,
+                        kept: (_ budget: Int) -> [TermRegion]?) throws -> (regions: [TermRegion], start: WalkStart) {
+        let previous = word.scalars.count > 1 ? kept(word.budget) : nil
+        if previous == nil, word.budget >= 2, word.scalars.count > 1, let oneEdit = kept(1),
+           let stepped = try PackedTrie.regions(trie, query: word.scalars, budget: word.budget, oneEditRegions: oneEdit, terms: &terms) {
+            return (stepped, .oneEditStep)
+        }
+        let regions = try PackedTrie.regions(trie, query: word.scalars, budget: word.budget, prefixMode: true, previous: previous,
+                                             fanout: fanout, terms: &terms)
+        return (regions, previous == nil ? .root : .keystrokeBefore)
+    }
+
     func nameRegions(matching word: QueryWord, terms: inout TermList?,
                      in txn: borrowing ReadTransaction) throws -> [TermRegion] {
         precondition(word.isPartial, "regions are for the word being typed")
@@ -264,24 +284,11 @@ extension Generation {
         }
         var found = TermRegions(regions: [], terms: wantsTerms ? TermList() : nil)
         if let trie = try txn.get(schema.termTrie, PackedTrie.key) {
-            // The keystroke before, if it was walked at this budget: its regions hold this one's.
-            var previous: [TermRegion]?
-            if word.scalars.count > 1 {
-                previous = termRegions.cached(TermMatchCache.Key(word: Array(word.scalars.dropLast()), budget: word.budget,
-                                                                 prefixMode: true))?.regions
+            let walked = try Self.regions(in: trie, of: word, fanout: rootFanout, terms: &found.terms) { budget in
+                termRegions.cached(TermMatchCache.Key(word: Array(word.scalars.dropLast()), budget: budget, prefixMode: true))?.regions
             }
-            // The step to two edits (the eighth scalar): the keystroke before was walked at one
-            // edit, and those regions hold all but the first scalar's subtree of this walk.
-            var stepped: [TermRegion]?
-            if previous == nil, word.budget >= 2, word.scalars.count > 1,
-               let oneEdit = termRegions.cached(TermMatchCache.Key(word: Array(word.scalars.dropLast()), budget: 1,
-                                                                   prefixMode: true))?.regions {
-                stepped = try PackedTrie.regions(trie, query: word.scalars, budget: word.budget, oneEditRegions: oneEdit,
-                                                 terms: &found.terms)
-                if stepped != nil { Self.twoEditStepsFromOneEdit.add(1, ordering: .relaxed) }
-            }
-            found.regions = try stepped ?? PackedTrie.regions(trie, query: word.scalars, budget: word.budget, prefixMode: true,
-                                                              previous: previous, fanout: rootFanout, terms: &found.terms)
+            found.regions = walked.regions
+            if walked.start == .oneEditStep { Self.twoEditStepsFromOneEdit.add(1, ordering: .relaxed) }
         }
         // A walk that listed its terms takes the place of one that did not (insert keeps the first).
         // Terms too many to keep ("terr" with a typo: every word under "ter"), its regions are kept
@@ -398,17 +405,11 @@ extension Generation {
         if let cached = deltaRegionsCache.cached(key(word.scalars, budget: word.budget)) { return cached }
         var noTerms: TermList?
         let shorter = Array(word.scalars.dropLast())
-        let previous = word.scalars.count > 1 ? deltaRegionsCache.cached(key(shorter, budget: word.budget)) : nil
-        let regions = try Bytes.withView(of: trie) { trie in
-            if previous == nil, word.budget >= 2, word.scalars.count > 1,
-               let oneEdit = deltaRegionsCache.cached(key(shorter, budget: 1)),
-               let stepped = try PackedTrie.regions(trie, query: word.scalars, budget: word.budget, oneEditRegions: oneEdit, terms: &noTerms) {
-                Self.deltaWalksFromKeystrokeBefore.add(1, ordering: .relaxed)
-                return stepped
-            }
-            if previous != nil { Self.deltaWalksFromKeystrokeBefore.add(1, ordering: .relaxed) }
-            return try PackedTrie.regions(trie, query: word.scalars, budget: word.budget, prefixMode: true, previous: previous, terms: &noTerms)
+        let walked = try Bytes.withView(of: trie) { trie in
+            try Self.regions(in: trie, of: word, fanout: nil, terms: &noTerms) { deltaRegionsCache.cached(key(shorter, budget: $0)) }
         }
+        if walked.start != .root { Self.deltaWalksFromKeystrokeBefore.add(1, ordering: .relaxed) }
+        let regions = walked.regions
         deltaRegionsCache.insert(regions, for: key(word.scalars, budget: word.budget))
         return regions
     }

@@ -120,35 +120,31 @@ extension Generation {
 
     func markRead() { lastRead.store(Self.readClock(), ordering: .relaxed) }
 
+    /// Every query cache, by name; `countsBytes` when its cost is bytes (the category counts are
+    /// bounded by entries alone). One list for the metrics and for ``dropQueryCaches()``.
+    private var queryCaches: [(name: String, cache: any QueryCache, countsBytes: Bool)] {
+        [("term_matches", termMatches, true),
+         ("term_regions", termRegions, true),
+         ("delta_regions", deltaRegionsCache, true),
+         ("delta_matches", deltaMatchesCache, true),
+         ("ordinal_matches", ordinalMatches, true),
+         ("category_matches", categoryMatches, true),
+         ("filtered", filtered, true),
+         ("filtered_category_counts", filteredCategoryCounts, false),
+         ("filtered_bitmaps", filteredBitmaps, true),
+         ("term_bitmaps", termBitmaps, true)]
+    }
+
     /// Forgets what every query cache holds (the walks and lists kept by word; not the tries and
     /// bitmaps built once per snapshot), as if the generation had just opened: for benchmarks
     /// that compare two shards from the same start.
     func dropQueryCaches() {
-        termMatches.removeAll()
-        termRegions.removeAll()
-        ordinalMatches.removeAll()
-        categoryMatches.removeAll()
-        filtered.removeAll()
-        termBitmaps.removeAll()
-        filteredBitmaps.removeAll()
-        filteredCategoryCounts.removeAll()
-        deltaRegionsCache.removeAll()
-        deltaMatchesCache.removeAll()
+        for entry in queryCaches { entry.cache.removeAll() }
     }
 
-    /// Each query cache's counts, by name; `countsBytes` when its cost is bytes (the category
-    /// counts are bounded by entries alone).
+    /// Each query cache's counts, by name (see ``queryCaches``).
     func cacheStatistics() -> [(name: String, statistics: StripedCacheStatistics, countsBytes: Bool)] {
-        [("term_matches", termMatches.statistics(), true),
-         ("term_regions", termRegions.statistics(), true),
-         ("delta_regions", deltaRegionsCache.statistics(), true),
-         ("delta_matches", deltaMatchesCache.statistics(), true),
-         ("ordinal_matches", ordinalMatches.statistics(), true),
-         ("category_matches", categoryMatches.statistics(), true),
-         ("filtered", filtered.statistics(), true),
-         ("filtered_category_counts", filteredCategoryCounts.statistics(), false),
-         ("filtered_bitmaps", filteredBitmaps.statistics(), true),
-         ("term_bitmaps", termBitmaps.statistics(), true)]
+        queryCaches.map { ($0.name, $0.cache.statistics(), $0.countsBytes) }
     }
 }
 
@@ -233,3 +229,11 @@ extension Generation {
 private struct WeakGeneration {
     weak var value: Generation?
 }
+
+/// What ``Generation`` asks of each of its query caches (``StripedCache`` of any key and value).
+protocol QueryCache: AnyObject {
+    func statistics() -> StripedCacheStatistics
+    func removeAll()
+}
+
+extension StripedCache: QueryCache {}
