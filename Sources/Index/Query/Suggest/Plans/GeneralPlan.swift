@@ -280,8 +280,13 @@ extension SuggestContext {
         // Each pass is picked out of the candidates as the walk reads them (``TypoPass``), and a
         // pass that starts settled reads only its delta documents.
         let firstPass = TypoPass.firstPass(of: candidates, exactComplete: exactComplete, exactPartial: exactPartial)
+        defer { acc.unreadCompletionFloor = nil }
         for typos in TypoPass.passes(exactComplete: exactComplete, exactPartial: exactPartial) {
             acc.bestTypos = max(bestTypos, typos)
+            // After the first pass, which read every base candidate with a word starting with the
+            // partial word exactly (when every complete word is exact, the first pass is just
+            // those), the candidates left offer words one edit away at best.
+            if typos > 0, exactPartial != nil, exactComplete == nil { acc.unreadCompletionFloor = 1 }
             // A title that starts with the typed text has every typed word exactly.
             if typos > 0 { acc.startsWithPossible = false }
             if typos == 0, let firstPass {
