@@ -50,4 +50,29 @@ final class SortedListsTests: XCTestCase {
         sortUnique(&numbers)
         XCTAssertEqual(numbers, (0..<1_000).map { UInt32($0 * 7_919) })
     }
+
+    /// `gallop`, `intersect` and `intersectionCount` against sets and a linear scan: lists of
+    /// every size relation (equal, one sixteen times shorter or more, which gallops, empty),
+    /// dense and sparse, with starts at, inside and past the end.
+    func testGallopAndIntersectionsMatchALinearScan() {
+        var generator = SystemRandomNumberGenerator()
+        func list(_ count: Int, below bound: UInt32) -> [UInt32] {
+            Array(Set((0..<count).map { _ in UInt32.random(in: 0...bound, using: &generator) })).sorted()
+        }
+        for (a, b) in [(0, 0), (0, 50), (1, 1), (3, 200), (10, 10), (20, 5_000), (300, 400), (1, 100_000), (64, 64 * 17)] {
+            for bound in [UInt32(10), 1_000, 1_000_000] {
+                let x = list(a, below: bound), y = list(b, below: bound)
+                let expected = x.filter(Set(y).contains)
+                XCTAssertEqual(intersect(x, y), expected, "\(a) and \(b) below \(bound)")
+                XCTAssertEqual(intersect(y, x), expected, "\(b) and \(a) below \(bound)")
+                XCTAssertEqual(intersectionCount(x, y), expected.count)
+                for start in [0, y.count / 3, y.count, y.count + 2] {
+                    for value in [0, 1, bound / 2, bound, UInt32.max] + x.prefix(20) {
+                        let scan = start >= y.count ? start : (y[start...].firstIndex { $0 >= value } ?? y.count)
+                        XCTAssertEqual(gallop(y, to: value, from: start), scan, "\(value) from \(start) in \(y.count)")
+                    }
+                }
+            }
+        }
+    }
 }
