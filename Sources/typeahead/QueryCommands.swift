@@ -45,12 +45,13 @@ enum SuggestCommand {
       --timing                with --interactive: print each answer's time to standard error (the
                               protobuf answer a node sends, timed once, as typed: each line after
                               the one before, so the walk caches of a typing session apply)
+      --timing-only           like --timing, and print no answers: what a profiler should see
       --repeat N              answer N times (the protobuf answer a node sends, as `typeahead
                               bench` times it) and print latency percentiles to standard error
     """
 
     static func run(_ argv: [String]) throws -> Int32 {
-        let args = try Arguments(argv, command: "suggest", flags: ["--json", "--no-dedupe", "--interactive", "--timing"],
+        let args = try Arguments(argv, command: "suggest", flags: ["--json", "--no-dedupe", "--interactive", "--timing", "--timing-only"],
                                  options: ["--dir", "--typos", "--token", "--limit", "--categories", "--completions", "--repeat"])
         if args.wantsHelp { print(help); return 0 }
         let shard = try Shard(directory: try args.required("--dir"), readOnly: true)
@@ -65,10 +66,11 @@ enum SuggestCommand {
         if args.flag("--interactive") {
             while let line = readLine(strippingNewline: true) {
                 request.text = line
-                if args.flag("--timing") {
+                if args.flag("--timing") || args.flag("--timing-only") {
                     let start = monotonicNanoseconds()
                     _ = try Benchmark.responseBytes(shard, request)
                     printError("\(Benchmark.micros(monotonicNanoseconds() - start))  \"\(line)\"")
+                    if args.flag("--timing-only") { continue }
                 }
                 // Written straight to the descriptor so a pipe sees each answer as it comes.
                 FileHandle.standardOutput.write(Data(render(try shard.suggest(request), request: request, json: args.flag("--json")).utf8))
