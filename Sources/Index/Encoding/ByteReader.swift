@@ -32,6 +32,25 @@ struct ByteReader {
                 offset += 1
                 return UInt64(first)
             }
+            // Two to four bytes (a sparse posting list's gaps, a long field's length) from one
+            // load when four bytes are there: the loop below tests the end and the shift at
+            // every byte, and was a tenth of a typo'd multi-word keystroke's samples.
+            if offset &+ 4 <= bytes.count {
+                let word = UInt32(littleEndian: bytes.loadNative(UInt32.self, at: offset))
+                let low = UInt64(word & 0x7F) | UInt64(word >> 1 & 0x3F80)
+                if word & 0x8000 == 0 {
+                    offset &+= 2
+                    return low
+                }
+                if word & 0x80_0000 == 0 {
+                    offset &+= 3
+                    return low | UInt64(word >> 2 & 0x1F_C000)
+                }
+                if word & 0x8000_0000 == 0 {
+                    offset &+= 4
+                    return low | UInt64(word >> 2 & 0x1F_C000) | UInt64(word >> 3 & 0xFE0_0000)
+                }
+            }
         }
         return try multiByteVarint()
     }
