@@ -34,8 +34,10 @@ extension SuggestContext {
             if acc.entries.isFull, let worst = acc.entries.worst,
                Self.ranksBeforeInexact(worst, startsWith: startsWith, weight: weight) { return false }
             try Self.checkStop(&read, shouldStop)
-            // A value of a document removed by a version without the lists: skipped.
-            guard let doc = try generation.document(docnum, in: txn) else { return true }
+            // A value of a document removed by a version without the lists: skipped. One entered
+            // from the first list is met again in the second (a title starting with the word has
+            // a word starting with it), and is not read again.
+            guard let doc = try acc.knownDocument(docnum) ?? generation.document(docnum, in: txn) else { return true }
             // One partial word: the typed text is that word (``PreparedQuery/isExact(_:)``, ``PreparedQuery/startsWith(_:)``).
             let startsWith = doc.sortTitle.hasPrefix(partial)
             let key = CandidateKey(typos: 0, field: 0, exact: startsWith && doc.sortTitle.count == partial.count, startsWith: startsWith,
@@ -100,7 +102,8 @@ extension SuggestContext {
                 return false
             }
             try Self.checkStop(&read, shouldStop)
-            guard let doc = try generation.document(docnum, in: txn) else { return true }
+            // The best delta documents were read for the entries already (most of them entered).
+            guard let doc = try acc.knownDocument(docnum) ?? generation.document(docnum, in: txn) else { return true }
             let key = Self.completionKey(doc, typos: 0)
             // A word the document does not offer is not met either: a document that offers it
             // may still be unread.
