@@ -120,7 +120,7 @@ struct SuggestAccumulator {
     mutating func isSettled(completionLimit: Int, after last: CandidateKey?) -> Bool {
         entriesSettled(after: last)
             && (!wantsCompletions || perfectCompletions >= completionLimit || completionsFinal(limit: completionLimit)
-                || completionsFinal(abovefloor: completionLimit, after: last))
+                || completionsFinal(aboveFloor: completionLimit, after: last))
     }
 
     /// The entries' part of ``isSettled(completionLimit:after:)``: no base document later in rank
@@ -180,7 +180,7 @@ struct SuggestAccumulator {
     /// With ``unreadCompletionFloor`` known: at least `limit` completions rank before anything an
     /// unread base document could offer (the floor's distance, `bestTypos`, after `last`), so
     /// the top `limit` cannot change. O(completions), checked for one document in 16.
-    private mutating func completionsFinal(abovefloor limit: Int, after last: CandidateKey?) -> Bool {
+    private mutating func completionsFinal(aboveFloor limit: Int, after last: CandidateKey?) -> Bool {
         guard let floor = unreadCompletionFloor, completions.count >= limit else { return false }
         finalChecks &+= 1
         guard finalChecks & 15 == 0 else { return false }
@@ -192,7 +192,7 @@ struct SuggestAccumulator {
         return true
     }
 
-    /// Walks settled by ``completionsFinal(abovefloor:after:)`` (for tests).
+    /// Walks settled by ``completionsFinal(aboveFloor:after:)`` (for tests).
     static let settledOnCompletionFloor = Atomic<Int>(0)
 
     /// Starts tracking open words (see ``openWords``); `words` are name terms with distances.
