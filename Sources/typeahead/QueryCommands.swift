@@ -64,13 +64,14 @@ enum SuggestCommand {
                                        categories: try args.integer("--categories", default: 3, range: 0...100),
                                        completions: try args.integer("--completions", default: 5, range: 0...100))
         if args.flag("--interactive") {
+            let timingOnly = args.flag("--timing-only"), timing = timingOnly || args.flag("--timing")
             while let line = readLine(strippingNewline: true) {
                 request.text = line
-                if args.flag("--timing") || args.flag("--timing-only") {
+                if timing {
                     let start = monotonicNanoseconds()
                     _ = try Benchmark.responseBytes(shard, request)
                     printError("\(Benchmark.micros(monotonicNanoseconds() - start))  \"\(line)\"")
-                    if args.flag("--timing-only") { continue }
+                    if timingOnly { continue }
                 }
                 // Written straight to the descriptor so a pipe sees each answer as it comes.
                 FileHandle.standardOutput.write(Data(render(try shard.suggest(request), request: request, json: args.flag("--json")).utf8))

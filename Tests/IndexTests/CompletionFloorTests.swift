@@ -13,19 +13,17 @@ final class CompletionFloorTests: XCTestCase {
     static let nearWords = ["grau", "trauxo", "brai", "bray", "bruk", "beau", "brat", "rauk", "brcu"]
 
     /// A short common word (no typos: three letters), a few titles with words starting "brau",
-    /// the rest with words one edit away, tied and spread weights; then `typoed`, titles where a
-    /// typo-tolerant complete word ("thorn") is misspelled, some of them with the rare words.
+    /// the rest with words one edit away and a filler word (``GeneralPlanTests/entry(_:_:category:tiedWeight:aliases:_:)``:
+    /// tied and spread weights); then titles where a typo-tolerant complete word ("thorn") is
+    /// misspelt, some of them with a rare "brau…" word.
     static func makeEntries(_ rng: inout SeededGenerator) -> [CatalogEntry] {
         var entries: [CatalogEntry] = []
         for n in 0..<240 {
             var words = ["bra"]
             if n % 37 == 5 { words.append(["braustehy", "brauscreek"][n % 2]) }
             words.append(nearWords.randomElement(using: &rng)!)
-            if rng.chance(0.4) { words.append(nearWords.randomElement(using: &rng)!) }
             if rng.chance(0.5) { words.append("thorn") }
-            words.shuffle(using: &rng)
-            entries.append(CatalogEntry(id: "b\(n)", title: words.joined(separator: " "), categories: ["c\(n % 3)"],
-                                        weight: UInt64(rng.chance(0.2) ? 100 : Int.random(in: 1...5000, using: &rng))))
+            entries.append(GeneralPlanTests.entry("b\(n)", words, category: "c\(n % 3)", tiedWeight: 100, aliases: [], &rng))
         }
         // The complete word misspelled ("thurn", "thorm") with a word starting "brau" exactly, light:
         // a candidate of "thorn brau" that offers a word at distance 0 with one typo, after the
@@ -39,41 +37,24 @@ final class CompletionFloorTests: XCTestCase {
         return entries
     }
 
+    /// Against the reference, typos on and off, before and after delta documents (a new heavy
+    /// entry with a word starting "brau", new near words) and the deletion of the best "brau"
+    /// titles; the rule is what settled some walks in each phase.
     func testCompletionsSettleOnTheFloorAndMatchTheReference() throws {
         var rng = SeededGenerator(seed: 20261207)
         let entries = Self.makeEntries(&rng)
-        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters())
-        var reference = ReferenceIndex(entries: entries)
         let texts = ["bra brau", "bra braus", "bra brauk", "bra grau", "bra bray", "bra brat", "thorn brau", "thorn braus",
                      "thorn bra brau", "bra thorn brau", "bra brai"]
-        func check(_ phase: String) {
-            for text in texts {
-                for limits in [SuggestLimits(entries: 10, categories: 3, completions: 5), SuggestLimits(entries: 0, categories: 0, completions: 3),
-                               SuggestLimits(entries: 2, categories: 0, completions: 8), SuggestLimits(entries: 10, categories: 0, completions: 1)] {
-                    for tokens in [[], [SearchToken.category("c1")]] {
-                        let request = SuggestRequest(text: text, tokens: tokens, limits: limits)
-                        XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference, request: request),
-                                     "\(phase): \"\(text)\" \(tokens) \(limits)")
-                    }
-                }
-            }
-        }
-        let before = SuggestAccumulator.settledOnCompletionFloor.load(ordering: .relaxed)
-        check("built")
-        // The rule is what settled some of these walks (else this test tests nothing new).
-        XCTAssertGreaterThan(SuggestAccumulator.settledOnCompletionFloor.load(ordering: .relaxed), before)
-
-        // Delta documents: a new heavy entry with a word starting "brau", new near words, and the
-        // best "brau" titles deleted.
         let updates = (0..<12).map { n in
             CatalogEntry(id: "u\(n)", title: "bra " + (n % 4 == 0 ? "braunew" : Self.nearWords[n % Self.nearWords.count]) + (n % 3 == 0 ? " thorn" : ""),
-                         categories: ["c\(n % 3)"], weight: UInt64(n % 2 == 0 ? 9000 + n : 3 + n))
+                         categories: ["c\(n % 3)"], weight: UInt64(n % 2 == 0 ? 90_000 + n : 3 + n))
         }
         let deleted = entries.filter { $0.title.contains("brau") }.sorted { $0.weight > $1.weight }.prefix(2).map(\.id)
-        _ = try fixture.shard.upsert(updates)
-        reference.upsert(updates)
-        _ = try fixture.shard.delete(ids: deleted)
-        reference.delete(ids: deleted)
-        check("after updates")
+        try GeneralPlanTests.compareFreshAndUpdated(
+            entries, texts: texts, tokens: [[], [SearchToken.category("c1")]],
+            limits: [SuggestLimits(entries: 10, categories: 3, completions: 5), SuggestLimits(entries: 0, categories: 0, completions: 3),
+                     SuggestLimits(entries: 2, categories: 0, completions: 8), SuggestLimits(entries: 10, categories: 0, completions: 1)],
+            counting: SuggestAccumulator.settledOnCompletionFloor, moreThan: 0, "completions settled on the floor",
+            upserting: updates, deleting: deleted)
     }
 }

@@ -91,6 +91,11 @@ final class AttributeKeys: @unchecked Sendable {
         return (number == 1 ? 0 : ends[number - 2])..<ends[number - 1]
     }
 
+    /// Where the key itself lies within its framing's `range`: after the key's tag and one-byte
+    /// length, before the value's tag.
+    @inline(__always)
+    static func keyRange(inFraming range: Range<Int>) -> Range<Int> { (range.lowerBound + 2)..<(range.upperBound - 1) }
+
     /// Key `number`'s framing.
     func framing(_ number: Int) -> [UInt8]? { Self.framingRange(number, ends: framingEnds).map { Array(framings[$0]) } }
 

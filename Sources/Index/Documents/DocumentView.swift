@@ -439,8 +439,7 @@ struct DocumentView {
                     guard let framing = AttributeKeys.framingRange(number, ends: ends) else {
                         throw .corrupt("document \(docnum): attribute key \(number) is not in the table")
                     }
-                    // The key lies between its tag and length and the value's tag.
-                    let key = UnsafeRawBufferPointer(rebasing: framings[(framing.lowerBound + 2)..<(framing.upperBound - 1)])
+                    let key = UnsafeRawBufferPointer(rebasing: framings[AttributeKeys.keyRange(inFraming: framing)])
                     try reader.slice().withUnsafeBytes { body(key, $0) }
                 } else {
                     let key = try reader.slice()

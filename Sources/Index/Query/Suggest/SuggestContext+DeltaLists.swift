@@ -102,8 +102,9 @@ extension SuggestContext {
                 return false
             }
             try Self.checkStop(&read, shouldStop)
-            // The best delta documents were read for the entries already (most of them entered).
-            guard let doc = try acc.knownDocument(docnum) ?? generation.document(docnum, in: txn) else { return true }
+            // The best delta documents were read for the entries already (most of them entered);
+            // those read here are kept for the answer, which spells completions from them.
+            guard let doc = try acc.document(docnum, from: generation, in: txn) else { return true }
             let key = Self.completionKey(doc, typos: 0)
             // A word the document does not offer is not met either: a document that offers it
             // may still be unread.
