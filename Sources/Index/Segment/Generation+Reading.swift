@@ -442,8 +442,9 @@ extension Generation {
     }
 
     /// The documents (base and delta; deleted base ones too) whose analysed title starts with
-    /// `prefix`, sorted; nil when there are more than `limit` of them, when the prefix is longer
-    /// than a title key keeps, or in a generation without the `titles` index.
+    /// `prefix`, in title order (not sorted by number: the caller sorts only what it reads); nil
+    /// when there are more than `limit` of them, when the prefix is longer than a title key keeps,
+    /// or in a generation without the `titles` index.
     /// Cost: one key range of the `titles` database, read until `limit`.
     func documents(withTitlePrefix prefix: [UInt8], atMost limit: Int, in txn: borrowing ReadTransaction) throws -> [UInt32]? {
         guard let titles = schema.titles, prefix.count <= TitleKey.maximumTitleBytes else { return nil }
@@ -458,7 +459,6 @@ extension Generation {
             return true
         }
         guard complete else { return nil }
-        sortDocuments(&docs)
         return docs
     }
 

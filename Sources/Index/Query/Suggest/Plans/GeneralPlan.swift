@@ -220,7 +220,7 @@ extension SuggestContext {
         var startsWithLate = false
         if acc.startsWithPossible, acc.entries.limit > 0 {
             if let possible = try startsWithCandidates(comparedWith: candidates.count, in: txn) {
-                entered = try enterStartsWith(intersect(candidates, possible), &acc, in: txn)
+                entered = try enterStartsWith(possible, among: candidates, &acc, in: txn)
             } else {
                 startsWithLate = generation.schema.titles != nil && Self.startsWithLimit < candidates.count / 16
             }
@@ -430,12 +430,16 @@ extension SuggestContext {
     /// Listings made so (for tests).
     static let lateStartsWithListings = Atomic<Int>(0)
 
-    /// Enters the base and delta documents of `docs` (ascending candidates that may start with
-    /// the typed text) whose title does, and returns them. Once the entries are full of
-    /// typo-free startsWith matches, a later base document cannot enter (base numbers are rank
-    /// order; exact titles, which would, are entered already), so it is not read. Completions are
-    /// not noted here: the walk notes them in document order, meeting these documents again.
-    private mutating func enterStartsWith(_ docs: [UInt32], _ acc: inout SuggestAccumulator,
+    /// Enters the documents of `possible` (that may start with the typed text, in any order) that
+    /// are among the sorted `candidates` and whose title does start with it, and returns them,
+    /// ascending. They are taken in ascending order (``forEachAscending(_:first:_:)``): once the
+    /// entries are full of typo-free startsWith matches, a later base document cannot enter (base
+    /// numbers are rank order; exact titles, which would, are entered already), so the rest of the
+    /// base's are neither sorted nor read, only the delta's. Each is galloped into `candidates`
+    /// from the one before: no intersection of the whole listing ("thou s" lists 4,096 titles and
+    /// enters ten). Completions are not noted here: the walk notes them in document order, meeting
+    /// these documents again.
+    private mutating func enterStartsWith(_ possible: [UInt32], among candidates: [UInt32], _ acc: inout SuggestAccumulator,
                                           in txn: borrowing ReadTransaction) throws -> [UInt32] {
         var entered: [UInt32] = []
         let wanted = acc.wantsCompletions
@@ -446,11 +450,29 @@ extension SuggestContext {
         candidateExactness = .unknown
         candidateDistancesKnown = false
         let base = generation.baseCount
-        for docnum in docs {
-            if docnum < base, acc.entries.isFull, let worst = acc.entries.worst, worst.typos == 0, worst.startsWith { continue }
-            guard let doc = try generation.document(docnum, in: txn), query.startsWith(doc.sortTitle) else { continue }
+        var index = 0  // in `candidates`, at or before the next document's place
+        var baseSettled = false
+        // False once no later document of the order can enter.
+        func enter(_ docnum: UInt32) throws -> Bool {
+            index = gallop(candidates, to: docnum, from: index)
+            guard index < candidates.count else { return false }
+            guard candidates[index] == docnum else { return true }
+            if docnum < base, acc.entries.isFull, let worst = acc.entries.worst, worst.typos == 0, worst.startsWith {
+                baseSettled = true
+                return false
+            }
+            guard let doc = try generation.document(docnum, in: txn), query.startsWith(doc.sortTitle) else { return true }
             try consider(doc, &acc, filtersHold: true)
             entered.append(docnum)
+            return true
+        }
+        var order = possible
+        try forEachAscending(&order) { try enter($0) }
+        if baseSettled {
+            // The delta's, numbered after every base document (so after all entered so far).
+            var delta = order.filter { $0 >= base }
+            sortDocuments(&delta)
+            for docnum in delta where try !enter(docnum) { break }
         }
         // Every document that could start with the text is entered or cannot enter.
         acc.startsWithPossible = false
@@ -612,7 +634,7 @@ extension SuggestContext {
             if startsWithProbe == 0, acc.startsWithPossible, !acc.entriesSettled(after: last),
                let possible = try startsWithCandidates(comparedWith: candidates.count, limit: Self.lateStartsWithLimit, in: txn) {
                 Self.lateStartsWithListings.add(1, ordering: .relaxed)
-                entered = union(entered, try enterStartsWith(intersect(candidates, possible), &acc, in: txn))
+                entered = union(entered, try enterStartsWith(possible, among: candidates, &acc, in: txn))
             }
             if entriesSettled, acc.wantsCompletions {
                 try noteFinalWords(of: doc, prefix: prefix, acc, forward: &forward!, into: &finalOrdinals, txn)
@@ -743,8 +765,9 @@ extension SuggestContext {
             || finalCompletions(acc, before: acc.bestPartialDistance, typos: acc.bestTypos, weight: weight, atLeast: completionLimit)
     }
 
-    /// A sorted superset of the base documents whose title starts with the typed text; nil when
-    /// they are too many to list. From the `titles` index: the documents whose title starts with
+    /// A superset of the base documents whose title starts with the typed text, in no particular
+    /// order (``enterStartsWith(_:among:_:in:)`` sorts what it reads); nil when they are too many
+    /// to list. From the `titles` index: the documents whose title starts with
     /// the typed text itself, one key range (``Generation/documents(withTitlePrefix:atMost:in:)``).
     /// Without it (a generation written before it), the documents whose first title word starts
     /// with the first typed word: the heavy trie node's startsWith list when it is complete, else,
@@ -764,11 +787,12 @@ extension SuggestContext {
             // after a space ("lu bagnu"), not when its word goes on ("luanda"): two key ranges
             // (the title, then 0x00, the document number; or the title, then a space), which
             // a title key keeps whole up to its cut.
+            // A title is keyed once: the ranges hold different documents.
             guard query.startsWithPrefix.count < TitleKey.maximumTitleBytes,
                   let exact = try generation.documents(withTitlePrefix: query.startsWithPrefix + [0x00], atMost: limit, in: txn),
                   let longer = try generation.documents(withTitlePrefix: query.startsWithPrefix + [0x20], atMost: limit - exact.count, in: txn)
             else { return nil }
-            return union(exact, longer)
+            return exact + longer
         }
         guard let first = query.complete.first?.bytes ?? query.partial?.bytes else { return nil }
         if let node = try generation.heavyNode(first, in: txn) {
