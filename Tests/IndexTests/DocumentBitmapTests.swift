@@ -3,7 +3,7 @@
 import TestSupport
 import XCTest
 
-/// ``DocumentBitmap`` against sets: membership, both intersection counts and the union, for lists of every
+/// ``DocumentBitmap`` against sets: membership, both intersection counts, members and the union, for lists of every
 /// density, empty ones, ones ending at a word boundary and bitmaps of different lengths.
 final class DocumentBitmapTests: XCTestCase {
     func testCountsEqualSetIntersections() {
@@ -23,6 +23,9 @@ final class DocumentBitmapTests: XCTestCase {
             XCTAssertEqual(bits.intersectionCount(b), expected, "round \(round)")
             XCTAssertEqual(otherBits.intersectionCount(a), expected, "round \(round)")
             XCTAssertEqual(intersectionCount(a, b), expected, "round \(round)")
+            // Members in the tested list's order (numbers past the bitmap's span are not members).
+            XCTAssertEqual(bits.members(of: b), intersect(b, a), "round \(round)")
+            XCTAssertEqual(otherBits.members(of: a), intersect(a, b), "round \(round)")
             let members = Set(a)
             for doc in 0..<UInt32(universe + 70) where rng.chance(0.05) || doc >= UInt32(universe) {
                 XCTAssertEqual(bits.contains(doc), members.contains(doc), "round \(round) doc \(doc)")

@@ -1,6 +1,7 @@
 import Analysis
 import Catalog
 @testable import Index
+import TestSupport
 import XCTest
 
 /// What is kept per read snapshot — the filtered documents of complete words and tokens
@@ -162,5 +163,48 @@ final class FilterCacheTests: XCTestCase {
             XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference,
                                      request: SuggestRequest(text: text, limits: .init(entries: 3, categories: 2, completions: 3))), text)
         }
+    }
+
+    /// Two long lists, the longer dense: intersected through the longer one's bitmap (kept per
+    /// snapshot beside the lists), with the reference's answers, before and after an upsert and a
+    /// delete (a new snapshot keys a new bitmap).
+    func testALongDenseFilterIsIntersectedThroughItsBitmap() throws {
+        var rng = SeededGenerator(seed: 20261208)
+        var entries: [CatalogEntry] = []
+        for n in 0..<6_000 {
+            var words = ["w\(n % 97)"]
+            if rng.chance(0.8) { words.append("common") }
+            if rng.chance(0.25) { words.append("rare") }
+            if rng.chance(0.1) { words.append("rarer") }
+            words.shuffle(using: &rng)
+            entries.append(CatalogEntry(id: "e\(n)", title: words.joined(separator: " "), categories: [n % 3 == 0 ? "A" : "B"],
+                                        weight: UInt64(rng.next() % 1000)))
+        }
+        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters())
+        var reference = ReferenceIndex(entries: entries)
+        let texts = ["rare common ", "common rare ", "rarer common w1", "common rare rarer ", "rare common w", "common rarer "]
+        func check(_ label: String) throws {
+            for text in texts {
+                for typos in [TypoMode.off, .auto] {
+                    XCTAssertNil(suggestDiff(shard: fixture.shard, reference: reference,
+                                             request: SuggestRequest(text: text, limits: .init(entries: 10, categories: 3, completions: 5),
+                                                                     typos: typos)), "\(label): \(text) \(typos)")
+                }
+            }
+            let generation = try fixture.shard.current()
+            let snapshot = try generation.environment.read { txn in txn.snapshotID }
+            let common = try PreparedQuery(text: "common ", tokens: [], typos: .off, analyzer: Analyzer()).complete
+            let key = FilterCache.Key(snapshot: snapshot, words: common, tokens: [], includeDescription: false)
+            XCTAssertNotNil(generation.filteredBitmaps.cached(key), "\(label): the dense word's bitmap is kept")
+        }
+        try check("fresh")
+        let changed = (0..<300).map { n in
+            CatalogEntry(id: "e\(n * 7)", title: n % 2 == 0 ? "common rare new\(n)" : "rare w\(n)", categories: ["B"], weight: UInt64(2000 + n))
+        }
+        _ = try fixture.shard.upsert(changed)
+        _ = try fixture.shard.delete(ids: (0..<100).map { "e\($0 * 11 + 1)" })
+        reference.upsert(changed)
+        reference.delete(ids: (0..<100).map { "e\($0 * 11 + 1)" })
+        try check("updated")
     }
 }

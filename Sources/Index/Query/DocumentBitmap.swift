@@ -127,6 +127,24 @@ struct DocumentBitmap: Sendable {
         }
     }
 
+    /// The numbers of `docs` that are in the bitmap, in their order: a test per number.
+    func members(of docs: [UInt32]) -> [UInt32] {
+        words.withUnsafeBufferPointer { words in
+            docs.withUnsafeBufferPointer { docs in
+                [UInt32](unsafeUninitializedCapacity: docs.count) { result, initialized in
+                    var at = 0
+                    for doc in docs {
+                        let index = Int(doc >> 6)
+                        // Written every time, kept only when set: no branch on the test.
+                        result[at] = doc
+                        at &+= index < words.count && words[index] & (1 << UInt64(doc & 63)) != 0 ? 1 : 0
+                    }
+                    initialized = at
+                }
+            }
+        }
+    }
+
     /// Whether counting against sorted `docs` should go through its bitmap: the list is long
     /// (a merge costs more than building the bitmap once), and dense (the bitmap, a bit for each
     /// number up to the last document, is no bigger than the list's 32 bits a document).
