@@ -191,4 +191,38 @@ final class LiveCompletionsTests: XCTestCase {
             print("[live completions] every listed word moved, list size \(listSize): \(compared) answers compared, \(viaTrie) proven by the trie plan")
         }
     }
+
+    /// A heavy prefix whose list holds every word below it, too few for the completions wanted,
+    /// with typos possible: farther words are wanted, which the listed entries cannot show, so the
+    /// trie plan leaves the keystroke to the partial word's plan without reading them (most typo'd
+    /// keystrokes of four letters or more). The answers are the reference's, fresh and updated.
+    func testAWholeListOfTooFewWordsLeavesTypoedCompletionsToThePartialWordPlan() throws {
+        var rng = SeededGenerator(seed: 20261208)
+        var entries: [CatalogEntry] = []
+        for n in 0..<400 {
+            // "tour" and "tourn" under a heavy "tour"; words one edit away ("toun…", "tor…") too.
+            let word = ["tour", "tourn", "tounda", "torix", "touk"][n % 5]
+            entries.append(CatalogEntry(id: "e\(n)", title: "\(word) \(["alpha", "beta", "gamma"][n % 3])", categories: ["c\(n % 2)"],
+                                        weight: UInt64(Int.random(in: 1...10_000, using: &rng))))
+        }
+        let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters())
+        var reference = ReferenceIndex(entries: entries)
+        let limits = [SuggestLimits(entries: 10, categories: 0, completions: 5), SuggestLimits(entries: 3, categories: 2, completions: 3)]
+        for phase in ["fresh", "updated"] {
+            let before = SuggestContext.listedEntriesReadings.load(ordering: .relaxed)
+            var plans: [SuggestPlanKind] = []
+            try compare(fixture, reference, texts: ["tour", "Tour"], limits: limits, context: phase) { request, plan in
+                if request.typos == .auto { plans.append(plan) }
+            }
+            XCTAssertEqual(SuggestContext.listedEntriesReadings.load(ordering: .relaxed), before,
+                           "\(phase): the listed entries are not read for words they cannot show")
+            XCTAssertTrue(plans.allSatisfy { $0 == .partialWord }, "\(phase): \(plans)")
+            let updates = entries.filter { _ in rng.chance(0.2) }.map { entry in
+                var moved = entry
+                moved.weight = UInt64(Int.random(in: 1...10_000, using: &rng))
+                return moved
+            }
+            try GeneralPlanTests.update(fixture, &reference, upserting: updates, deleting: ["e1", "e7"])
+        }
+    }
 }
