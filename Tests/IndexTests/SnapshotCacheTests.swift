@@ -67,6 +67,14 @@ final class SnapshotCacheTests: XCTestCase {
                 try generation.documentWeight(docnum, in: txn).map { (weight: $0, docnum: docnum) }
             }.sorted { $0.weight != $1.weight ? $0.weight > $1.weight : $0.docnum < $1.docnum }.map(\.docnum)
             XCTAssertEqual(weights.order, expected)
+            // Each document's place in that order; none for holes, base numbers or past the end.
+            for docnum in 0..<(next + 5) {
+                if let place = weights.place(of: docnum) {
+                    XCTAssertEqual(weights.order[Int(place)], docnum, "document \(docnum)")
+                } else {
+                    XCTAssertFalse(expected.contains(docnum), "document \(docnum) has a place")
+                }
+            }
         }
     }
 

@@ -9,12 +9,13 @@ import Storage
 /// re-weighted, "python3-fo" has 800 delta candidates with "python3": 800 look-ups, most of its
 /// 400 µs. Kept per snapshot by ``Generation/deltaWeights`` (a ``SnapshotCache``).
 ///
-/// Cost: one cursor walk of the delta's records and a sort, O(delta log delta); 12 bytes and a bit
+/// Cost: one cursor walk of the delta's records and a sort, O(delta log delta); 16 bytes and a bit
 /// a number.
 ///
 /// ```swift
 /// let weights = try generation.deltaWeights(in: txn)   // nil while a large one is built
 /// weights?.weight(of: docnum)                           // nil: no such delta document
+/// weights?.place(of: docnum)                            // its place in `order`
 /// ```
 struct DeltaWeights: Sendable {
     /// The first delta number (the base's count).
@@ -25,6 +26,8 @@ struct DeltaWeights: Sendable {
     /// The delta documents in rank order as far as weights tell it: weight descending, then
     /// number (the order the general plan reads delta candidates in).
     let order: [UInt32]
+    /// Each number's place in ``order`` (by number less `first`; a hole's is never read).
+    private let places: [UInt32]
 
     /// Numbers in the delta (holes included).
     var count: Int { weights.count }
@@ -45,8 +48,18 @@ struct DeltaWeights: Sendable {
         return weights[index]
     }
 
+    /// Delta document `docnum`'s place in ``order``, or nil when it does not exist: sorting
+    /// places (numbers, by a radix sort) sorts documents into rank order, with no comparison
+    /// of weights.
+    func place(of docnum: UInt32) -> UInt32? {
+        guard docnum >= first else { return nil }
+        let index = Int(docnum - first)
+        guard index < weights.count, present.contains(UInt32(index)) else { return nil }
+        return places[index]
+    }
+
     /// Bytes held, for the cache's accounting.
-    var bytes: Int { 8 * weights.count + present.bytes + 4 * order.count }
+    var bytes: Int { 8 * weights.count + present.bytes + 4 * order.count + 4 * places.count }
 
     /// Reads the weights of the delta documents `txn` sees, numbered from `first`, from their
     /// records' heads.
@@ -71,7 +84,9 @@ struct DeltaWeights: Sendable {
         order.reserveCapacity(count)
         for index in 0..<count where present.contains(UInt32(index)) { order.append(first + UInt32(index)) }
         order.sort { weights[Int($0 - first)] != weights[Int($1 - first)] ? weights[Int($0 - first)] > weights[Int($1 - first)] : $0 < $1 }
-        return DeltaWeights(first: first, weights: weights, present: present, order: order)
+        var places = [UInt32](repeating: 0, count: count)
+        for (place, docnum) in order.enumerated() { places[Int(docnum - first)] = UInt32(place) }
+        return DeltaWeights(first: first, weights: weights, present: present, order: order, places: places)
     }
 }
 
