@@ -126,8 +126,8 @@ final class PartialWordCompletionsTests: XCTestCase {
     /// Words at distance 0 with more postings than ``SuggestContext/forwardLevelPostings``: a
     /// farther word's postings are tested for one through the forward index, until the tests cost
     /// what a bitmap of them would ("drab" is in no title with a "grab…" word, so its postings use
-    /// up the tests and the bitmap is built after all). Against the reference, fresh and after
-    /// updates and deletions.
+    /// up the tests and the bitmap is built after all, and kept for the prefix: ``TermBitmaps``).
+    /// Against the reference, fresh and after updates and deletions.
     func testLevelZeroIsTestedThroughTheForwardIndexWhenItsWordsHaveManyPostings() throws {
         var rng = SeededGenerator(seed: 0x6AAB_0003)
         let near = ["grob", "crab", "grub", "grav", "garb", "gram"]
@@ -147,10 +147,15 @@ final class PartialWordCompletionsTests: XCTestCase {
         let fixture = try ExactnessTests.ShardFixture(entries: entries, parameters: IndexParameters(listSize: 2, heavyThreshold: 4))
         var reference = ReferenceIndex(entries: entries)
         let before = SuggestContext.levelTestsByForward.load(ordering: .relaxed)
+        let keptBefore = PartialWordPlan.keptLevelBitmaps.load(ordering: .relaxed)
         try Self.compareBuiltAndUpdated(fixture, &reference, entries: entries, near: near + ["drab"], exact: exact,
                                            texts: ["grab", "drab", "grob"], completions: [8, 20])
         XCTAssertGreaterThan(SuggestContext.levelTestsByForward.load(ordering: .relaxed), before,
                              "documents must be tested through the forward index, the path under test")
+        // The bitmap built once the tests ran out is the prefix's, kept: the next answers of the
+        // snapshot test against it from the start (and agree with the reference above).
+        XCTAssertGreaterThan(PartialWordPlan.keptLevelBitmaps.load(ordering: .relaxed), keptBefore + 2,
+                             "the prefix's bitmap is kept and used again")
     }
 
     /// Compares each of `texts` with each number of `completions` against the reference, built and

@@ -87,19 +87,31 @@ extension Generation {
     /// "thou sa", "sa" after any word).
     func documents(withNameTermPrefix prefix: [UInt8], postings: Int, among members: DocumentBitmap,
                    in txn: borrowing ReadTransaction) throws -> [UInt32] {
-        func walk(_ base: (inout PostingCursor) throws -> Bool, _ delta: (UInt32) -> Void) throws {
+        if let kept = try keptPrefixBitmap(prefix, postings: postings, in: txn) { return kept.intersection(members) }
+        return try Self.marking(among: members) { base, delta in
             try forEachNamePosting(withPrefix: prefix, in: txn, base: base, delta: delta)
         }
-        guard TermBitmaps.worthKeeping(postings: postings, base: Int(baseCount)) else {
-            return try Self.marking(among: members, walk)
-        }
+    }
+
+    /// The documents (base and delta) with a name word starting with `prefix`, as a bitmap kept
+    /// per read snapshot, when the prefix has many postings (`postings`, its heavy trie node's
+    /// count; ``TermBitmaps/worthKeeping(postings:base:)``); nil for a prefix with few.
+    func keptPrefixBitmap(_ prefix: [UInt8], postings: Int, in txn: borrowing ReadTransaction) throws -> DocumentBitmap? {
+        guard TermBitmaps.worthKeeping(postings: postings, base: Int(baseCount)) else { return nil }
         let key = TermBitmaps.Key(snapshot: txn.snapshotID, term: prefix, isPrefix: true)
         return try termBitmaps.value(key) {
             // Spanning every delta document too: the bitmap serves any members.
             var last: UInt32 = 0
             try forEachDeltaNamePosting(withPrefix: prefix, in: txn) { last = max(last, $0) }
-            return try Self.marked(spanning: max(Int(baseCount), Int(last) + 1), walk)
-        }.intersection(members)
+            return try Self.marked(spanning: max(Int(baseCount), Int(last) + 1)) { base, delta in
+                try forEachNamePosting(withPrefix: prefix, in: txn, base: base, delta: delta)
+            }
+        }
+    }
+
+    /// ``keptPrefixBitmap(_:postings:in:)`` if it is kept already, without building it.
+    func cachedPrefixBitmap(_ prefix: [UInt8], in txn: borrowing ReadTransaction) -> DocumentBitmap? {
+        termBitmaps.cached(TermBitmaps.Key(snapshot: txn.snapshotID, term: prefix, isPrefix: true))
     }
 
     /// The documents of `members` (a filtered list's bitmap) that have a name word among `terms`

@@ -36,6 +36,9 @@ enum PartialWordPlan: SuggestPlan {
     /// Regions of a level whose documents were never read, the entries full before the merge
     /// reached their best documents (for tests, likewise: ``RegionMerge``).
     static let regionsLeftUnread = Atomic<Int>(0)
+    /// Completions from postings whose typo-free documents were a prefix's kept bitmap (for tests,
+    /// likewise: ``TermBitmaps``).
+    static let keptLevelBitmaps = Atomic<Int>(0)
 
     static let kind = SuggestPlanKind.partialWord
 
@@ -227,7 +230,16 @@ extension SuggestContext {
         var forward = levels.count > 1 ? generation.forwardReader() : nil
         var forwardTestsLeft = 0
         var zeroOrdinals: Range<UInt32>?
-        if forward != nil, levels.first == 0 {
+        // Level 0 is every document with a name word starting with the typed word: a common
+        // prefix's documents are kept as a bitmap per read snapshot once built (``TermBitmaps``, the
+        // same one the general plan narrows by), so a prefix that recurs ("cama" in every session
+        // that types "Camakee") costs neither a bitmap nor tests. Base numbers are all the tests
+        // ask about, and below the base it holds exactly the bitmap built below.
+        if levels.count > 1, levels.first == 0, let kept = generation.cachedPrefixBitmap(partial.bytes, in: txn) {
+            levelDocuments[0] = kept
+            PartialWordPlan.keptLevelBitmaps.add(1, ordering: .relaxed)
+        }
+        if forward != nil, levels.first == 0, levelDocuments[0] == nil {
             // Counted in full (a varint of each word's list; the bitmap would read the lists):
             // the tests' budget is in proportion. Not when nearly all of them are of words whose
             // bitmaps are kept (``TermBitmaps``): the bitmap then costs an OR or two after the
@@ -253,9 +265,16 @@ extension SuggestContext {
                     continue
                 }
                 if levelDocuments[level] == nil {
-                    // Base documents only: only base postings are tested (the delta's are verified below).
-                    levelDocuments[level] = try generation.baseNameDocumentBitmap(of: terms.atDistance(level).terms,
-                                                                                  in: txn)
+                    // Level 0 of a common prefix: built once and kept (see above).
+                    if level == 0, let node = try generation.heavyNode(partial.bytes, in: txn),
+                       let kept = try generation.keptPrefixBitmap(partial.bytes, postings: node.postings, in: txn) {
+                        levelDocuments[0] = kept
+                        PartialWordPlan.keptLevelBitmaps.add(1, ordering: .relaxed)
+                    } else {
+                        // Base documents only: only base postings are tested (the delta's are verified below).
+                        levelDocuments[level] = try generation.baseNameDocumentBitmap(of: terms.atDistance(level).terms,
+                                                                                      in: txn)
+                    }
                 }
                 if levelDocuments[level]!.contains(doc) { return level }
             }
