@@ -52,18 +52,9 @@ func selectSmallest(_ values: UnsafeMutableBufferPointer<UInt32>, _ count: Int) 
             repeat { i += 1 } while p[i] < pivot
             repeat { j -= 1 } while p[j] > pivot
             if i >= j { break }
-            p.swapAt(i, j)
+            values.swapAt(i, j)
         }
         // The count smallest are indices 0..<count: the boundary index is count - 1.
         if count - 1 <= j { high = j } else { low = j + 1 }
-    }
-}
-
-private extension UnsafeMutablePointer where Pointee == UInt32 {
-    @inline(__always)
-    func swapAt(_ i: Int, _ j: Int) {
-        let t = self[i]
-        self[i] = self[j]
-        self[j] = t
     }
 }

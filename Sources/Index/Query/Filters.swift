@@ -30,9 +30,7 @@ extension Generation {
     /// an AND of two bitmaps, not a merge of 600,000 numbers, and a rarer category's 20,000 are
     /// 20,000 tests, not 100,000 steps of galloping.
     func intersectionCount(_ a: [UInt32], filter aKey: FilterCache.Key, _ b: [UInt32], filter bKey: FilterCache.Key) -> Int {
-        func bitmap(_ docs: [UInt32], _ key: FilterCache.Key) -> DocumentBitmap {
-            filteredBitmaps.value(key) { DocumentBitmap(docs) }
-        }
+        let bitmap = keptBitmap
         let aPays = DocumentBitmap.pays(for: a), bPays = DocumentBitmap.pays(for: b)
         if aPays, bPays { return bitmap(a, aKey).intersectionCount(bitmap(b, bKey)) }
         if aPays, b.count >= Self.galloped { return bitmap(a, aKey).intersectionCount(b) }
@@ -53,7 +51,12 @@ extension Generation {
         guard a.count >= Self.galloped, a.count * 16 >= b.count, a.count <= b.count * 4, DocumentBitmap.pays(for: b) else {
             return intersect(a, b)
         }
-        return filteredBitmaps.value(bKey) { DocumentBitmap(b) }.members(of: a)
+        return keptBitmap(b, bKey).members(of: a)
+    }
+
+    /// A filtered list's bitmap, kept per read snapshot under its filter's key.
+    private func keptBitmap(_ docs: [UInt32], _ key: FilterCache.Key) -> DocumentBitmap {
+        filteredBitmaps.value(key) { DocumentBitmap(docs) }
     }
 
     /// A list shorter than this is galloped into a long one rather than tested against its bitmap:

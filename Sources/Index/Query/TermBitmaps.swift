@@ -1,4 +1,5 @@
 import Caching
+import Storage
 
 /// The base name postings of common words, and the documents with a name word under a common
 /// prefix, as bitmaps kept per read snapshot (``Generation/termBitmaps``), for the narrowing of a
@@ -29,6 +30,11 @@ enum TermBitmaps {
         /// The documents with a name word starting with `term` (base and delta), not its own
         /// base postings.
         var isPrefix: Bool
+
+        /// The key of the documents under `prefix`, as `txn` sees them.
+        static func prefix(_ prefix: [UInt8], in txn: borrowing ReadTransaction) -> Key {
+            Key(snapshot: txn.snapshotID, term: prefix, isPrefix: true)
+        }
     }
 
     /// A bitmap is kept for a word with at least this many base postings…

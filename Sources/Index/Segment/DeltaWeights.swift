@@ -42,20 +42,22 @@ struct DeltaWeights: Sendable {
     /// The weight of delta document `docnum`, or nil when it does not exist. Base numbers are
     /// not asked about.
     func weight(of docnum: UInt32) -> UInt64? {
-        guard docnum >= first else { return nil }
-        let index = Int(docnum - first)
-        guard index < weights.count, present.contains(UInt32(index)) else { return nil }
-        return weights[index]
+        index(of: docnum).map { weights[$0] }
     }
 
     /// Delta document `docnum`'s place in ``order``, or nil when it does not exist: sorting
     /// places (numbers, by a radix sort) sorts documents into rank order, with no comparison
     /// of weights.
     func place(of docnum: UInt32) -> UInt32? {
+        index(of: docnum).map { places[$0] }
+    }
+
+    /// Delta document `docnum`'s index in the per-number arrays, nil when it does not exist.
+    private func index(of docnum: UInt32) -> Int? {
         guard docnum >= first else { return nil }
         let index = Int(docnum - first)
         guard index < weights.count, present.contains(UInt32(index)) else { return nil }
-        return places[index]
+        return index
     }
 
     /// Bytes held, for the cache's accounting.

@@ -98,8 +98,7 @@ extension Generation {
     /// count; ``TermBitmaps/worthKeeping(postings:base:)``); nil for a prefix with few.
     func keptPrefixBitmap(_ prefix: [UInt8], postings: Int, in txn: borrowing ReadTransaction) throws -> DocumentBitmap? {
         guard TermBitmaps.worthKeeping(postings: postings, base: Int(baseCount)) else { return nil }
-        let key = TermBitmaps.Key(snapshot: txn.snapshotID, term: prefix, isPrefix: true)
-        return try termBitmaps.value(key) {
+        return try termBitmaps.value(.prefix(prefix, in: txn)) {
             // Spanning every delta document too: the bitmap serves any members.
             var last: UInt32 = 0
             try forEachDeltaNamePosting(withPrefix: prefix, in: txn) { last = max(last, $0) }
@@ -111,7 +110,7 @@ extension Generation {
 
     /// ``keptPrefixBitmap(_:postings:in:)`` if it is kept already, without building it.
     func cachedPrefixBitmap(_ prefix: [UInt8], in txn: borrowing ReadTransaction) -> DocumentBitmap? {
-        termBitmaps.cached(TermBitmaps.Key(snapshot: txn.snapshotID, term: prefix, isPrefix: true))
+        termBitmaps.cached(.prefix(prefix, in: txn))
     }
 
     /// The documents of `members` (a filtered list's bitmap) that have a name word among `terms`
